@@ -1,0 +1,102 @@
+"""Who may see what: one helper per object type, called at the top of every view.
+
+Each returns the object when the user may act on it and raises Http404 otherwise: an
+annotator cannot even learn that another annotator's conversation exists.
+Organisers (the campaign's organisers, or superusers) see everything in their campaigns.
+"""
+
+from __future__ import annotations
+
+from django.db.models import Q, QuerySet
+from django.http import Http404
+
+from annotator.models import Assignment, Campaign, Conversation, Entity, Nugget, Turn
+
+
+def organised_campaigns(user) -> QuerySet[Campaign]:
+    if not user.is_authenticated:
+        return Campaign.objects.none()
+    if user.is_superuser:
+        return Campaign.objects.all()
+    return Campaign.objects.filter(organisers=user)
+
+
+def is_organiser_of(user, campaign: Campaign) -> bool:
+    return organised_campaigns(user).filter(pk=campaign.pk).exists()
+
+
+def campaign_for_organiser(user, slug: str) -> Campaign:
+    campaign = organised_campaigns(user).filter(slug=slug).first()
+    if campaign is None:
+        raise Http404("No such campaign.")
+    return campaign
+
+
+def visible_conversations(user) -> QuerySet[Conversation]:
+    """Conversations the user is assigned to, or organises."""
+    if not user.is_authenticated:
+        return Conversation.objects.none()
+    if user.is_superuser:
+        return Conversation.objects.all()
+    return Conversation.objects.filter(
+        Q(assignments__annotator=user) | Q(topic__campaign__organisers=user)
+    ).distinct()
+
+
+def assignment_for_annotator(user, conversation_id: int) -> Assignment:
+    """The user's own assignment to this conversation: the key to annotating it."""
+    assignment = (
+        Assignment.objects.select_related("conversation__topic__topic_type", "conversation__topic__campaign", "conversation__run")
+        .filter(conversation_id=conversation_id, annotator_id=user.pk)
+        .first()
+    )
+    if assignment is None:
+        raise Http404("No such conversation in your queue.")
+    return assignment
+
+
+def conversation_for_organiser(user, conversation_id: int) -> Conversation:
+    conversation = (
+        Conversation.objects.select_related("topic__campaign", "topic__topic_type", "run")
+        .filter(pk=conversation_id, topic__campaign__in=organised_campaigns(user))
+        .first()
+    )
+    if conversation is None:
+        raise Http404("No such conversation.")
+    return conversation
+
+
+def turn_for_annotator(user, turn_id: int) -> Turn:
+    turn = (
+        Turn.objects.select_related("conversation__topic__campaign", "conversation__topic__topic_type")
+        .filter(pk=turn_id, conversation__assignments__annotator_id=user.pk)
+        .first()
+    )
+    if turn is None:
+        raise Http404("No such turn in your queue.")
+    return turn
+
+
+def nugget_for_annotator(user, nugget_id: int) -> Nugget:
+    """Only the annotator's own nuggets, in conversations still assigned to them."""
+    nugget = (
+        Nugget.objects.select_related(
+            "turn__conversation__topic__campaign", "turn__conversation__topic__topic_type", "entity", "annotator"
+        )
+        .filter(pk=nugget_id, annotator_id=user.pk, turn__conversation__assignments__annotator_id=user.pk)
+        .first()
+    )
+    if nugget is None:
+        raise Http404("No such nugget.")
+    return nugget
+
+
+def entity_for_annotator(user, entity_id: int) -> Entity:
+    entity = (
+        Entity.objects.select_related("topic__campaign", "topic__topic_type", "grade", "annotator")
+        .filter(pk=entity_id, annotator_id=user.pk)
+        .first()
+    )
+    if entity is None:
+        raise Http404("No such entity.")
+    return entity

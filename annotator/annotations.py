@@ -1,0 +1,486 @@
+"""Business rules for changing judgments: the only code that writes nuggets, entities,
+memberships and turn labels on an annotator's behalf (views, the API and undo all come here).
+
+Every change
+- runs in one transaction,
+- is based on a version the caller saw; if someone saved in between, `StaleEdit` is raised with
+  the latest state and nothing is written (optimistic concurrency: no silent overwrite),
+- is recorded as an AnnotationEvent with the state before and after, which undo replays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from annotator.identity import entity_key_and_name
+from annotator.models import (
+    AnnotationEvent,
+    AttributeSet,
+    Conversation,
+    Entity,
+    Grade,
+    Membership,
+    Nugget,
+    Turn,
+    TurnLabel,
+)
+from annotator.vectors import VectorError, check_distribution
+from scoring.words import tokenise
+
+Event = AnnotationEvent
+
+
+class AnnotationRefused(Exception):
+    """A change that breaks a rule of the domain (a nugget in a user turn, overlapping spans...)."""
+
+
+class StaleEdit(Exception):
+    """The edit was based on an old version; `current` is the latest state (None if deleted)."""
+
+    def __init__(self, kind: str, current: Any | None):
+        self.kind = kind
+        self.current = current
+        if current is None:
+            message = f"This {kind} was deleted by someone else in the meantime; nothing was saved."
+        else:
+            message = (
+                f"This {kind} was changed by someone else in the meantime (now version {current.version}); "
+                "nothing was saved. The latest state is shown: redo your change on it."
+            )
+        super().__init__(message)
+
+
+# -- what a change looks like in the history ------------------------------------------------
+
+
+def nugget_state(nugget: Nugget) -> dict:
+    return {
+        "turn": nugget.turn_id,
+        "entity": nugget.entity_id,
+        "start_word": nugget.start_word,
+        "end_word": nugget.end_word,
+    }
+
+
+def entity_state(entity: Entity) -> dict:
+    return {
+        "topic": entity.topic_id,
+        "key": entity.key,
+        "name": entity.name,
+        "grade": entity.grade_id,
+        "comment": entity.comment,
+    }
+
+
+def membership_state(membership: Membership) -> dict:
+    return {
+        "entity": membership.entity_id,
+        "attribute_set": membership.attribute_set_id,
+        "vector": membership.vector,
+        "evidence": membership.evidence,
+    }
+
+
+def label_state(label: TurnLabel) -> dict:
+    return {"turn": label.turn_id, "label": label.label}
+
+
+def _record(
+    *,
+    kind: str,
+    action: str,
+    object_id: int,
+    topic_id: int,
+    conversation_id: int | None,
+    annotator,
+    actor,
+    before: dict | None,
+    after: dict | None,
+    undo_of: AnnotationEvent | None = None,
+) -> AnnotationEvent:
+    return AnnotationEvent.objects.create(
+        kind=kind,
+        action=action,
+        object_id=object_id,
+        topic_id=topic_id,
+        conversation_id=conversation_id,
+        annotator=annotator,
+        actor=actor,
+        before=before,
+        after=after,
+        undo_of=undo_of,
+    )
+
+
+def _bump(model, obj, expected_version: int, kind: str, **changes) -> None:
+    """Write `changes` only if the row is still at `expected_version`; else StaleEdit."""
+    updated = model.objects.filter(pk=obj.pk, version=expected_version).update(
+        version=F("version") + 1, **changes
+    )
+    if not updated:
+        raise StaleEdit(kind, model.objects.filter(pk=obj.pk).first())
+    for field, value in changes.items():
+        setattr(obj, field, value)
+    obj.version = expected_version + 1
+
+
+# -- spans ----------------------------------------------------------------------------------
+
+
+def check_span(turn: Turn, annotator, start_word: int, end_word: int, exclude: int | None = None) -> None:
+    """A nugget is a word range inside one system turn that overlaps none of the annotator's others."""
+    if not turn.is_system:
+        raise AnnotationRefused("Nuggets are parts of system turns; this is a user turn.")
+    words = len(tokenise(turn.text))
+    if not (0 <= start_word <= end_word < words):
+        raise AnnotationRefused(
+            f"Words {start_word + 1}-{end_word + 1} are outside {turn}, which has {words} words."
+        )
+    overlapping = Nugget.objects.filter(
+        turn=turn, annotator=annotator, start_word__lte=end_word, end_word__gte=start_word
+    )
+    if exclude is not None:
+        overlapping = overlapping.exclude(pk=exclude)
+    if overlapping.exists():
+        raise AnnotationRefused("These words overlap a nugget you already marked in this turn.")
+
+
+def span_text(turn: Turn, start_word: int, end_word: int) -> str:
+    return " ".join(tokenise(turn.text)[start_word : end_word + 1])
+
+
+# -- entities -------------------------------------------------------------------------------
+
+
+def entity_for_text(turn: Turn, annotator, text: str, *, actor, conversation: Conversation | None = None) -> Entity:
+    """The annotator's entity of the topic that `text` names (URL first, else the name); new if unknown."""
+    key, name = entity_key_and_name(text)
+    topic_id = turn.conversation.topic_id
+    entity = Entity.objects.filter(topic_id=topic_id, annotator=annotator, key=key).first()
+    if entity is not None:
+        return entity
+    entity = Entity.objects.create(topic_id=topic_id, annotator=annotator, key=key, name=name[:1000])
+    _record(
+        kind=Event.Kind.ENTITY,
+        action=Event.Action.CREATE,
+        object_id=entity.pk,
+        topic_id=topic_id,
+        conversation_id=conversation.pk if conversation else turn.conversation_id,
+        annotator=annotator,
+        actor=actor,
+        before=None,
+        after=entity_state(entity),
+    )
+    return entity
+
+
+@transaction.atomic
+def update_entity(
+    entity: Entity,
+    *,
+    actor,
+    expected_version: int,
+    conversation: Conversation | None = None,
+    **changes,
+) -> Entity:
+    """Change name, grade or comment of an entity (everywhere it is mentioned in the topic)."""
+    allowed = {"name", "grade", "comment"}
+    if set(changes) - allowed:
+        raise TypeError(f"cannot change {sorted(set(changes) - allowed)}")
+    if "grade" in changes and changes["grade"] is not None:
+        grade: Grade = changes["grade"]
+        if grade.campaign_id != entity.topic.campaign_id:
+            raise AnnotationRefused("That grade belongs to another campaign.")
+    before = entity_state(entity)
+    _bump(Entity, entity, expected_version, "entity", updated_at=timezone.now(), **changes)
+    _record(
+        kind=Event.Kind.ENTITY,
+        action=Event.Action.UPDATE,
+        object_id=entity.pk,
+        topic_id=entity.topic_id,
+        conversation_id=conversation.pk if conversation else None,
+        annotator=entity.annotator,
+        actor=actor,
+        before=before,
+        after=entity_state(entity),
+    )
+    return entity
+
+
+@transaction.atomic
+def set_membership(
+    entity: Entity,
+    attribute_set: AttributeSet,
+    *,
+    actor,
+    expected_version: int,
+    vector: Iterable[float] | None,
+    evidence: str = "",
+    conversation: Conversation | None = None,
+) -> Membership | None:
+    """Set (or, with vector None, clear) an entity's membership in one attribute set.
+
+    The entity's version guards its memberships too: two people splitting the same movie's
+    countries at once cannot both win silently.
+    """
+    if attribute_set.topic_type_id != entity.topic.topic_type_id:
+        raise AnnotationRefused(f"{attribute_set.name} is not an attribute set of this topic.")
+    current = Membership.objects.filter(entity=entity, attribute_set=attribute_set).first()
+    before = membership_state(current) if current else None
+    _bump(Entity, entity, expected_version, "entity", updated_at=timezone.now())
+    if vector is None:
+        if current is None:
+            return None
+        current.delete()
+        membership, action, after = None, Event.Action.DELETE, None
+    else:
+        values = [float(v) for v in vector]
+        try:
+            check_distribution(values, length=attribute_set.size)
+        except VectorError as error:
+            raise AnnotationRefused(f"The {attribute_set.name} vector {error}.") from error
+        membership, created = Membership.objects.update_or_create(
+            entity=entity, attribute_set=attribute_set, defaults={"vector": values, "evidence": evidence[:1000]}
+        )
+        action = Event.Action.CREATE if created else Event.Action.UPDATE
+        after = membership_state(membership)
+    _record(
+        kind=Event.Kind.MEMBERSHIP,
+        action=action,
+        object_id=(membership or current).pk,
+        topic_id=entity.topic_id,
+        conversation_id=conversation.pk if conversation else None,
+        annotator=entity.annotator,
+        actor=actor,
+        before=before,
+        after=after,
+    )
+    return membership
+
+
+# -- nuggets --------------------------------------------------------------------------------
+
+
+def _save_nugget(nugget: Nugget) -> None:
+    try:
+        with transaction.atomic():
+            nugget.save()
+    except IntegrityError as error:
+        # Two tabs marking the same words at once: the second insert loses the race.
+        raise AnnotationRefused("These words were just marked as a nugget (in another tab?).") from error
+
+
+@transaction.atomic
+def create_nugget(
+    *,
+    annotator,
+    actor,
+    turn: Turn,
+    start_word: int,
+    end_word: int,
+    entity: Entity | None = None,
+) -> Nugget:
+    """Mark words of a system turn as a nugget, linked to `entity` or to the entity its text names."""
+    check_span(turn, annotator, start_word, end_word)
+    if entity is None:
+        entity = entity_for_text(turn, annotator, span_text(turn, start_word, end_word), actor=actor)
+    elif entity.topic_id != turn.conversation.topic_id or entity.annotator_id != annotator.pk:
+        raise AnnotationRefused("That entity belongs to another topic or annotator.")
+    nugget = Nugget(turn=turn, annotator=annotator, entity=entity, start_word=start_word, end_word=end_word)
+    _save_nugget(nugget)
+    _record(
+        kind=Event.Kind.NUGGET,
+        action=Event.Action.CREATE,
+        object_id=nugget.pk,
+        topic_id=entity.topic_id,
+        conversation_id=turn.conversation_id,
+        annotator=annotator,
+        actor=actor,
+        before=None,
+        after=nugget_state(nugget),
+    )
+    return nugget
+
+
+@transaction.atomic
+def update_nugget(
+    nugget: Nugget,
+    *,
+    actor,
+    expected_version: int,
+    start_word: int | None = None,
+    end_word: int | None = None,
+    entity: Entity | None = None,
+) -> Nugget:
+    start = nugget.start_word if start_word is None else start_word
+    end = nugget.end_word if end_word is None else end_word
+    check_span(nugget.turn, nugget.annotator, start, end, exclude=nugget.pk)
+    if entity is not None and (
+        entity.topic_id != nugget.turn.conversation.topic_id or entity.annotator_id != nugget.annotator_id
+    ):
+        raise AnnotationRefused("That entity belongs to another topic or annotator.")
+    before = nugget_state(nugget)
+    changes: dict[str, Any] = {"start_word": start, "end_word": end, "updated_at": timezone.now()}
+    if entity is not None:
+        changes["entity"] = entity
+    _bump(Nugget, nugget, expected_version, "nugget", **changes)
+    _record(
+        kind=Event.Kind.NUGGET,
+        action=Event.Action.UPDATE,
+        object_id=nugget.pk,
+        topic_id=nugget.turn.conversation.topic_id,
+        conversation_id=nugget.turn.conversation_id,
+        annotator=nugget.annotator,
+        actor=actor,
+        before=before,
+        after=nugget_state(nugget),
+    )
+    return nugget
+
+
+@transaction.atomic
+def delete_nugget(nugget: Nugget, *, actor, expected_version: int) -> None:
+    deleted, _ = Nugget.objects.filter(pk=nugget.pk, version=expected_version).delete()
+    if not deleted:
+        raise StaleEdit("nugget", Nugget.objects.filter(pk=nugget.pk).first())
+    _record(
+        kind=Event.Kind.NUGGET,
+        action=Event.Action.DELETE,
+        object_id=nugget.pk,
+        topic_id=nugget.turn.conversation.topic_id,
+        conversation_id=nugget.turn.conversation_id,
+        annotator=nugget.annotator,
+        actor=actor,
+        before=nugget_state(nugget),
+        after=None,
+    )
+
+
+# -- turn labels ----------------------------------------------------------------------------
+
+
+@transaction.atomic
+def set_turn_label(
+    turn: Turn, *, annotator, actor, label: str | None, expected_version: int | None
+) -> TurnLabel | None:
+    """Label a system turn o/x/- (label None clears it). expected_version None: there was no label."""
+    if not turn.is_system:
+        raise AnnotationRefused("Only system turns are labelled o / x / -.")
+    if label is not None and label not in TurnLabel.Label.values:
+        raise AnnotationRefused(f"{label!r} is not a turn label (o, x or -).")
+    current = TurnLabel.objects.filter(turn=turn, annotator=annotator).first()
+    if expected_version is None and current is not None or expected_version is not None and (
+        current is None or current.version != expected_version
+    ):
+        raise StaleEdit("turn label", current)
+    before = label_state(current) if current else None
+    if label is None:
+        if current is None:
+            return None
+        current.delete()
+        result, action, after, object_id = None, Event.Action.DELETE, None, current.pk
+    elif current is None:
+        try:
+            with transaction.atomic():
+                result = TurnLabel.objects.create(turn=turn, annotator=annotator, label=label)
+        except IntegrityError as error:
+            raise StaleEdit("turn label", TurnLabel.objects.filter(turn=turn, annotator=annotator).first()) from error
+        action, after, object_id = Event.Action.CREATE, label_state(result), result.pk
+    else:
+        _bump(TurnLabel, current, expected_version, "turn label", label=label, updated_at=timezone.now())
+        result, action, after, object_id = current, Event.Action.UPDATE, label_state(current), current.pk
+    _record(
+        kind=Event.Kind.LABEL,
+        action=action,
+        object_id=object_id,
+        topic_id=turn.conversation.topic_id,
+        conversation_id=turn.conversation_id,
+        annotator=annotator,
+        actor=actor,
+        before=before,
+        after=after,
+    )
+    return result
+
+
+# -- undo -----------------------------------------------------------------------------------
+
+
+_FOREIGN_KEYS = {"turn", "entity", "grade", "topic", "attribute_set"}
+
+
+def _model_fields(state: dict) -> dict:
+    """A recorded state as model field values (foreign keys by id)."""
+    return {f"{name}_id" if name in _FOREIGN_KEYS else name: value for name, value in state.items()}
+
+
+@dataclass
+class Undone:
+    event: AnnotationEvent
+    description: str
+
+
+def last_undoable(conversation: Conversation, annotator) -> AnnotationEvent | None:
+    """The latest change to these judgments in this conversation that is not an undo and not undone."""
+    return (
+        AnnotationEvent.objects.filter(
+            conversation=conversation, annotator=annotator, undo_of__isnull=True, undone_by__isnull=True
+        )
+        .order_by("-id")
+        .first()
+    )
+
+
+@transaction.atomic
+def undo_last(conversation: Conversation, annotator, *, actor) -> Undone | None:
+    """Put back the state before the annotator's last change in this conversation."""
+    event = last_undoable(conversation, annotator)
+    if event is None:
+        return None
+    AnnotationEvent.objects.select_for_update().filter(pk=event.pk).first()
+    before, after = event.before, event.after
+    common = dict(
+        kind=event.kind,
+        object_id=event.object_id,
+        topic_id=event.topic_id,
+        conversation_id=conversation.pk,
+        annotator=annotator,
+        actor=actor,
+        undo_of=event,
+    )
+    model = {
+        Event.Kind.NUGGET: Nugget,
+        Event.Kind.ENTITY: Entity,
+        Event.Kind.MEMBERSHIP: Membership,
+        Event.Kind.LABEL: TurnLabel,
+    }[event.kind]
+    if event.action == Event.Action.CREATE:
+        if event.kind == Event.Kind.ENTITY and Nugget.objects.filter(entity_id=event.object_id).exists():
+            # The entity came with a nugget that is still there; keep it and move past it.
+            _record(action=Event.Action.DELETE, before=after, after=after, **common)
+            return undo_last(conversation, annotator, actor=actor)
+        model.objects.filter(pk=event.object_id).delete()
+        _record(action=Event.Action.DELETE, before=after, after=None, **common)
+    elif event.action == Event.Action.DELETE:
+        fields = _model_fields(before)
+        if event.kind in (Event.Kind.NUGGET, Event.Kind.LABEL):
+            fields["annotator"] = annotator
+        model.objects.update_or_create(pk=event.object_id, defaults=fields)
+        _record(action=Event.Action.CREATE, before=None, after=before, **common)
+    else:
+        fields = _model_fields(before)
+        if event.kind != Event.Kind.MEMBERSHIP:
+            model.objects.filter(pk=event.object_id).update(version=F("version") + 1, **fields)
+        else:
+            model.objects.filter(pk=event.object_id).update(**fields)
+        _record(action=Event.Action.UPDATE, before=after, after=before, **common)
+    if event.kind == Event.Kind.MEMBERSHIP:
+        # Memberships are guarded by their entity's version: an undo moves it on like any edit.
+        Entity.objects.filter(pk=(before or after)["entity"]).update(version=F("version") + 1)
+    return Undone(event=event, description=f"Undid: {event.get_action_display()} {event.get_kind_display()}")

@@ -1,0 +1,3 @@
+"""REST API (Django REST framework)."""
+
+urlpatterns: list = []

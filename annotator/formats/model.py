@@ -1,0 +1,251 @@
+"""What a conversation file says, before any database: shared by every file format.
+
+Positions: ``ParsedNugget.start_word`` / ``end_word`` are 0-based word indices within the
+nugget's turn, inclusive (words as ``scoring.words.tokenise`` cuts them). The conversation-wide
+word count WC of a nugget (the paper's ``wc=``, 1-based, user turns included) is computed by
+``ParsedConversation.wc(nugget)``.
+
+Line numbers are 1-based lines of the source file (for JSONL: the line holding the JSON
+object); ``field`` (JSONL only) is the JSON path inside that object, e.g.
+``nuggets[2].memberships.RATINGS.vector``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Literal
+
+from scoring.words import tokenise, turn_offsets, word_count
+
+__all__ = [
+    "ParsedConversation",
+    "ParsedTurn",
+    "ParsedNugget",
+    "ParsedMembership",
+    "FormatError",
+    "ParseResult",
+    "semantics",
+    "parse_number",
+    "vector_problem",
+    "format_number",
+    "canonical_text",
+    "locate_words",
+    "VECTOR_TOLERANCE",
+]
+
+Role = Literal["U", "S"]
+
+
+@dataclass(frozen=True, order=True)
+class FormatError:
+    """One problem of one file, at a 1-based line (0 when it concerns the whole file)."""
+
+    path: str
+    line: int
+    message: str
+    field: str | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{where}: {self.field}: {self.message}" if self.field else f"{where}: {self.message}"
+
+
+@dataclass
+class ParsedMembership:
+    """A group-membership vector of the nugget's entity for one attribute set."""
+
+    vector: tuple[float, ...]
+    evidence: str = ""
+    line: int = 0
+    field: str | None = None
+
+
+@dataclass
+class ParsedTurn:
+    role: Role  # "U" user, "S" system
+    number: int  # U1 -> 1, S1 -> 1, U2 -> 2 ...
+    label: str | None  # "o" | "x" | "-" | None (system turns only)
+    text: str
+    line: int = 0
+    field: str | None = None
+
+    @property
+    def name(self) -> str:
+        return f"{self.role}{self.number}"
+
+
+@dataclass
+class ParsedNugget:
+    turn: int  # index into ParsedConversation.turns (0-based)
+    start_word: int  # 0-based word index within the turn, inclusive
+    end_word: int  # 0-based word index within the turn, inclusive
+    text: str  # the nugget's words joined by one space
+    line: int = 0  # the line of the nugget's text
+    grade: str | None = None  # "L0", "L1", "L2"... or None (not judged)
+    comment: str = ""  # free text after the grade (paper: "#L0 # wrong URL ...")
+    declared_wc: int | None = None  # the file's own position claim (paper "wc= 35"), unchecked
+    wc_line: int | None = None
+    memberships: dict[str, ParsedMembership] = field(default_factory=dict)
+    entity_key: str | None = None  # annotator.identity key: normalised URL or "name:..."
+    entity_name: str = ""
+    grade_line: int | None = None
+    field: str | None = None  # JSONL: "nuggets[3]"
+
+
+@dataclass
+class ParsedConversation:
+    topic: str
+    run: str | None
+    turns: list[ParsedTurn] = field(default_factory=list)
+    nuggets: list[ParsedNugget] = field(default_factory=list)
+    source: str = ""  # file name
+    line: int = 0  # line of the topic header / JSON object
+
+    def offsets(self) -> list[int]:
+        """Words before each turn (scoring.words.turn_offsets)."""
+        return [int(x) for x in turn_offsets([t.text for t in self.turns])]
+
+    def wc(self, nugget: ParsedNugget, offsets: list[int] | None = None) -> int:
+        """WC(n): the 1-based conversation-wide position of the nugget's last word."""
+        offsets = self.offsets() if offsets is None else offsets
+        return offsets[nugget.turn] + nugget.end_word + 1
+
+    def words(self, turn: int) -> list[str]:
+        return tokenise(self.turns[turn].text)
+
+
+@dataclass
+class ParseResult:
+    conversations: list[ParsedConversation] = field(default_factory=list)
+    errors: list[FormatError] = field(default_factory=list)
+    warnings: list[FormatError] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def extend(self, other: ParseResult) -> None:
+        self.conversations.extend(other.conversations)
+        self.errors.extend(other.errors)
+        self.warnings.extend(other.warnings)
+
+
+def semantics(conversation: ParsedConversation) -> tuple:
+    """What a conversation means, without file positions: equal semantics = same annotations.
+
+    Leaves out line numbers, JSON paths, the source file name and the declared ``wc=`` (a
+    claim, not data: the real WC is computed from the text); nuggets are compared in position
+    order.
+    """
+    turns = tuple((t.role, t.number, t.label, t.text) for t in conversation.turns)
+    nuggets = sorted(
+        (
+            (
+                n.turn,
+                n.start_word,
+                n.end_word,
+                n.grade,
+                n.comment,
+                n.entity_key,
+                n.entity_name,
+                tuple(sorted((k, tuple(m.vector), m.evidence) for k, m in n.memberships.items())),
+            )
+            for n in conversation.nuggets
+        ),
+        key=lambda t: (t[0], t[1], t[2], repr(t)),
+    )
+    return (conversation.topic, conversation.run, turns, tuple(nuggets))
+
+
+# --- shared by the formats: numbers of membership vectors, turn texts ------------------------
+
+VECTOR_TOLERANCE = 1e-6
+
+
+def parse_number(text: str) -> Fraction:
+    """A membership value as written: ``1``, ``0.5``, ``.5``, ``1/2``, ``2/3``, ``1e-3``.
+
+    Exact (a Fraction), so ``1/3 + 1/3 + 1/3`` sums to exactly 1. Raises ValueError with a
+    readable reason (``NaN``, a division by zero, not a number).
+    """
+    item = "".join(text.split())
+    if not item:
+        raise ValueError("empty value")
+    if item.lower().lstrip("+-") in ("nan", "inf", "infinity"):
+        raise ValueError(f"{item} is not a finite number")
+    num, slash, den = item.partition("/")
+    try:
+        value = Fraction(num)
+        if slash:
+            divisor = Fraction(den)
+            if divisor == 0:
+                raise ValueError(f"{item}: division by zero")
+            value = value / divisor
+    except (ValueError, ZeroDivisionError) as exc:
+        if "division by zero" in str(exc):
+            raise ValueError(f"{item}: division by zero") from None
+        raise ValueError(f"{item!r} is not a number (write 0.5 or 1/2)") from None
+    return value
+
+
+def vector_problem(values: Sequence[Fraction | float]) -> str | None:
+    """Why a membership vector is invalid (None when it is fine): empty, negative, NaN,
+    or not summing to 1 within 1e-6 (fractions are summed exactly)."""
+    if not values:
+        return "empty vector"
+    for i, v in enumerate(values, 1):
+        if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
+            return f"value {i} is not a finite number"
+        if v < 0:
+            return f"value {i} is negative ({format_number(float(v))})"
+    total = sum(Fraction(v) for v in values)
+    if abs(total - 1) > Fraction(VECTOR_TOLERANCE):
+        return f"vector sums to {float(total):.6g}, not 1"
+    return None
+
+
+def format_number(x: float) -> str:
+    """A membership value written back: ``0``, ``1``, ``0.25``, ``1/3`` (a short fraction
+    when that is exact and shorter than the decimal), else the shortest repr of the float;
+    ``parse_number(format_number(x))`` gives x back exactly."""
+    if x == int(x) and abs(x) < 1e15:
+        return str(int(x))
+    r = repr(float(x))
+    if len(r) > 6:
+        f = Fraction(x).limit_denominator(1000)
+        if float(f) == x:
+            return f"{f.numerator}/{f.denominator}"
+    return r
+
+
+def canonical_text(text: str) -> str:
+    """A turn text as the paper format can hold it: CRLF as LF, no blank (wordless) lines at
+    its start or end. Word positions are unchanged."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    while lines and word_count(lines[0]) == 0:
+        lines.pop(0)
+    while lines and word_count(lines[-1]) == 0:
+        lines.pop()
+    return "\n".join(lines)
+
+
+def locate_words(text: str, fragment: str) -> list[tuple[int, int]]:
+    """Every (start_word, end_word) where ``fragment`` occurs in ``text`` on word boundaries
+    (0-based, inclusive), found as a substring whose both ends touch whitespace or the text's
+    ends. Words are scoring.words' words (whitespace as str.isspace / str.split decide)."""
+    fragment = fragment.strip()
+    n = word_count(fragment)
+    if n == 0:
+        return []
+    found: list[tuple[int, int]] = []
+    i = text.find(fragment)
+    while i != -1:
+        j = i + len(fragment)
+        if (i == 0 or text[i - 1].isspace()) and (j == len(text) or text[j].isspace()):
+            start = word_count(text[:i])
+            found.append((start, start + n - 1))
+        i = text.find(fragment, i + 1)
+    return found

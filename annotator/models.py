@@ -1,0 +1,394 @@
+"""The campaign data model: what organisers set up and what gold annotators judge.
+
+A campaign has settings (the GFRC knobs), grades (label -> gain), topic types with their
+attribute sets, topics and runs. A conversation is one run's dialogue on one topic: turns in
+order. Judgments belong to an annotator: their entities (per topic), the nuggets that point
+at those entities (word ranges of system turns) and their turn usefulness labels. A nugget's
+WC is derived from the turn texts, never stored.
+
+Rows that annotators edit carry a `version`: a save names the version it was based on and is
+refused when someone saved in between (optimistic concurrency, see annotator/annotations.py).
+"""
+
+from __future__ import annotations
+
+import math
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import F, Q
+
+from annotator.vectors import VectorError, check_distribution
+
+
+class Campaign(models.Model):
+    class Method(models.TextChoices):
+        INDEPENDENT = "independent", "Independent (each turn on its own; the paper)"
+        CUMULATIVE = "cumulative", "Cumulative (the turn and all earlier turns)"
+
+    class EmptyTurns(models.TextChoices):
+        IGNORE = "ignore", "Ignore turns without relevant nuggets (the paper)"
+        UNIFORM = "uniform", "Score them with the uniform distribution"
+
+    class TurnWeight(models.TextChoices):
+        ONE = "one", "PW(S) = 1 (the paper)"
+        MAX_PW = "max_pw", "PW(S) = largest pw(n) in the turn"
+
+    slug = models.SlugField(unique=True)
+    name = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    patience = models.PositiveIntegerField(
+        "patience L (words)", default=1250, help_text="5 minutes at 250 words a minute: 1250."
+    )
+    alpha = models.FloatField("alpha", default=0.5, help_text="GFRC = alpha R + (1 - alpha) GF")
+    method = models.CharField(max_length=16, choices=Method, default=Method.INDEPENDENT)
+    empty_turns = models.CharField(max_length=16, choices=EmptyTurns, default=EmptyTurns.IGNORE)
+    turn_weight = models.CharField(max_length=16, choices=TurnWeight, default=TurnWeight.ONE)
+    duplicates_count_once = models.BooleanField(
+        default=True, help_text="Later mentions of an entity in a conversation gain nothing."
+    )
+    organisers = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, related_name="organised_campaigns", blank=True
+    )
+    version = models.PositiveIntegerField(default=1, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["slug"]
+        constraints = [
+            models.CheckConstraint(condition=Q(patience__gte=1), name="campaign_patience_positive"),
+            models.CheckConstraint(
+                condition=Q(alpha__gte=0) & Q(alpha__lte=1), name="campaign_alpha_in_unit_interval"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name or self.slug
+
+    def is_organiser(self, user) -> bool:
+        return user.is_superuser or self.organisers.filter(pk=user.pk).exists()
+
+
+class Grade(models.Model):
+    """A relevance level and its gain: the paper maps L0/L1/L2 to 0/0.5/1."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="grades")
+    label = models.CharField(max_length=16)
+    level = models.PositiveSmallIntegerField(help_text="0 for L0, 1 for L1, ...: the key an annotator presses")
+    gain = models.FloatField()
+
+    class Meta:
+        ordering = ["campaign", "level"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "label"], name="grade_label_unique"),
+            models.UniqueConstraint(fields=["campaign", "level"], name="grade_level_unique"),
+            models.CheckConstraint(condition=Q(gain__gte=0) & Q(gain__lte=1), name="grade_gain_in_unit_interval"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.label} ({self.gain:g})"
+
+
+class TopicType(models.Model):
+    """Topics of one type (M: movies, R: researchers, ...) share attribute sets; the id's letter picks it."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="topic_types")
+    code = models.CharField(max_length=8)
+    name = models.CharField(max_length=100, blank=True)
+
+    class Meta:
+        ordering = ["campaign", "code"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "code"], name="topic_type_code_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.code} {self.name}".strip()
+
+
+class AttributeSet(models.Model):
+    """A set of groups (nominal or ordinal) with the target distribution fairness is judged against."""
+
+    class Kind(models.TextChoices):
+        NOMINAL = "nominal", "Nominal"
+        ORDINAL = "ordinal", "Ordinal"
+
+    class Divergence(models.TextChoices):
+        JSD = "jsd", "JSD (nominal)"
+        NMD = "nmd", "NMD (ordinal)"
+        RNOD = "rnod", "RNOD (ordinal)"
+
+    topic_type = models.ForeignKey(TopicType, on_delete=models.CASCADE, related_name="attribute_sets")
+    name = models.CharField(max_length=50)
+    kind = models.CharField(max_length=8, choices=Kind)
+    groups = models.JSONField(help_text="Group labels, in order (ordinal: low to high).")
+    target = models.JSONField(help_text="Target (gold) distribution D*, one probability per group.")
+    divergence = models.CharField(max_length=8, choices=Divergence)
+    weight = models.FloatField(default=1.0, help_text="Relative weight in GF; normalised over the topic type.")
+    helper = models.JSONField(
+        default=dict, blank=True, help_text="How evidence becomes a vector: ordinal bands or a value->group mapping."
+    )
+    position = models.PositiveSmallIntegerField(default=0)
+    version = models.PositiveIntegerField(default=1, editable=False)
+
+    class Meta:
+        ordering = ["topic_type", "position", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["topic_type", "name"], name="attribute_set_name_unique"),
+            models.CheckConstraint(condition=Q(weight__gte=0), name="attribute_set_weight_non_negative"),
+            models.CheckConstraint(
+                condition=Q(kind="ordinal") | Q(divergence="jsd"), name="attribute_set_nominal_uses_jsd"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def clean(self) -> None:
+        if not isinstance(self.groups, list) or not self.groups or not all(isinstance(g, str) and g for g in self.groups):
+            raise ValidationError({"groups": "Give at least one group label."})
+        if len(set(self.groups)) != len(self.groups):
+            raise ValidationError({"groups": "Group labels must be distinct."})
+        try:
+            check_distribution(self.target if isinstance(self.target, list) else [None], length=len(self.groups))
+        except VectorError as error:
+            raise ValidationError({"target": f"The target {error}."}) from error
+        if self.kind == self.Kind.NOMINAL and self.divergence != self.Divergence.JSD:
+            raise ValidationError({"divergence": "Nominal groups have no order: use JSD."})
+        if not math.isfinite(self.weight) or self.weight < 0:
+            raise ValidationError({"weight": "The weight must be a non-negative number."})
+
+    @property
+    def size(self) -> int:
+        return len(self.groups)
+
+
+class Topic(models.Model):
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="topics")
+    topic_type = models.ForeignKey(TopicType, on_delete=models.PROTECT, related_name="topics")
+    code = models.CharField(max_length=32, help_text="e.g. M002; its first letter is the topic type.")
+    description = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["campaign", "code"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "code"], name="topic_code_unique")]
+
+    def __str__(self) -> str:
+        return self.code
+
+
+class Run(models.Model):
+    """One system's trial: the conversations harvested from it, one per topic."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="runs")
+    name = models.CharField(max_length=100, help_text="e.g. bing-trial1")
+    system = models.CharField(max_length=100, blank=True)
+    trial = models.PositiveSmallIntegerField(default=1)
+
+    class Meta:
+        ordering = ["campaign", "name"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "name"], name="run_name_unique")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Conversation(models.Model):
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="conversations")
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="conversations")
+    source = models.CharField(max_length=500, blank=True, help_text="File it was imported from.")
+    gold_annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="Whose judgments the scores use; empty means the only assigned annotator.",
+    )
+    imported_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["topic__code", "run__name"]
+        constraints = [models.UniqueConstraint(fields=["topic", "run"], name="conversation_topic_run_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.topic.code} / {self.run.name}"
+
+
+class Turn(models.Model):
+    class Role(models.TextChoices):
+        USER = "U", "User"
+        SYSTEM = "S", "System"
+
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="turns")
+    position = models.PositiveSmallIntegerField(help_text="1-based order in the conversation")
+    role = models.CharField(max_length=1, choices=Role)
+    number = models.PositiveSmallIntegerField(help_text="U1, S1, U2, ...: the 1 or 2")
+    text = models.TextField(help_text="Untrusted LLM or user text; rendered inert.")
+
+    class Meta:
+        ordering = ["conversation", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["conversation", "position"], name="turn_position_unique"),
+            models.CheckConstraint(condition=Q(position__gte=1) & Q(number__gte=1), name="turn_numbers_positive"),
+            models.CheckConstraint(condition=Q(role__in=["U", "S"]), name="turn_role_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.role}{self.number}"
+
+    @property
+    def is_system(self) -> bool:
+        return self.role == self.Role.SYSTEM
+
+
+class Assignment(models.Model):
+    """An annotator's duty to judge a conversation; two may share one and judge independently."""
+
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="assignments")
+    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments")
+    assigned_at = models.DateTimeField(auto_now_add=True)
+    done_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["conversation", "annotator"]
+        constraints = [
+            models.UniqueConstraint(fields=["conversation", "annotator"], name="assignment_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.annotator} -> {self.conversation}"
+
+
+class TurnLabel(models.Model):
+    """Usefulness of a system turn: o looks useful, x not useful, - no turn (dialogue broke down)."""
+
+    class Label(models.TextChoices):
+        USEFUL = "o", "o: looks useful"
+        NOT_USEFUL = "x", "x: not useful"
+        NO_TURN = "-", "-: no turn"
+
+    turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="labels")
+    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    label = models.CharField(max_length=1, choices=Label)
+    version = models.PositiveIntegerField(default=1)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["turn", "annotator"], name="turn_label_unique"),
+            models.CheckConstraint(condition=Q(label__in=["o", "x", "-"]), name="turn_label_valid"),
+        ]
+
+
+class Entity(models.Model):
+    """A thing a system returned (a movie, a researcher), judged once per topic by one annotator.
+
+    Its grade and memberships apply wherever it is mentioned in the topic, across runs.
+    """
+
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="entities")
+    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=1000, help_text="Identity: the normalised URL, or name:<name>.")
+    name = models.CharField(max_length=1000, blank=True)
+    grade = models.ForeignKey(Grade, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    comment = models.TextField(blank=True)
+    version = models.PositiveIntegerField(default=1)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "entities"
+        ordering = ["topic", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["topic", "annotator", "key"], name="entity_key_unique"),
+            models.CheckConstraint(condition=~Q(key=""), name="entity_key_not_empty"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name or self.key
+
+
+class Membership(models.Model):
+    """An entity's (possibly soft) membership vector in one attribute set, with the raw evidence."""
+
+    entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="memberships")
+    attribute_set = models.ForeignKey(AttributeSet, on_delete=models.CASCADE, related_name="memberships")
+    vector = models.JSONField()
+    evidence = models.CharField(max_length=1000, blank=True, help_text='e.g. "1.3M" or "United Kingdom, United States"')
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["entity", "attribute_set"], name="membership_unique")]
+
+    def clean(self) -> None:
+        try:
+            check_distribution(
+                self.vector if isinstance(self.vector, list) else [None], length=self.attribute_set.size
+            )
+        except VectorError as error:
+            raise ValidationError({"vector": f"The {self.attribute_set.name} vector {error}."}) from error
+
+
+class Nugget(models.Model):
+    """A word range of a system turn that returns an entity; WC is the position of its last word."""
+
+    turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="nuggets")
+    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    entity = models.ForeignKey(Entity, on_delete=models.PROTECT, related_name="nuggets")
+    start_word = models.PositiveIntegerField(help_text="0-based index of the first word within the turn")
+    end_word = models.PositiveIntegerField(help_text="0-based index of the last word within the turn")
+    version = models.PositiveIntegerField(default=1)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["turn", "start_word"]
+        constraints = [
+            models.CheckConstraint(condition=Q(end_word__gte=F("start_word")), name="nugget_span_ordered"),
+            models.CheckConstraint(condition=Q(start_word__gte=0), name="nugget_span_non_negative"),
+            models.UniqueConstraint(fields=["turn", "annotator", "start_word"], name="nugget_start_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.turn} words {self.start_word}-{self.end_word}"
+
+
+class AnnotationEvent(models.Model):
+    """One change to someone's judgments: who, when, what, before and after. Undo replays it backwards."""
+
+    class Action(models.TextChoices):
+        CREATE = "create", "created"
+        UPDATE = "update", "updated"
+        DELETE = "delete", "deleted"
+
+    class Kind(models.TextChoices):
+        NUGGET = "nugget", "nugget"
+        ENTITY = "entity", "entity"
+        MEMBERSHIP = "membership", "membership"
+        LABEL = "label", "turn label"
+
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="events")
+    conversation = models.ForeignKey(
+        Conversation, on_delete=models.CASCADE, null=True, blank=True, related_name="events"
+    )
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", help_text="Whose judgments changed"
+    )
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+", help_text="Who changed them"
+    )
+    at = models.DateTimeField(auto_now_add=True, db_index=True)
+    action = models.CharField(max_length=8, choices=Action)
+    kind = models.CharField(max_length=12, choices=Kind)
+    object_id = models.BigIntegerField()
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
+    undo_of = models.OneToOneField(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="undone_by"
+    )
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        indexes = [models.Index(fields=["conversation", "annotator", "-id"], name="event_conversation_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.actor} {self.get_action_display()} {self.kind} {self.object_id}"

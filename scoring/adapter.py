@@ -1,0 +1,317 @@
+"""The thin Django layer over the GFRC maths: database rows in, `scoring.gfrc` tables out.
+
+It reads a fixed number of queries however many nuggets there are (turns, nuggets with their
+entities and grades, memberships, attribute sets), turns them into the columnar `TurnTable`
+and `NuggetTable`, and lets `scoring.gfrc.score` do the arithmetic for every conversation of a
+topic type at once. Word positions come from `scoring.words`, the one place words are decided.
+
+Whose judgments are scored: in the workspace, the annotator's own (live); in reports, each
+conversation's gold annotator (set by adjudication), else its earliest assigned annotator.
+A relevant nugget whose entity has no membership yet in an attribute set counts as uniform
+there (FairWeb's convention for an entity of unknown group); the workspace flags it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from django.db.models import F
+
+from annotator.models import Assignment, AttributeSet, Campaign, Conversation, Membership, Nugget, Turn, TopicType
+from scoring import gfrc
+from scoring.words import word_count
+
+
+def campaign_settings(campaign: Campaign) -> gfrc.Settings:
+    return gfrc.Settings(
+        patience=campaign.patience,
+        alpha=campaign.alpha,
+        method=campaign.method,
+        empty_turns=campaign.empty_turns,
+        turn_weight=campaign.turn_weight,
+        duplicates_count_once=campaign.duplicates_count_once,
+    )
+
+
+def attribute_specs(attribute_sets: Iterable[AttributeSet]) -> tuple[gfrc.AttributeSet, ...]:
+    return tuple(
+        gfrc.AttributeSet(
+            name=a.name,
+            groups=tuple(a.groups),
+            target=np.asarray(a.target, dtype=float),
+            divergence=a.divergence,
+            weight=a.weight,
+        )
+        for a in attribute_sets
+    )
+
+
+@dataclass
+class NuggetScore:
+    nugget: Nugget
+    wc: int
+    pw: float
+    gain: float
+    effective_gain: float
+    contribution: float
+    duplicate: bool
+    incomplete: tuple[str, ...]  # attribute sets with no membership given for its entity
+
+
+@dataclass
+class TurnScore:
+    turn: Turn
+    offset: int  # words before the turn
+    end_wc: int  # position of its last word: the running word count at its end
+    scored: bool = False
+    weight: float = 0.0
+    achieved: dict[str, list[float]] = field(default_factory=dict)
+    distr_sim: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class ConversationScore:
+    """Everything the score panel shows: the paper's Table 1 (nuggets) and Table 2 (turns)."""
+
+    conversation: Conversation
+    settings: gfrc.Settings
+    attribute_sets: tuple[gfrc.AttributeSet, ...]
+    attribute_weights: dict[str, float]
+    turns: list[TurnScore]
+    nuggets: list[NuggetScore]
+    R: float
+    GF: float
+    GF_m: dict[str, float]
+    GFRC: float
+    normaliser: float
+
+    @property
+    def system_turns(self) -> list[TurnScore]:
+        return [t for t in self.turns if t.turn.is_system]
+
+
+def _uniform_membership(n: int, k: int) -> np.ndarray:
+    return np.full((n, k), 1.0 / k)
+
+
+def _tables(
+    turn_lists: Sequence[Sequence[Turn]],
+    nugget_lists: Sequence[Sequence[Nugget]],
+    memberships: dict[int, dict[int, list[float]]],
+    attribute_sets: Sequence[AttributeSet],
+) -> tuple[gfrc.TurnTable, gfrc.NuggetTable, list[list[TurnScore]], list[list[tuple[Nugget, int, tuple[str, ...]]]]]:
+    """Flatten conversations into the maths tables; remember where each row came from."""
+    turn_conversation: list[int] = []
+    turn_end: list[int] = []
+    turn_rows: dict[int, int] = {}
+    turn_views: list[list[TurnScore]] = []
+    for c, turns in enumerate(turn_lists):
+        offset = 0
+        views = []
+        for turn in turns:
+            words = word_count(turn.text)
+            view = TurnScore(turn=turn, offset=offset, end_wc=offset + words)
+            views.append(view)
+            if turn.is_system:
+                turn_rows[turn.pk] = len(turn_end)
+                turn_conversation.append(c)
+                turn_end.append(view.end_wc)
+            offset += words
+        turn_views.append(views)
+    offsets = {view.turn.pk: view.offset for views in turn_views for view in views}
+
+    nugget_turn, nugget_wc, nugget_gain, nugget_entity = [], [], [], []
+    vectors: dict[int, list] = {a.pk: [] for a in attribute_sets}
+    nugget_rows: list[list[tuple[Nugget, int, tuple[str, ...]]]] = []
+    for nuggets in nugget_lists:
+        rows = []
+        for nugget in nuggets:
+            wc = offsets[nugget.turn_id] + nugget.end_word + 1
+            given = memberships.get(nugget.entity_id, {})
+            missing = tuple(a.name for a in attribute_sets if a.pk not in given)
+            nugget_turn.append(turn_rows[nugget.turn_id])
+            nugget_wc.append(wc)
+            grade = nugget.entity.grade
+            nugget_gain.append(grade.gain if grade is not None else 0.0)
+            nugget_entity.append(nugget.entity_id)
+            for a in attribute_sets:
+                vectors[a.pk].append(given.get(a.pk) or [1.0 / a.size] * a.size)
+            rows.append((nugget, wc, missing))
+        nugget_rows.append(rows)
+
+    turn_table = gfrc.TurnTable(
+        conversation=np.asarray(turn_conversation, dtype=np.int64), end_wc=np.asarray(turn_end, dtype=np.int64)
+    )
+    nugget_table = gfrc.NuggetTable(
+        turn=np.asarray(nugget_turn, dtype=np.int64),
+        wc=np.asarray(nugget_wc, dtype=np.int64),
+        gain=np.asarray(nugget_gain, dtype=float),
+        entity=np.asarray(nugget_entity, dtype=np.int64),
+        membership={
+            a.name: np.asarray(vectors[a.pk], dtype=float).reshape(-1, a.size) for a in attribute_sets
+        },
+    )
+    return turn_table, nugget_table, turn_views, nugget_rows
+
+
+def _memberships_of(entity_ids: Iterable[int]) -> dict[int, dict[int, list[float]]]:
+    result: dict[int, dict[int, list[float]]] = defaultdict(dict)
+    for entity_id, attribute_set_id, vector in Membership.objects.filter(entity_id__in=set(entity_ids)).values_list(
+        "entity_id", "attribute_set_id", "vector"
+    ):
+        result[entity_id][attribute_set_id] = vector
+    return result
+
+
+def score_conversation(
+    conversation: Conversation, annotator, attribute_sets: Sequence[AttributeSet] | None = None
+) -> ConversationScore:
+    """Score one conversation under its campaign's settings from one annotator's judgments.
+
+    Four queries (turns, nuggets with entity and grade, memberships, attribute sets), whatever
+    the number of nuggets; pass `attribute_sets` to save the last one.
+    """
+    campaign = conversation.topic.campaign
+    if attribute_sets is None:
+        attribute_sets = list(AttributeSet.objects.filter(topic_type_id=conversation.topic.topic_type_id))
+    turns = list(Turn.objects.filter(conversation=conversation).order_by("position"))
+    nuggets = list(
+        Nugget.objects.filter(turn__conversation=conversation, annotator=annotator)
+        .select_related("entity__grade")
+        .order_by("turn__position", "start_word")
+    )
+    memberships = _memberships_of(n.entity_id for n in nuggets)
+    settings = campaign_settings(campaign)
+    specs = attribute_specs(attribute_sets)
+    turn_table, nugget_table, turn_views, nugget_rows = _tables([turns], [nuggets], memberships, attribute_sets)
+    scores = gfrc.score(turn_table, nugget_table, specs, settings, 1)
+
+    system_views = [v for v in turn_views[0] if v.turn.is_system]
+    for row, view in enumerate(system_views):
+        view.scored = bool(scores.scored[row])
+        view.weight = float(scores.turn_weight[row])
+        if view.scored:
+            for m, spec in enumerate(specs):
+                view.achieved[spec.name] = scores.achieved[spec.name][row].tolist()
+                view.distr_sim[spec.name] = float(scores.distr_sim[row, m])
+    nugget_scores = [
+        NuggetScore(
+            nugget=nugget,
+            wc=wc,
+            pw=float(scores.pw[i]),
+            gain=float(nugget_table.gain[i]),
+            effective_gain=float(scores.effective_gain[i]),
+            contribution=float(scores.contribution[i]),
+            duplicate=bool(scores.duplicate[i]),
+            incomplete=missing,
+        )
+        for i, (nugget, wc, missing) in enumerate(nugget_rows[0])
+    ]
+    return ConversationScore(
+        conversation=conversation,
+        settings=settings,
+        attribute_sets=specs,
+        attribute_weights={s.name: float(w) for s, w in zip(specs, scores.attribute_weights)},
+        turns=turn_views[0],
+        nuggets=nugget_scores,
+        R=float(scores.R[0]),
+        GF=float(scores.GF[0]),
+        GF_m={s.name: float(scores.GF_m[0, m]) for m, s in enumerate(specs)},
+        GFRC=float(scores.GFRC[0]),
+        normaliser=float(scores.normaliser),
+    )
+
+
+def judges(conversations: Sequence[Conversation]) -> dict[int, int | None]:
+    """Whose judgments count for each conversation: the adjudicated gold, else the first assignee."""
+    result: dict[int, int | None] = {c.pk: c.gold_annotator_id for c in conversations}
+    pending = [pk for pk, judge in result.items() if judge is None]
+    if pending:
+        for conversation_id, annotator_id in (
+            Assignment.objects.filter(conversation_id__in=pending).order_by("assigned_at", "id").values_list(
+                "conversation_id", "annotator_id"
+            )
+        ):
+            if result[conversation_id] is None:
+                result[conversation_id] = annotator_id
+    return result
+
+
+def score_table(campaign: Campaign, conversations: Iterable[Conversation] | None = None) -> pd.DataFrame:
+    """One row per conversation: topic, run, judge, R, GF_<attribute set>..., GF, GFRC.
+
+    Conversations are scored per topic type (each has its own attribute sets), each type in one
+    vectorised `gfrc.score` call. A constant number of queries per topic type.
+    """
+    if conversations is None:
+        conversations = Conversation.objects.filter(topic__campaign=campaign)
+    conversations = list(conversations.select_related("topic", "run") if hasattr(conversations, "select_related") else conversations)
+    settings = campaign_settings(campaign)
+    judge_of = judges(conversations)
+    by_type: dict[int, list[Conversation]] = defaultdict(list)
+    for conversation in conversations:
+        by_type[conversation.topic.topic_type_id].append(conversation)
+
+    frames = []
+    for topic_type in TopicType.objects.filter(pk__in=by_type).prefetch_related("attribute_sets").order_by("code"):
+        group = by_type[topic_type.pk]
+        attribute_sets = list(topic_type.attribute_sets.all())
+        ids = [c.pk for c in group]
+        turns_by_conversation: dict[int, list[Turn]] = defaultdict(list)
+        for turn in Turn.objects.filter(conversation_id__in=ids).order_by("conversation_id", "position"):
+            turns_by_conversation[turn.conversation_id].append(turn)
+        nuggets_by_conversation: dict[int, list[Nugget]] = defaultdict(list)
+        nugget_query = (
+            Nugget.objects.filter(turn__conversation_id__in=ids)
+            .select_related("entity__grade")
+            .annotate(conversation_key=F("turn__conversation_id"))
+        )
+        for nugget in nugget_query:
+            conversation_id = nugget.conversation_key
+            if nugget.annotator_id == judge_of[conversation_id]:
+                nuggets_by_conversation[conversation_id].append(nugget)
+        memberships = _memberships_of(
+            n.entity_id for nuggets in nuggets_by_conversation.values() for n in nuggets
+        )
+        turn_table, nugget_table, _, _ = _tables(
+            [turns_by_conversation[i] for i in ids],
+            [nuggets_by_conversation[i] for i in ids],
+            memberships,
+            attribute_sets,
+        )
+        specs = attribute_specs(attribute_sets)
+        scores = gfrc.score(turn_table, nugget_table, specs, settings, len(group))
+        frame = pd.DataFrame(
+            {
+                "conversation": ids,
+                "topic": [c.topic.code for c in group],
+                "topic_type": topic_type.code,
+                "run": [c.run.name for c in group],
+                "judge": [judge_of[i] for i in ids],
+                "R": scores.R,
+            }
+        )
+        for m, spec in enumerate(specs):
+            frame[f"GF_{spec.name}"] = scores.GF_m[:, m]
+        frame["GF"] = scores.GF
+        frame["GFRC"] = scores.GFRC
+        frames.append(frame)
+    if not frames:
+        return pd.DataFrame(columns=["conversation", "topic", "topic_type", "run", "judge", "R", "GF", "GFRC"])
+    table = pd.concat(frames, ignore_index=True)
+    leading = ["conversation", "topic", "topic_type", "run", "judge", "R"]
+    attribute_columns = sorted(c for c in table.columns if c.startswith("GF_"))
+    return table[leading + attribute_columns + ["GF", "GFRC"]].sort_values(["run", "topic"], ignore_index=True)
+
+
+def run_means(table: pd.DataFrame) -> pd.DataFrame:
+    """Per-run means over topics of every score column (NaN-aware: a topic type without an
+    attribute set does not pull that column's mean down)."""
+    columns = ["R"] + [c for c in table.columns if c.startswith("GF_")] + ["GF", "GFRC"]
+    means = table.groupby("run")[columns].mean()
+    means.insert(0, "topics", table.groupby("run")["topic"].nunique())
+    return means.reset_index()

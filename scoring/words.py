@@ -1,0 +1,27 @@
+"""Word counting as GFRC defines it: the one place where a word is decided.
+
+Every word of the conversation counts, user turns included. A word is a whitespace-separated
+token of a turn's text; positions run from 1 at the first word of U1 across all turns.
+Annotation markup is never part of a turn's text, so it never counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+
+def tokenise(text: str) -> list[str]:
+    """The words of one turn, in order (str.split: any run of Unicode whitespace separates)."""
+    return text.split()
+
+
+def word_count(text: str) -> int:
+    return len(tokenise(text))
+
+
+def turn_offsets(texts: Sequence[str]) -> np.ndarray:
+    """Words before each turn: turn i's k-th word (0-based) sits at position offsets[i] + k + 1."""
+    counts = np.fromiter((word_count(t) for t in texts), dtype=np.int64, count=len(texts))
+    return np.concatenate(([0], np.cumsum(counts)[:-1])) if len(texts) else counts

@@ -1,0 +1,75 @@
+"""Building blocks for tests: a FairWeb-like campaign and conversations built through the
+same business rules the app uses (annotator.annotations), never by writing rows behind them."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+
+from annotator import annotations
+from annotator.models import Assignment, AttributeSet, Campaign, Conversation, Grade, Run, Topic, TopicType, Turn
+
+FAIRWEB_ORIGIN_TARGET = [
+    0.244725738, 0.111814346, 0.008438819, 0.154008439,
+    0.099156118, 0.200421941, 0.080168776, 0.101265823,
+]
+ORIGIN_REGIONS = ["Africa", "America", "Antarctica", "Asia", "Caribbean", "Europe", "Middle East", "Oceania"]
+
+
+def make_user(username: str, **extra):
+    return get_user_model().objects.create_user(username=username, password=username + "-pw", **extra)
+
+
+def make_campaign(slug: str = "fw", organiser=None, **settings) -> Campaign:
+    campaign = Campaign.objects.create(slug=slug, name=f"Campaign {slug}", **settings)
+    for level, (label, gain) in enumerate([("L0", 0.0), ("L1", 0.5), ("L2", 1.0)]):
+        Grade.objects.create(campaign=campaign, label=label, level=level, gain=gain)
+    movies = TopicType.objects.create(campaign=campaign, code="M", name="Movies")
+    AttributeSet.objects.create(
+        topic_type=movies, name="RATINGS", kind="ordinal", divergence="rnod", position=0,
+        groups=["<100", "100-10K", "10K-1M", ">=1M"], target=[0.25] * 4,
+    )
+    AttributeSet.objects.create(
+        topic_type=movies, name="ORIGIN", kind="nominal", divergence="jsd", position=1,
+        groups=ORIGIN_REGIONS, target=FAIRWEB_ORIGIN_TARGET,
+    )
+    if organiser is not None:
+        campaign.organisers.add(organiser)
+    return campaign
+
+
+def make_conversation(
+    campaign: Campaign, turns: list[tuple[str, str]], topic: str = "M002", run: str = "bing-trial1",
+    annotators=(),
+) -> Conversation:
+    """turns: [("U", text), ("S", text), ...] in order."""
+    topic_type = TopicType.objects.get(campaign=campaign, code=topic[0])
+    topic_obj, _ = Topic.objects.get_or_create(campaign=campaign, code=topic, defaults={"topic_type": topic_type})
+    run_obj, _ = Run.objects.get_or_create(campaign=campaign, name=run)
+    conversation = Conversation.objects.create(topic=topic_obj, run=run_obj)
+    numbers = {"U": 0, "S": 0}
+    for position, (role, text) in enumerate(turns, start=1):
+        numbers[role] += 1
+        Turn.objects.create(conversation=conversation, position=position, role=role, number=numbers[role], text=text)
+    for annotator in annotators:
+        Assignment.objects.create(conversation=conversation, annotator=annotator)
+    return conversation
+
+
+def mark(conversation: Conversation, annotator, turn_position: int, start: int, end: int,
+         grade: str | None = None, memberships: dict[str, list[float]] | None = None):
+    """Mark words start..end (0-based, inclusive) of a turn as a nugget, then grade its entity."""
+    turn = conversation.turns.get(position=turn_position)
+    nugget = annotations.create_nugget(annotator=annotator, actor=annotator, turn=turn, start_word=start, end_word=end)
+    entity = nugget.entity
+    if grade is not None:
+        annotations.update_entity(
+            entity, actor=annotator, expected_version=entity.version,
+            grade=Grade.objects.get(campaign=conversation.topic.campaign, label=grade),
+        )
+    for name, vector in (memberships or {}).items():
+        attribute_set = AttributeSet.objects.get(topic_type=conversation.topic.topic_type, name=name)
+        annotations.set_membership(
+            entity, attribute_set, actor=annotator, expected_version=entity.version, vector=vector
+        )
+    nugget.refresh_from_db()
+    return nugget
