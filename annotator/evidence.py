@@ -1,0 +1,82 @@
+"""Membership helpers: turn the raw evidence annotators copy from the web into vectors.
+
+An attribute set's `helper` (JSON) says how:
+- ordinal bands from a number: {"bands": [100, 10000, 1000000]} means group 1 < 100 <= group 2
+  < 10000 <= group 3 < 1000000 <= group 4 (len(bands) == len(groups) - 1). Evidence such as
+  "1.3M", "898K", "43,000" or "h-index 27" is read as a number (K = 10^3, M = 10^6, B = 10^9).
+- nominal groups from a list of values: {"mapping": {"United Kingdom": "Europe", ...}} maps each
+  value to a group label; evidence "United Kingdom, United States" gives each listed value an
+  equal share of its group: (0,1/2,0,0,0,1/2,0,0) for ORIGIN. Values match case-insensitively.
+
+Pure Python: the forms, the importers and the API all call `vector_from_evidence`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from fractions import Fraction
+
+_NUMBER = re.compile(r"(\d[\d,]*(?:\.\d+)?|\.\d+)\s*([kKmMbB])?")
+_SCALE = {"k": 1_000, "m": 1_000_000, "b": 1_000_000_000}
+_SEPARATORS = re.compile(r"\s*(?:[,;/|]|\band\b|&)\s*")
+
+
+class EvidenceError(ValueError):
+    """Evidence the helper cannot read; the message says what to type instead."""
+
+
+def read_number(evidence: str) -> float:
+    """'1.3M' -> 1300000.0; '43,000 ratings' -> 43000.0; the first number in the text counts."""
+    match = _NUMBER.search(evidence)
+    if not match:
+        raise EvidenceError(f"no number in {evidence!r} (type e.g. 1.3M, 898K or 43000)")
+    value = float(match.group(1).replace(",", ""))
+    return value * _SCALE.get((match.group(2) or "").lower(), 1)
+
+
+def band_vector(bands: list[float], n_groups: int, evidence: str) -> tuple[float, ...]:
+    if len(bands) != n_groups - 1:
+        raise EvidenceError(f"the helper has {len(bands)} band limits for {n_groups} groups")
+    index = bisect.bisect_right(sorted(bands), read_number(evidence))
+    return tuple(1.0 if i == index else 0.0 for i in range(n_groups))
+
+
+def mapping_vector(mapping: dict[str, str], groups: list[str], evidence: str) -> tuple[float, ...]:
+    lookup = {key.strip().casefold(): value for key, value in mapping.items()}
+    values = [v for v in _SEPARATORS.split(evidence.strip()) if v]
+    if not values:
+        raise EvidenceError("no values given (type e.g. United Kingdom, United States)")
+    shares = [Fraction(0)] * len(groups)
+    unknown = []
+    for value in values:
+        group = lookup.get(value.casefold())
+        if group is None and value in groups:
+            group = value
+        if group is None or group not in groups:
+            unknown.append(value)
+            continue
+        shares[groups.index(group)] += Fraction(1, len(values))
+    if unknown:
+        raise EvidenceError(f"unknown value(s): {', '.join(unknown)}")
+    return tuple(float(s) for s in shares)
+
+
+def vector_from_evidence(helper: dict, groups: list[str], evidence: str) -> tuple[float, ...]:
+    """The membership vector that `evidence` implies under the attribute set's helper."""
+    if not helper:
+        raise EvidenceError("this attribute set has no helper: type the vector")
+    if "bands" in helper:
+        return band_vector(helper["bands"], len(groups), evidence)
+    if "mapping" in helper:
+        return mapping_vector(helper["mapping"], groups, evidence)
+    raise EvidenceError("the helper has neither bands nor a mapping")
+
+
+def derived_target(mapping: dict[str, str], groups: list[str]) -> tuple[float, ...]:
+    """A target proportional to how many values (countries) each group holds, as FairWeb's ORIGIN."""
+    counts = [sum(1 for g in mapping.values() if g == group) for group in groups]
+    total = sum(counts)
+    if total == 0:
+        raise EvidenceError("the mapping assigns no value to any group")
+    return tuple(c / total for c in counts)

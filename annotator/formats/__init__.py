@@ -1,0 +1,51 @@
+"""Conversation files organisers have: the paper's annotated text format and JSONL.
+
+Pure Python (no Django): ``parse_*`` return a ParseResult (conversations, errors, warnings)
+and never raise on bad input; ``write_*`` give text that parses back to the same semantics.
+See docs/formats.md.
+"""
+
+# from .jsonl import iter_jsonl, parse_jsonl, parse_jsonl_bytes, write_jsonl
+from .model import (
+    FormatError,
+    ParsedConversation,
+    ParsedMembership,
+    ParsedNugget,
+    ParsedTurn,
+    ParseResult,
+    semantics,
+)
+from .paper import iter_paper, parse_paper, parse_paper_bytes, write_paper
+
+__all__ = [
+    "FormatError",
+    "ParsedConversation",
+    "ParsedMembership",
+    "ParsedNugget",
+    "ParsedTurn",
+    "ParseResult",
+    "semantics",
+    "parse_paper",
+    "parse_paper_bytes",
+    "write_paper",
+    "iter_paper",
+    "parse_jsonl",
+    "parse_jsonl_bytes",
+    "write_jsonl",
+    "iter_jsonl",
+    "parse_file",
+    "format_for",
+]
+
+
+def format_for(filename: str) -> str:
+    """``"jsonl"`` for a .jsonl / .json file name, else ``"paper"``."""
+    name = filename.lower()
+    return "jsonl" if name.endswith((".jsonl", ".json")) else "paper"
+
+
+def parse_file(data: bytes, path: str) -> ParseResult:
+    """Bytes of a file (strict UTF-8), in the format its name says."""
+    if format_for(path) == "jsonl":
+        return parse_jsonl_bytes(data, path)
+    return parse_paper_bytes(data, path)
