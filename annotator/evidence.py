@@ -5,7 +5,8 @@ An attribute set's `helper` (JSON) says how:
   < 10000 <= group 3 < 1000000 <= group 4 (len(bands) == len(groups) - 1). Evidence such as
   "1.3M", "898K", "43,000" or "h-index 27" is read as a number (K = 10^3, M = 10^6, B = 10^9).
 - nominal groups from a list of values: {"mapping": {"United Kingdom": "Europe", ...}} maps each
-  value to a group label; evidence "United Kingdom, United States" gives each listed value an
+  value to a group label, or to a list of labels for a value split between groups (Turkey:
+  ["Europe", "Middle East"] counts half in each); evidence "United Kingdom, United States" gives each listed value an
   equal share of its group: (0,1/2,0,0,0,1/2,0,0) for ORIGIN. Values match case-insensitively.
 
 Pure Python: the forms, the importers and the API all call `vector_from_evidence`.
@@ -42,21 +43,24 @@ def band_vector(bands: list[float], n_groups: int, evidence: str) -> tuple[float
     return tuple(1.0 if i == index else 0.0 for i in range(n_groups))
 
 
-def mapping_vector(mapping: dict[str, str], groups: list[str], evidence: str) -> tuple[float, ...]:
-    lookup = {key.strip().casefold(): value for key, value in mapping.items()}
+def _groups_of(value: str | list[str]) -> list[str]:
+    return [value] if isinstance(value, str) else list(value)
+
+
+def mapping_vector(mapping: dict[str, str | list[str]], groups: list[str], evidence: str) -> tuple[float, ...]:
+    lookup = {key.strip().casefold(): _groups_of(value) for key, value in mapping.items()}
     values = [v for v in _SEPARATORS.split(evidence.strip()) if v]
     if not values:
         raise EvidenceError("no values given (type e.g. United Kingdom, United States)")
     shares = [Fraction(0)] * len(groups)
     unknown = []
     for value in values:
-        group = lookup.get(value.casefold())
-        if group is None and value in groups:
-            group = value
-        if group is None or group not in groups:
+        targets = lookup.get(value.casefold()) or ([value] if value in groups else [])
+        if not targets or any(group not in groups for group in targets):
             unknown.append(value)
             continue
-        shares[groups.index(group)] += Fraction(1, len(values))
+        for group in targets:
+            shares[groups.index(group)] += Fraction(1, len(values) * len(targets))
     if unknown:
         raise EvidenceError(f"unknown value(s): {', '.join(unknown)}")
     return tuple(float(s) for s in shares)
@@ -73,9 +77,15 @@ def vector_from_evidence(helper: dict, groups: list[str], evidence: str) -> tupl
     raise EvidenceError("the helper has neither bands nor a mapping")
 
 
-def derived_target(mapping: dict[str, str], groups: list[str]) -> tuple[float, ...]:
-    """A target proportional to how many values (countries) each group holds, as FairWeb's ORIGIN."""
-    counts = [sum(1 for g in mapping.values() if g == group) for group in groups]
+def derived_target(mapping: dict[str, str | list[str]], groups: list[str]) -> tuple[float, ...]:
+    """A target proportional to how many values (countries) each group holds, as FairWeb's ORIGIN
+    (a value split between k groups counts 1/k in each)."""
+    counts = [0.0] * len(groups)
+    for value in mapping.values():
+        targets = _groups_of(value)
+        for group in targets:
+            if group in groups:
+                counts[groups.index(group)] += 1 / len(targets)
     total = sum(counts)
     if total == 0:
         raise EvidenceError("the mapping assigns no value to any group")
