@@ -5,7 +5,7 @@ and never raise on bad input; ``write_*`` give text that parses back to the same
 See docs/formats.md.
 """
 
-# from .jsonl import iter_jsonl, parse_jsonl, parse_jsonl_bytes, write_jsonl
+from .jsonl import iter_jsonl, parse_jsonl, parse_jsonl_bytes, write_jsonl
 from .model import (
     FormatError,
     ParsedConversation,

@@ -208,16 +208,16 @@ def vector_problem(values: Sequence[Fraction | float]) -> str | None:
 
 
 def format_number(x: float) -> str:
-    """A membership value written back: ``0``, ``1``, ``0.25``, ``1/3`` (a short fraction
-    when that is exact and shorter than the decimal), else the shortest repr of the float;
+    """A membership value written back: ``0``, ``1``, ``1/2``, ``1/3``, ``0.05`` (a fraction
+    with a small denominator when that is exact, as the paper writes them), else the shortest
+    repr of the float;
     ``parse_number(format_number(x))`` gives x back exactly."""
     if x == int(x) and abs(x) < 1e15:
         return str(int(x))
     r = repr(float(x))
-    if len(r) > 6:
-        f = Fraction(x).limit_denominator(1000)
-        if float(f) == x:
-            return f"{f.numerator}/{f.denominator}"
+    f = Fraction(x).limit_denominator(1000)
+    if float(f) == x and (f.denominator <= 12 or len(r) > 6):
+        return f"{f.numerator}/{f.denominator}"
     return r
 
 

@@ -1,0 +1,3 @@
+"""URLs of the annotation history (namespace "history")."""
+
+urlpatterns: list = []
