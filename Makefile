@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 MANAGE := $(BIN)/python manage.py
 HOST ?= 127.0.0.1:8000
 
-.PHONY: setup run test test-unit test-browser test-postgres bench clean
+.PHONY: setup run test test-unit test-browser test-postgres test-postgres-optional _test-on-current-db bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,14 +23,43 @@ setup: $(VENV)/.installed
 run: setup
 	$(MANAGE) runserver $(HOST)
 
-test: test-unit test-browser
+# `make test`: the unit suite on SQLite, the browser suite, then the unit suite again on a
+# throwaway PostgreSQL server (installed with apt when root and missing; skipped with a notice
+# when PostgreSQL cannot be had). scripts/pytest.sh treats "no tests collected" as a pass.
+PYTEST := PYTHON=$(BIN)/python scripts/pytest.sh
+# Set PG_BROWSER=1 to run the browser suite on PostgreSQL as well.
+PG_BROWSER ?= 0
+
+test: test-unit test-browser test-postgres-optional
 
 test-unit: $(VENV)/.installed
-	$(BIN)/python -m pytest -m "not browser" -q
+	$(PYTEST) -m "not browser" -q
 
 test-browser: $(VENV)/.installed
 	scripts/ensure-chromium.sh
-	DJANGO_ALLOW_ASYNC_UNSAFE=true $(BIN)/python -m pytest -m browser -q -p no:randomly
+	DJANGO_ALLOW_ASYNC_UNSAFE=true $(PYTEST) -m browser -q -p no:randomly
+
+# Fails when PostgreSQL is not available: for CI and anyone asking for it explicitly.
+test-postgres: $(VENV)/.installed
+	scripts/with-postgres.sh $(MAKE) --no-print-directory _test-on-current-db
+
+test-postgres-optional: $(VENV)/.installed
+	scripts/with-postgres.sh --optional $(MAKE) --no-print-directory _test-on-current-db
+
+_test-on-current-db:
+	@echo "== unit suite on $${DATABASE_URL%%@*}@..."
+	$(PYTEST) -m "not browser" -q
+	@if [ "$(PG_BROWSER)" = 1 ]; then \
+	  scripts/ensure-chromium.sh && DJANGO_ALLOW_ASYNC_UNSAFE=true $(PYTEST) -m browser -q -p no:randomly; fi
+
+# Benchmarks (docs/benchmarks.md): HTTP round trips, a load run on SQLite and PostgreSQL,
+# a 10,000-conversation import. Loopback only; a few minutes in all.
+bench: $(VENV)/.installed
+	$(BIN)/python bench/bench_http.py
+	$(BIN)/python bench/bench_load.py
+	GFRC_PG_DURABLE=1 scripts/with-postgres.sh $(BIN)/python bench/bench_load.py
+	$(BIN)/python bench/bench_import.py
+	@if [ -f bench/bench_scoring.py ]; then $(BIN)/python bench/bench_scoring.py; fi
 
 clean:
 	rm -rf $(VENV) db.sqlite3 db.sqlite3-* staticfiles

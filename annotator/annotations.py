@@ -165,7 +165,15 @@ def entity_for_text(turn: Turn, annotator, text: str, *, actor, conversation: Co
     entity = Entity.objects.filter(topic_id=topic_id, annotator=annotator, key=key).first()
     if entity is not None:
         return entity
-    entity = Entity.objects.create(topic_id=topic_id, annotator=annotator, key=key, name=name[:1000])
+    try:
+        with transaction.atomic():
+            entity = Entity.objects.create(topic_id=topic_id, annotator=annotator, key=key, name=name[:1000])
+    except IntegrityError:
+        # Another tab created it a moment ago (PostgreSQL lets both look before either writes).
+        entity = Entity.objects.filter(topic_id=topic_id, annotator=annotator, key=key).first()
+        if entity is None:
+            raise
+        return entity
     _record(
         kind=Event.Kind.ENTITY,
         action=Event.Action.CREATE,
@@ -233,27 +241,35 @@ def set_membership(
         raise AnnotationRefused(f"{attribute_set.name} is not an attribute set of this topic.")
     current = Membership.objects.filter(entity=entity, attribute_set=attribute_set).first()
     before = membership_state(current) if current else None
-    _bump(Entity, entity, expected_version, "entity", updated_at=timezone.now())
-    if vector is None:
-        if current is None:
-            return None
-        current.delete()
-        membership, action, after = None, Event.Action.DELETE, None
-    else:
-        values = [float(v) for v in vector]
+    values = None
+    if vector is not None:
+        # Check the vector before the version moves on (the caller's entity object included).
+        try:
+            values = [float(v) for v in vector]
+        except (TypeError, ValueError) as error:
+            raise AnnotationRefused(f"The {attribute_set.name} vector must be numbers.") from error
         try:
             check_distribution(values, length=attribute_set.size)
         except VectorError as error:
             raise AnnotationRefused(f"The {attribute_set.name} vector {error}.") from error
+    elif current is None:
+        return None  # nothing to clear
+    _bump(Entity, entity, expected_version, "entity", updated_at=timezone.now())
+    object_id = current.pk if current else None
+    if vector is None:
+        current.delete()  # (sets current.pk to None: the event uses object_id)
+        membership, action, after = None, Event.Action.DELETE, None
+    else:
         membership, created = Membership.objects.update_or_create(
             entity=entity, attribute_set=attribute_set, defaults={"vector": values, "evidence": evidence[:1000]}
         )
         action = Event.Action.CREATE if created else Event.Action.UPDATE
         after = membership_state(membership)
+        object_id = membership.pk
     _record(
         kind=Event.Kind.MEMBERSHIP,
         action=action,
-        object_id=(membership or current).pk,
+        object_id=object_id,
         topic_id=entity.topic_id,
         conversation_id=conversation.pk if conversation else None,
         annotator=entity.annotator,
@@ -265,6 +281,15 @@ def set_membership(
 
 
 # -- nuggets --------------------------------------------------------------------------------
+
+
+def _lock_turn(turn: Turn) -> None:
+    """Serialise nugget edits in one turn, so the no-overlap check and the write are one step.
+
+    SQLite's IMMEDIATE transactions already serialise writers; on PostgreSQL two transactions
+    could otherwise both find "no overlap" and both insert.
+    """
+    Turn.objects.select_for_update().filter(pk=turn.pk).values_list("pk", flat=True).first()
 
 
 def _save_nugget(nugget: Nugget) -> None:
@@ -287,6 +312,7 @@ def create_nugget(
     entity: Entity | None = None,
 ) -> Nugget:
     """Mark words of a system turn as a nugget, linked to `entity` or to the entity its text names."""
+    _lock_turn(turn)
     check_span(turn, annotator, start_word, end_word)
     if entity is None:
         entity = entity_for_text(turn, annotator, span_text(turn, start_word, end_word), actor=actor)
@@ -320,6 +346,7 @@ def update_nugget(
 ) -> Nugget:
     start = nugget.start_word if start_word is None else start_word
     end = nugget.end_word if end_word is None else end_word
+    _lock_turn(nugget.turn)
     check_span(nugget.turn, nugget.annotator, start, end, exclude=nugget.pk)
     if entity is not None and (
         entity.topic_id != nugget.turn.conversation.topic_id or entity.annotator_id != nugget.annotator_id
@@ -383,8 +410,13 @@ def set_turn_label(
     if label is None:
         if current is None:
             return None
-        current.delete()
-        result, action, after, object_id = None, Event.Action.DELETE, None, current.pk
+        # Delete only the version the caller saw (another tab may have changed it since we read
+        # it), and keep the id: Model.delete() sets pk to None.
+        object_id = current.pk
+        deleted, _ = TurnLabel.objects.filter(pk=object_id, version=expected_version).delete()
+        if not deleted:
+            raise StaleEdit("turn label", TurnLabel.objects.filter(pk=object_id).first())
+        result, action, after = None, Event.Action.DELETE, None
     elif current is None:
         try:
             with transaction.atomic():
@@ -443,7 +475,10 @@ def undo_last(conversation: Conversation, annotator, *, actor) -> Undone | None:
     event = last_undoable(conversation, annotator)
     if event is None:
         return None
-    AnnotationEvent.objects.select_for_update().filter(pk=event.pk).first()
+    AnnotationEvent.objects.select_for_update().filter(pk=event.pk).values_list("pk", flat=True).first()
+    if AnnotationEvent.objects.filter(undo_of=event).exists():
+        # Undone by another tab while we waited for the lock: undo the change before it instead.
+        return undo_last(conversation, annotator, actor=actor)
     before, after = event.before, event.after
     common = dict(
         kind=event.kind,
@@ -471,6 +506,9 @@ def undo_last(conversation: Conversation, annotator, *, actor) -> Undone | None:
         fields = _model_fields(before)
         if event.kind in (Event.Kind.NUGGET, Event.Kind.LABEL):
             fields["annotator"] = annotator
+            # Never reuse a version number a tab may still show: each recorded change of this
+            # object moved its version on by at most one, so this is past all of them.
+            fields["version"] = AnnotationEvent.objects.filter(kind=event.kind, object_id=event.object_id).count() + 1
         model.objects.update_or_create(pk=event.object_id, defaults=fields)
         _record(action=Event.Action.CREATE, before=None, after=before, **common)
     else:

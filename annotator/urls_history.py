@@ -1,3 +1,11 @@
-"""URLs of the annotation history (namespace "history")."""
+"""URLs of the annotation history (namespace "history"): organisers of the campaign only."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from annotator.views import history
+
+urlpatterns = [
+    path("conversations/<int:conversation_id>/", history.conversation_history, name="conversation"),
+    path("conversations/<int:conversation_id>/export.csv", history.conversation_history_csv, name="conversation-csv"),
+    path("conversations/<int:conversation_id>/export.json", history.conversation_history_json, name="conversation-json"),
+]

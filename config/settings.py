@@ -8,6 +8,7 @@ GFRC_MAX_UPLOAD_MB.
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import dj_database_url
@@ -86,7 +87,13 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
             "timeout": 20,
         }
     )
-    DATABASES["default"]["TEST"] = {"NAME": os.environ.get("SQLITE_TEST_NAME") or None}
+    # Tests use a file, not an in-memory database: WAL and the busy timeout then behave as in
+    # production, and threads of the concurrency tests share one database (an in-memory shared
+    # cache fails at once with "table is locked"). One file per process: parallel runs never meet.
+    DATABASES["default"]["TEST"] = {
+        "NAME": os.environ.get("SQLITE_TEST_NAME")
+        or str(Path(tempfile.gettempdir()) / f"gfrc-test-{os.getpid()}.sqlite3")
+    }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -127,6 +134,7 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Campaigns, conversations, entities, nuggets and GFRC scores.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "/static/vendor/swagger-ui", "SWAGGER_UI_FAVICON_HREF": "/static/vendor/swagger-ui/favicon-32x32.png",  # vendored, no CDN
 }
 
 SESSION_COOKIE_HTTPONLY = True

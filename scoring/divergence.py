@@ -24,16 +24,24 @@ Divergence = Callable[[np.ndarray, np.ndarray], "np.ndarray | float"]
 
 
 def _as_rows(p, q) -> tuple[np.ndarray, np.ndarray, bool]:
-    """Broadcast p and q to a common (n, K) shape; remember whether the caller gave two vectors."""
+    """p and q as 2-D rows that broadcast against each other (no copies); remember whether the
+    caller gave two vectors, to hand back a float."""
     p_arr = np.asarray(p, dtype=float)
     q_arr = np.asarray(q, dtype=float)
     if p_arr.ndim not in (1, 2) or q_arr.ndim not in (1, 2):
         raise ValueError("distributions must be 1-D (K,) or 2-D (n, K)")
     if p_arr.shape[-1] != q_arr.shape[-1]:
         raise ValueError(f"distributions over different numbers of groups: {p_arr.shape[-1]} vs {q_arr.shape[-1]}")
+    try:
+        np.broadcast_shapes(p_arr.shape, q_arr.shape)
+    except ValueError:
+        raise ValueError(f"cannot pair distributions of shapes {p_arr.shape} and {q_arr.shape}") from None
     scalar = p_arr.ndim == 1 and q_arr.ndim == 1
-    p2, q2 = np.broadcast_arrays(np.atleast_2d(p_arr), np.atleast_2d(q_arr))
-    return p2, q2, scalar
+    return np.atleast_2d(p_arr), np.atleast_2d(q_arr), scalar
+
+
+def _n_rows(p2: np.ndarray, q2: np.ndarray) -> int:
+    return np.broadcast_shapes(p2.shape, q2.shape)[0]
 
 
 def _finish(values: np.ndarray, scalar: bool) -> np.ndarray | float:
@@ -41,12 +49,18 @@ def _finish(values: np.ndarray, scalar: bool) -> np.ndarray | float:
     return float(clipped[0]) if scalar else clipped
 
 
-def _xlog2_x_over_y(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """x * log2(x / y) with 0 log 0 = 0 (and y > 0 wherever x > 0, as for y = the JSD midpoint)."""
+def _half_kl_term(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """x * log2(x / m) with m = (x + y) / 2, written x * log2(2x / (x + y)); 0 log 0 = 0.
+
+    Dividing by x + y rather than by the midpoint keeps the ratio finite even when y is so
+    small that (x + y) / 2 underflows; `where=` means no log of zero is ever taken.
+    """
+    out = np.zeros(np.broadcast_shapes(x.shape, y.shape))
     positive = x > 0
-    safe_x = np.where(positive, x, 1.0)
-    safe_y = np.where(positive, y, 1.0)
-    return np.where(positive, x * np.log2(safe_x / safe_y), 0.0)
+    np.divide(2.0 * x, x + y, out=out, where=positive)
+    np.log2(out, out=out, where=positive)
+    out *= x
+    return out
 
 
 def jsd(p, q) -> np.ndarray | float:
@@ -56,8 +70,7 @@ def jsd(p, q) -> np.ndarray | float:
     when one distribution gives a group zero mass, which is why GFR uses it rather than KL.
     """
     p2, q2, scalar = _as_rows(p, q)
-    m = (p2 + q2) / 2.0
-    values = 0.5 * _xlog2_x_over_y(p2, m).sum(axis=-1) + 0.5 * _xlog2_x_over_y(q2, m).sum(axis=-1)
+    values = 0.5 * _half_kl_term(p2, q2).sum(axis=-1) + 0.5 * _half_kl_term(q2, p2).sum(axis=-1)
     return _finish(values, scalar)
 
 
@@ -71,7 +84,7 @@ def nmd(p, q) -> np.ndarray | float:
     p2, q2, scalar = _as_rows(p, q)
     k = p2.shape[-1]
     if k <= 1:
-        return _finish(np.zeros(p2.shape[0]), scalar)
+        return _finish(np.zeros(_n_rows(p2, q2)), scalar)
     distance = np.abs(np.cumsum(p2, axis=-1) - np.cumsum(q2, axis=-1)).sum(axis=-1)
     return _finish(distance / (k - 1), scalar)
 
@@ -92,7 +105,7 @@ def rnod(p, q) -> np.ndarray | float:
     p2, q2, scalar = _as_rows(p, q)
     k = p2.shape[-1]
     if k <= 1:
-        return _finish(np.zeros(p2.shape[0]), scalar)
+        return _finish(np.zeros(_n_rows(p2, q2)), scalar)
     dw = ((p2 - q2) ** 2) @ _band_distances(k)  # (n, K): DW_i for every band i
     in_target = q2 > 0
     n_target_bands = in_target.sum(axis=-1)

@@ -2,8 +2,9 @@
 
 Deliberately naive: loops, lists, dicts and the `math` module, no numpy, one conversation at a
 time, each step named after the spec (`/work/shared/reference/GFRC-SPEC.md`). It makes no
-attempt at speed (clarity first), which also makes it the baseline of `bench/bench_scoring.py`. The property tests assert the vectorised `score` agrees with it on
-random campaigns under every combination of settings.
+attempt at speed (clarity first), which also makes it the baseline of `bench/bench_scoring.py`.
+The property tests assert the vectorised `score` agrees with it on random campaigns under
+every combination of settings.
 
 `score_reference` takes the same tables as `score` (it only reads them through `.tolist()`
 and iteration, so numpy stays out of this module) and regroups them into nested plain
@@ -37,14 +38,17 @@ def _clip01(x: float) -> float:
 
 
 def jsd(p: list[float], q: list[float]) -> float:
-    """JSD(p||q) = 1/2 KL(p||m) + 1/2 KL(q||m), m = (p+q)/2, log base 2, 0 log 0 = 0."""
+    """JSD(p||q) = 1/2 KL(p||m) + 1/2 KL(q||m), m = (p+q)/2, log base 2, 0 log 0 = 0.
+
+    Each term p_i log2(p_i / m_i) is written p_i log2(2 p_i / (p_i + q_i)) so that a tiny q_i
+    whose half underflows to 0 cannot divide by zero.
+    """
     total = 0.0
     for p_i, q_i in zip(p, q):
-        m_i = (p_i + q_i) / 2
         if p_i > 0:
-            total += 0.5 * p_i * math.log2(p_i / m_i)
+            total += 0.5 * p_i * math.log2(2 * p_i / (p_i + q_i))
         if q_i > 0:
-            total += 0.5 * q_i * math.log2(q_i / m_i)
+            total += 0.5 * q_i * math.log2(2 * q_i / (p_i + q_i))
     return _clip01(total)
 
 
@@ -82,6 +86,7 @@ DIVERGENCES = {"jsd": jsd, "nmd": nmd, "rnod": rnod}
 
 
 def pw(wc: int, patience: int) -> float:
+    """pw(n) = max(0, 1 - (WC(n) - 1) / L)."""
     return max(0.0, 1.0 - (wc - 1) / patience)
 
 

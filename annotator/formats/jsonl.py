@@ -12,6 +12,7 @@ Every problem is reported with its line and the JSON path of the field; parsing 
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable, Iterator
 from fractions import Fraction
@@ -291,11 +292,16 @@ def _nugget(n: Any, where: str, conv: ParsedConversation, offsets: list[int],
         if not isinstance(vector, list) or not vector:
             p.error(vwhere, "malformed vector: a non-empty list of numbers (or \"1/2\" fractions)")
             continue
+        if all(type(v) is float or type(v) is int for v in vector) and vector_problem(vector) is None:
+            memberships[attr] = ParsedMembership(tuple(float(v) for v in vector), evidence.strip(), p.line, mwhere)
+            continue
         values: list[Fraction] = []
         for k, v in enumerate(vector):
             try:
                 if isinstance(v, bool) or not isinstance(v, (int, float, str)):
                     raise ValueError("not a number")
+                if isinstance(v, float) and not math.isfinite(v):
+                    raise ValueError(f"{v} is not a finite number")
                 values.append(parse_number(v) if isinstance(v, str) else Fraction(v))
             except (ValueError, OverflowError) as exc:
                 p.error(f"{vwhere}[{k}]", f"malformed vector: {exc}")

@@ -196,13 +196,21 @@ def vector_problem(values: Sequence[Fraction | float]) -> str | None:
     or not summing to 1 within 1e-6 (fractions are summed exactly)."""
     if not values:
         return "empty vector"
+    if all(type(v) is float or type(v) is int for v in values):
+        # fast path for JSON numbers: floats are exact binary fractions, fsum is exact enough
+        if all(math.isfinite(v) and v >= 0 for v in values) and abs(math.fsum(values) - 1) <= VECTOR_TOLERANCE:
+            return None
+        values = [v if not math.isfinite(v) else Fraction(v) for v in values]
+        if any(isinstance(v, float) for v in values):
+            i = next(i for i, v in enumerate(values, 1) if isinstance(v, float))
+            return f"value {i} is not a finite number"
     for i, v in enumerate(values, 1):
         if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
             return f"value {i} is not a finite number"
         if v < 0:
             return f"value {i} is negative ({format_number(float(v))})"
     total = sum(Fraction(v) for v in values)
-    if abs(total - 1) > Fraction(VECTOR_TOLERANCE):
+    if abs(total - 1) > Fraction(1, 10**6):  # VECTOR_TOLERANCE, exactly
         return f"vector sums to {float(total):.6g}, not 1"
     return None
 

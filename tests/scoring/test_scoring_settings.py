@@ -180,18 +180,18 @@ def empty_nuggets() -> NuggetTable:
     return NuggetTable(turn=[], wc=[], gain=[], entity=[], membership={})
 
 
-@pytest.mark.parametrize("settings", [Settings(), Settings(method="cumulative", empty_turns="uniform",
+@pytest.mark.parametrize("gfrc_settings", [Settings(), Settings(method="cumulative", empty_turns="uniform",
                                                              turn_weight="max_pw")])
-def test_empty_campaigns_score_without_error(settings):
-    nothing = score(TurnTable([], []), empty_nuggets(), [BANDS], settings, 0)
+def test_empty_campaigns_score_without_error(gfrc_settings):
+    nothing = score(TurnTable([], []), empty_nuggets(), [BANDS], gfrc_settings, 0)
     assert nothing.R.shape == (0,) and nothing.GF_m.shape == (0, 1) and nothing.distr_sim.shape == (0, 1)
-    no_turns = score(TurnTable([], []), empty_nuggets(), [BANDS], settings, 3)
+    no_turns = score(TurnTable([], []), empty_nuggets(), [BANDS], gfrc_settings, 3)
     assert no_turns.GFRC.tolist() == [0.0, 0.0, 0.0]
-    no_nuggets = score(TurnTable([0, 0, 2], [10, 30, 40]), empty_nuggets(), [BANDS], settings, 3)
+    no_nuggets = score(TurnTable([0, 0, 2], [10, 30, 40]), empty_nuggets(), [BANDS], gfrc_settings, 3)
     assert no_nuggets.R.tolist() == [0.0, 0.0, 0.0]
-    expected_gf = [1.0, 0.0, 1.0] if settings.empty_turns == "uniform" else [0.0, 0.0, 0.0]
+    expected_gf = [1.0, 0.0, 1.0] if gfrc_settings.empty_turns == "uniform" else [0.0, 0.0, 0.0]
     assert no_nuggets.GF.tolist() == pytest.approx(expected_gf)
-    no_sets = score(TurnTable([0], [10]), empty_nuggets(), [], settings, 1)
+    no_sets = score(TurnTable([0], [10]), empty_nuggets(), [], gfrc_settings, 1)
     assert no_sets.GF_m.shape == (1, 0) and no_sets.GF.tolist() == [0.0]
 
 

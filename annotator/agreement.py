@@ -1,0 +1,154 @@
+"""Inter-annotator agreement: pure numpy maths, no Django.
+
+- `krippendorff_alpha`: any number of coders, missing values allowed, nominal / ordinal /
+  interval metric (Krippendorff, "Computing Krippendorff's alpha-reliability", 2011: the
+  coincidence-matrix formulation).
+- `cohen_kappa`: two coders, every unit coded by both.
+- `span_agreement`: two annotators' nugget spans, as exact-match F1 and word-overlap Dice.
+- `membership_distance`: mean JSD and L1 between two annotators' membership vectors.
+
+Missing values are `None` (or NaN) in the reliability data.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from scoring.divergence import jsd
+
+METRICS = ("nominal", "ordinal", "interval")
+
+
+def _is_missing(value) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def coincidences(data: Sequence[Sequence]) -> tuple[list, np.ndarray]:
+    """The coincidence matrix o_ck of reliability data (rows: coders, columns: units).
+
+    Only units with at least two values are pairable; each contributes its m_u (m_u - 1)
+    ordered pairs with weight 1 / (m_u - 1). Returns the sorted values and the matrix.
+    """
+    columns = list(zip(*data)) if data else []
+    values = sorted({v for column in columns for v in column if not _is_missing(v)})
+    index = {v: i for i, v in enumerate(values)}
+    matrix = np.zeros((len(values), len(values)))
+    for column in columns:
+        present = [index[v] for v in column if not _is_missing(v)]
+        m = len(present)
+        if m < 2:
+            continue
+        counts = np.bincount(present, minlength=len(values)).astype(float)
+        pairs = np.outer(counts, counts) - np.diag(counts)  # ordered pairs, a value not with itself
+        matrix += pairs / (m - 1)
+    return values, matrix
+
+
+def _distances(values: list, marginals: np.ndarray, metric: str) -> np.ndarray:
+    k = len(values)
+    if metric == "nominal":
+        return 1.0 - np.eye(k)
+    if metric == "interval":
+        v = np.asarray(values, dtype=float)
+        return (v[:, None] - v[None, :]) ** 2
+    if metric == "ordinal":
+        # delta_ck = (sum_{g=c..k} n_g - (n_c + n_k) / 2)^2 over ranks c <= k
+        cumulative = np.concatenate([[0.0], np.cumsum(marginals)])
+        i, j = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
+        low, high = np.minimum(i, j), np.maximum(i, j)
+        between = cumulative[high + 1] - cumulative[low]
+        return (between - (marginals[i] + marginals[j]) / 2) ** 2
+    raise ValueError(f"metric must be one of {METRICS}, not {metric!r}")
+
+
+def krippendorff_alpha(data: Sequence[Sequence], metric: str = "nominal") -> float:
+    """Krippendorff's alpha of reliability data: one row per coder, one column per unit.
+
+    Returns NaN when nothing is pairable or when all pairable values are the same (no
+    variation: alpha is undefined).
+    """
+    if metric not in METRICS:
+        raise ValueError(f"metric must be one of {METRICS}, not {metric!r}")
+    values, o = coincidences(data)
+    n_c = o.sum(axis=1)
+    n = n_c.sum()
+    if n <= 1 or len(values) < 2:
+        return float("nan")
+    delta = _distances(values, n_c, metric)
+    observed = (o * delta).sum()
+    expected = (np.outer(n_c, n_c) * delta).sum() / (n - 1)
+    if expected == 0:
+        return float("nan")
+    return float(1.0 - observed / expected)
+
+
+def cohen_kappa(a: Sequence, b: Sequence) -> float:
+    """Cohen's kappa of two coders' labels of the same units (pairs with a missing value are dropped)."""
+    pairs = [(x, y) for x, y in zip(a, b, strict=True) if not _is_missing(x) and not _is_missing(y)]
+    if not pairs:
+        return float("nan")
+    labels = sorted({v for pair in pairs for v in pair})
+    index = {v: i for i, v in enumerate(labels)}
+    table = np.zeros((len(labels), len(labels)))
+    for x, y in pairs:
+        table[index[x], index[y]] += 1
+    total = table.sum()
+    p_observed = np.trace(table) / total
+    p_expected = float((table.sum(axis=1) * table.sum(axis=0)).sum()) / total**2
+    if p_expected == 1:
+        return 1.0 if p_observed == 1 else float("nan")
+    return float((p_observed - p_expected) / (1 - p_expected))
+
+
+def dice(a: set, b: set) -> float:
+    """2 |A n B| / (|A| + |B|); 1 when both are empty (nothing to disagree on)."""
+    if not a and not b:
+        return 1.0
+    return 2 * len(a & b) / (len(a) + len(b))
+
+
+@dataclass(frozen=True)
+class SpanAgreement:
+    exact_f1: float  # spans that match word for word (F1 = Dice on whole spans)
+    word_dice: float  # words covered by nuggets of both annotators
+    only_first: int
+    only_second: int
+    both: int
+
+
+def span_agreement(first: Iterable[tuple[int, int, int]], second: Iterable[tuple[int, int, int]]) -> SpanAgreement:
+    """Spans are (turn, start_word, end_word), inclusive word indexes."""
+    a, b = set(first), set(second)
+    words_a = {(turn, w) for turn, start, end in a for w in range(start, end + 1)}
+    words_b = {(turn, w) for turn, start, end in b for w in range(start, end + 1)}
+    return SpanAgreement(
+        exact_f1=dice(a, b),
+        word_dice=dice(words_a, words_b),
+        only_first=len(a - b),
+        only_second=len(b - a),
+        both=len(a & b),
+    )
+
+
+@dataclass(frozen=True)
+class VectorDistance:
+    pairs: int
+    mean_jsd: float
+    mean_l1: float
+
+
+def membership_distance(pairs: Iterable[tuple[Sequence[float], Sequence[float]]]) -> VectorDistance:
+    """Mean JSD (log 2, in [0, 1]) and mean L1 (in [0, 2]) over pairs of membership vectors."""
+    pairs = list(pairs)
+    if not pairs:
+        return VectorDistance(pairs=0, mean_jsd=float("nan"), mean_l1=float("nan"))
+    jsds, l1s = [], []
+    for p, q in pairs:
+        p, q = np.asarray(p, dtype=float), np.asarray(q, dtype=float)
+        jsds.append(float(jsd(p, q)))
+        l1s.append(float(np.abs(p - q).sum()))
+    return VectorDistance(pairs=len(pairs), mean_jsd=float(np.mean(jsds)), mean_l1=float(np.mean(l1s)))

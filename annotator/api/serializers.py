@@ -1,0 +1,189 @@
+"""Serializers: shapes of the API's data. No business rules here: changes go through
+annotator.annotations (judgments) and annotator.console_forms (campaign settings)."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from annotator.models import AttributeSet, Campaign, Conversation, Entity, Grade, Nugget, Run, Topic, Turn
+from scoring.words import tokenise
+
+
+class GradeSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Grade
+        fields = ["label", "level", "gain"]
+
+
+class AttributeSetSerializer(serializers.ModelSerializer):
+    topic_type = serializers.CharField(source="topic_type.code")
+
+    class Meta:
+        model = AttributeSet
+        fields = ["id", "topic_type", "name", "kind", "groups", "target", "divergence", "weight", "helper", "version"]
+
+
+class CampaignSerializer(serializers.ModelSerializer):
+    grades = GradeSerializer(many=True, read_only=True)
+    attribute_sets = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Campaign
+        fields = [
+            "slug", "name", "description", "patience", "alpha", "method", "empty_turns", "turn_weight",
+            "duplicates_count_once", "version", "grades", "attribute_sets",
+        ]
+        read_only_fields = fields
+
+    def get_attribute_sets(self, campaign) -> list[dict]:
+        sets = AttributeSet.objects.filter(topic_type__campaign=campaign).select_related("topic_type")
+        return AttributeSetSerializer(sets, many=True).data
+
+
+class CampaignSettingsSerializer(serializers.Serializer):
+    """What a settings update may carry (validated by the console's CampaignSettingsForm)."""
+
+    version = serializers.IntegerField()
+    name = serializers.CharField(required=False)
+    description = serializers.CharField(required=False, allow_blank=True)
+    patience = serializers.IntegerField(required=False)
+    alpha = serializers.FloatField(required=False)
+    method = serializers.ChoiceField(choices=Campaign.Method.choices, required=False)
+    empty_turns = serializers.ChoiceField(choices=Campaign.EmptyTurns.choices, required=False)
+    turn_weight = serializers.ChoiceField(choices=Campaign.TurnWeight.choices, required=False)
+    duplicates_count_once = serializers.BooleanField(required=False)
+
+
+class TopicSerializer(serializers.ModelSerializer):
+    topic_type = serializers.CharField(source="topic_type.code")
+
+    class Meta:
+        model = Topic
+        fields = ["id", "code", "topic_type", "description"]
+
+
+class RunSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Run
+        fields = ["id", "name", "system", "trial"]
+
+
+class TurnSerializer(serializers.ModelSerializer):
+    words = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Turn
+        fields = ["id", "position", "role", "number", "text", "words"]
+
+    def get_words(self, turn) -> int:
+        return len(tokenise(turn.text))
+
+
+class ConversationListSerializer(serializers.ModelSerializer):
+    campaign = serializers.CharField(source="topic.campaign.slug")
+    topic = serializers.CharField(source="topic.code")
+    run = serializers.CharField(source="run.name")
+
+    class Meta:
+        model = Conversation
+        fields = ["id", "campaign", "topic", "run", "source", "gold_annotator"]
+
+
+class ConversationSerializer(ConversationListSerializer):
+    turns = TurnSerializer(many=True, read_only=True)
+
+    class Meta(ConversationListSerializer.Meta):
+        fields = ConversationListSerializer.Meta.fields + ["turns"]
+
+
+class MembershipValueSerializer(serializers.Serializer):
+    vector = serializers.ListField(child=serializers.FloatField())
+    evidence = serializers.CharField(allow_blank=True)
+
+
+class EntitySerializer(serializers.ModelSerializer):
+    topic = serializers.CharField(source="topic.code", read_only=True)
+    grade = serializers.CharField(source="grade.label", read_only=True, allow_null=True, default=None)
+    memberships = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Entity
+        fields = ["id", "topic", "key", "name", "grade", "comment", "version", "memberships"]
+        read_only_fields = fields
+
+    def get_memberships(self, entity) -> dict[str, dict]:
+        return {
+            m.attribute_set.name: {"vector": m.vector, "evidence": m.evidence}
+            for m in entity.memberships.select_related("attribute_set")
+        }
+
+
+class EntityUpdateSerializer(serializers.Serializer):
+    version = serializers.IntegerField(help_text="The version you saw; a newer one on the server gives 409.")
+    name = serializers.CharField(required=False, allow_blank=True, max_length=1000)
+    grade = serializers.CharField(required=False, allow_null=True, help_text="A grade label (L0, L1, ...) or null")
+    comment = serializers.CharField(required=False, allow_blank=True)
+
+
+class MembershipUpdateSerializer(serializers.Serializer):
+    version = serializers.IntegerField(help_text="The entity's version you saw.")
+    attribute_set = serializers.CharField(help_text="Attribute set name, e.g. ORIGIN")
+    vector = serializers.ListField(child=serializers.FloatField(), required=False, allow_null=True)
+    evidence = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class NuggetSerializer(serializers.ModelSerializer):
+    conversation = serializers.IntegerField(source="turn.conversation_id", read_only=True)
+    text = serializers.SerializerMethodField()
+    wc = serializers.SerializerMethodField(help_text="Position of the nugget's last word in the conversation")
+
+    class Meta:
+        model = Nugget
+        fields = ["id", "conversation", "turn", "entity", "start_word", "end_word", "text", "wc", "version"]
+        read_only_fields = fields
+
+    def get_text(self, nugget) -> str:
+        return " ".join(tokenise(nugget.turn.text)[nugget.start_word : nugget.end_word + 1])
+
+    def get_wc(self, nugget) -> int:
+        offsets = self.context.get("offsets", {})
+        if nugget.turn_id not in offsets:
+            offsets.update(turn_offsets(nugget.turn.conversation_id))
+        return offsets[nugget.turn_id] + nugget.end_word + 1
+
+
+def turn_offsets(conversation_id: int) -> dict[int, int]:
+    """Words before each turn of a conversation (user turns count too)."""
+    offsets, total = {}, 0
+    for pk, text in Turn.objects.filter(conversation_id=conversation_id).order_by("position").values_list("pk", "text"):
+        offsets[pk] = total
+        total += len(tokenise(text))
+    return offsets
+
+
+class NuggetCreateSerializer(serializers.Serializer):
+    turn = serializers.IntegerField()
+    start_word = serializers.IntegerField(min_value=0, help_text="0-based index of the first word in the turn")
+    end_word = serializers.IntegerField(min_value=0, help_text="0-based index of the last word in the turn")
+    entity = serializers.IntegerField(required=False, allow_null=True, help_text="Your entity; omitted: the one the text names")
+
+
+class NuggetUpdateSerializer(serializers.Serializer):
+    version = serializers.IntegerField()
+    start_word = serializers.IntegerField(min_value=0, required=False)
+    end_word = serializers.IntegerField(min_value=0, required=False)
+    entity = serializers.IntegerField(required=False)
+
+
+class ScoresSerializer(serializers.Serializer):
+    conversation = serializers.IntegerField()
+    annotator = serializers.IntegerField(allow_null=True)
+    R = serializers.FloatField()
+    GF = serializers.FloatField()
+    GF_m = serializers.DictField(child=serializers.FloatField())
+    GFRC = serializers.FloatField()
+
+
+class NuggetWithScoresSerializer(serializers.Serializer):
+    nugget = NuggetSerializer()
+    scores = ScoresSerializer()

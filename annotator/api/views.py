@@ -1,0 +1,370 @@
+"""REST API views (Django REST framework).
+
+Annotators reach only conversations assigned to them and only their own entities and nuggets;
+organisers read their campaigns, scores and exports and change settings. Changes to judgments
+go through annotator.annotations (the same business rules, history and optimistic concurrency
+as the UI): a stale version answers 409 Conflict with the current state.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import render
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.authtoken.models import Token
+from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from annotator import annotations, reports
+from annotator.access import entity_for_annotator, nugget_for_annotator, turn_for_annotator, visible_conversations
+from annotator.api import serializers as s
+from annotator.api.permissions import campaign_for_user, require_organiser, visible_campaigns
+from annotator.console_forms import CampaignSettingsForm, StaleForm
+from annotator.evidence import EvidenceError, vector_from_evidence
+from annotator.models import AttributeSet, Conversation, Entity, Grade, Nugget
+from annotator.views.console_exports import EXPORTS, export_stream
+from scoring.adapter import judges, score_conversation, score_table
+
+
+def _conflict(error: annotations.StaleEdit, serializer_class, context=None) -> Response:
+    current = serializer_class(error.current, context=context or {}).data if error.current is not None else None
+    return Response({"detail": str(error), "current": current}, status=status.HTTP_409_CONFLICT)
+
+
+def _refused(error: Exception) -> Response:
+    return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+
+
+def conversation_scores(conversation: Conversation, annotator) -> dict:
+    score = score_conversation(conversation, annotator)
+    return {
+        "conversation": conversation.pk,
+        "annotator": getattr(annotator, "pk", annotator),
+        "R": score.R,
+        "GF": score.GF,
+        "GF_m": score.GF_m,
+        "GFRC": score.GFRC,
+    }
+
+
+class ApiViewSet(viewsets.GenericViewSet):
+    """Token first: an anonymous request gets 401 with `WWW-Authenticate: Token`."""
+
+    authentication_classes = [TokenAuthentication, SessionAuthentication]
+
+
+# -- campaigns ------------------------------------------------------------------------------
+
+
+class CampaignViewSet(ApiViewSet):
+    """Campaigns you organise or annotate in; settings, scores and exports are organiser-only."""
+
+    serializer_class = s.CampaignSerializer
+    lookup_field = "slug"
+    lookup_value_regex = "[-a-zA-Z0-9_]+"
+
+    def get_queryset(self):
+        return visible_campaigns(self.request.user).prefetch_related("grades")
+
+    def list(self, request: Request) -> Response:
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response(s.CampaignSerializer(page, many=True).data)
+
+    def retrieve(self, request: Request, slug: str) -> Response:
+        return Response(s.CampaignSerializer(campaign_for_user(request.user, slug)).data)
+
+    @extend_schema(request=s.CampaignSettingsSerializer, responses={200: s.CampaignSerializer, 409: OpenApiTypes.OBJECT})
+    def partial_update(self, request: Request, slug: str) -> Response:
+        """Change settings (organisers). Carries the version you saw; 409 if someone saved since."""
+        campaign = campaign_for_user(request.user, slug)
+        require_organiser(request.user, campaign)
+        incoming = s.CampaignSettingsSerializer(data=request.data)
+        incoming.is_valid(raise_exception=True)
+        data = {f: getattr(campaign, f) for f in CampaignSettingsForm.Meta.fields}
+        data.update(incoming.validated_data)
+        if not data["duplicates_count_once"]:
+            data.pop("duplicates_count_once")  # a checkbox: absent means off
+        form = CampaignSettingsForm(data=data, instance=campaign)
+        if not form.is_valid():
+            raise ValidationError(form.errors)
+        try:
+            form.save_checked()
+        except StaleForm as stale:
+            campaign.refresh_from_db()
+            return Response({"detail": str(stale), "current": s.CampaignSerializer(campaign).data}, status=409)
+        campaign.refresh_from_db()
+        return Response(s.CampaignSerializer(campaign).data)
+
+    @extend_schema(responses=s.TopicSerializer(many=True))
+    @action(detail=True)
+    def topics(self, request: Request, slug: str) -> Response:
+        campaign = campaign_for_user(request.user, slug)
+        return Response(s.TopicSerializer(campaign.topics.select_related("topic_type"), many=True).data)
+
+    @extend_schema(responses=s.RunSerializer(many=True))
+    @action(detail=True)
+    def runs(self, request: Request, slug: str) -> Response:
+        campaign = campaign_for_user(request.user, slug)
+        return Response(s.RunSerializer(campaign.runs.all(), many=True).data)
+
+    @extend_schema(responses=OpenApiTypes.OBJECT)
+    @action(detail=True)
+    def scores(self, request: Request, slug: str) -> Response:
+        """Per-conversation scores (gold judgments) and per-run means with 95% CIs (organisers)."""
+        campaign = campaign_for_user(request.user, slug)
+        require_organiser(request.user, campaign)
+        table = score_table(campaign)
+        summary = reports.run_summary(table)
+        return Response(
+            {
+                "conversations": _records(table),
+                "runs": _records(summary),
+            }
+        )
+
+    @extend_schema(
+        parameters=[OpenApiParameter("kind", str, OpenApiParameter.PATH, enum=sorted(EXPORTS))],
+        responses={(200, "application/octet-stream"): OpenApiTypes.BINARY},
+    )
+    @action(detail=True, url_path=r"exports/(?P<kind>[-a-z]+)")
+    def export(self, request: Request, slug: str, kind: str):
+        """Download an export (organisers); streamed."""
+        campaign = campaign_for_user(request.user, slug)
+        require_organiser(request.user, campaign)
+        if kind not in EXPORTS:
+            raise NotFound("No such export.")
+        _, _, suffix, content_type = EXPORTS[kind]
+        response = StreamingHttpResponse(export_stream(campaign, kind), content_type=content_type)
+        response["Content-Disposition"] = f'attachment; filename="{campaign.slug}-{kind}.{suffix}"'
+        return response
+
+
+def _records(frame) -> list[dict]:
+    frame = frame.astype(object).where(frame.notna(), None)
+    return frame.to_dict(orient="records")
+
+
+# -- conversations --------------------------------------------------------------------------
+
+
+class ConversationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet):
+    """Conversations assigned to you (or in campaigns you organise), with their turns."""
+
+    def get_queryset(self):
+        queryset = visible_conversations(self.request.user).select_related("topic__campaign", "run").order_by("pk")
+        if self.action == "retrieve":
+            queryset = queryset.prefetch_related("turns")
+        campaign = self.request.query_params.get("campaign")
+        if campaign:
+            queryset = queryset.filter(topic__campaign__slug=campaign)
+        return queryset
+
+    def get_serializer_class(self):
+        return s.ConversationSerializer if self.action == "retrieve" else s.ConversationListSerializer
+
+    @extend_schema(
+        parameters=[OpenApiParameter("annotator", int, description="Organisers: whose judgments (default: the gold)")],
+        responses=s.ScoresSerializer,
+    )
+    @action(detail=True)
+    def scores(self, request: Request, pk: str) -> Response:
+        """Live scores: an annotator's own judgments; for organisers the gold (or ?annotator=)."""
+        conversation = self.get_object()
+        if conversation.assignments.filter(annotator=request.user).exists() and "annotator" not in request.query_params:
+            return Response(conversation_scores(conversation, request.user))
+        require_organiser(request.user, conversation.topic.campaign)
+        annotator = request.query_params.get("annotator") or judges([conversation])[conversation.pk]
+        return Response(conversation_scores(conversation, int(annotator) if annotator else None))
+
+
+# -- entities -------------------------------------------------------------------------------
+
+
+class EntityViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet):
+    """Your own entities (one per thing named, per topic): grade, comment, memberships."""
+
+    serializer_class = s.EntitySerializer
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return Entity.objects.none()
+        queryset = Entity.objects.filter(annotator=self.request.user).select_related("topic", "grade").order_by("pk")
+        topic = self.request.query_params.get("topic")
+        if topic:
+            queryset = queryset.filter(topic__code=topic)
+        return queryset
+
+    def get_object(self):
+        return entity_for_annotator(self.request.user, int(self.kwargs["pk"]))
+
+    @extend_schema(request=s.EntityUpdateSerializer, responses={200: s.EntitySerializer, 409: OpenApiTypes.OBJECT})
+    def partial_update(self, request: Request, pk: str) -> Response:
+        entity = self.get_object()
+        incoming = s.EntityUpdateSerializer(data=request.data)
+        incoming.is_valid(raise_exception=True)
+        changes = dict(incoming.validated_data)
+        version = changes.pop("version")
+        if "grade" in changes and changes["grade"] is not None:
+            grade = Grade.objects.filter(campaign=entity.topic.campaign, label=changes["grade"]).first()
+            if grade is None:
+                raise ValidationError({"grade": f"No grade {changes['grade']} in this campaign."})
+            changes["grade"] = grade
+        try:
+            annotations.update_entity(entity, actor=request.user, expected_version=version, **changes)
+        except annotations.StaleEdit as stale:
+            return _conflict(stale, s.EntitySerializer)
+        except annotations.AnnotationRefused as refused:
+            return _refused(refused)
+        return Response(s.EntitySerializer(Entity.objects.get(pk=entity.pk)).data)
+
+    @extend_schema(request=s.MembershipUpdateSerializer, responses={200: s.EntitySerializer, 409: OpenApiTypes.OBJECT})
+    @action(detail=True, methods=["post"])
+    def membership(self, request: Request, pk: str) -> Response:
+        """Set a membership: a vector, or evidence the attribute set's helper turns into one; vector null clears."""
+        entity = self.get_object()
+        incoming = s.MembershipUpdateSerializer(data=request.data)
+        incoming.is_valid(raise_exception=True)
+        data = incoming.validated_data
+        attribute_set = AttributeSet.objects.filter(topic_type=entity.topic.topic_type, name=data["attribute_set"]).first()
+        if attribute_set is None:
+            raise ValidationError({"attribute_set": "Not an attribute set of this topic."})
+        vector = data.get("vector")
+        if "vector" not in request.data:
+            try:
+                vector = list(vector_from_evidence(attribute_set.helper, attribute_set.groups, data["evidence"]))
+            except EvidenceError as error:
+                raise ValidationError({"evidence": str(error)}) from error
+        try:
+            annotations.set_membership(
+                entity, attribute_set, actor=request.user, expected_version=data["version"], vector=vector,
+                evidence=data.get("evidence", ""),
+            )
+        except annotations.StaleEdit as stale:
+            return _conflict(stale, s.EntitySerializer)
+        except annotations.AnnotationRefused as refused:
+            return _refused(refused)
+        return Response(s.EntitySerializer(Entity.objects.get(pk=entity.pk)).data)
+
+
+# -- nuggets --------------------------------------------------------------------------------
+
+
+class NuggetViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet):
+    """Your own nuggets. Creating one returns its WC and the conversation's new scores."""
+
+    serializer_class = s.NuggetSerializer
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return Nugget.objects.none()
+        queryset = (
+            Nugget.objects.filter(annotator=self.request.user, turn__conversation__assignments__annotator=self.request.user)
+            .select_related("turn")
+            .order_by("turn__conversation_id", "turn__position", "start_word")
+        )
+        conversation = self.request.query_params.get("conversation")
+        if conversation:
+            queryset = queryset.filter(turn__conversation_id=conversation)
+        return queryset
+
+    def get_serializer_context(self):
+        return {**super().get_serializer_context(), "offsets": {}}
+
+    def get_object(self):
+        return nugget_for_annotator(self.request.user, int(self.kwargs["pk"]))
+
+    def _with_scores(self, nugget: Nugget, code: int) -> Response:
+        nugget = Nugget.objects.select_related("turn__conversation__topic__campaign").get(pk=nugget.pk)
+        return Response(
+            {
+                "nugget": s.NuggetSerializer(nugget, context={"offsets": {}}).data,
+                "scores": conversation_scores(nugget.turn.conversation, self.request.user),
+            },
+            status=code,
+        )
+
+    @extend_schema(request=s.NuggetCreateSerializer, responses={201: s.NuggetWithScoresSerializer})
+    def create(self, request: Request) -> Response:
+        incoming = s.NuggetCreateSerializer(data=request.data)
+        incoming.is_valid(raise_exception=True)
+        data = incoming.validated_data
+        try:
+            turn = turn_for_annotator(request.user, data["turn"])
+        except Http404 as missing:
+            raise NotFound("No such turn in your queue.") from missing
+        entity = None
+        if data.get("entity"):
+            try:
+                entity = entity_for_annotator(request.user, data["entity"])
+            except Http404 as missing:
+                raise ValidationError({"entity": "No such entity of yours."}) from missing
+        try:
+            nugget = annotations.create_nugget(
+                annotator=request.user, actor=request.user, turn=turn,
+                start_word=data["start_word"], end_word=data["end_word"], entity=entity,
+            )
+        except annotations.AnnotationRefused as refused:
+            return _refused(refused)
+        return self._with_scores(nugget, status.HTTP_201_CREATED)
+
+    @extend_schema(request=s.NuggetUpdateSerializer, responses={200: s.NuggetWithScoresSerializer, 409: OpenApiTypes.OBJECT})
+    def partial_update(self, request: Request, pk: str) -> Response:
+        nugget = self.get_object()
+        incoming = s.NuggetUpdateSerializer(data=request.data)
+        incoming.is_valid(raise_exception=True)
+        data = incoming.validated_data
+        entity = None
+        if data.get("entity"):
+            try:
+                entity = entity_for_annotator(request.user, data["entity"])
+            except Http404 as missing:
+                raise ValidationError({"entity": "No such entity of yours."}) from missing
+        try:
+            annotations.update_nugget(
+                nugget, actor=request.user, expected_version=data["version"],
+                start_word=data.get("start_word"), end_word=data.get("end_word"), entity=entity,
+            )
+        except annotations.StaleEdit as stale:
+            return _conflict(stale, s.NuggetSerializer, {"offsets": {}})
+        except annotations.AnnotationRefused as refused:
+            return _refused(refused)
+        return self._with_scores(nugget, status.HTTP_200_OK)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("version", int, required=True, description="The version you saw")],
+        responses={200: s.ScoresSerializer, 409: OpenApiTypes.OBJECT},
+    )
+    def destroy(self, request: Request, pk: str) -> Response:
+        """Delete a nugget (?version=N); answers the conversation's new scores."""
+        nugget = self.get_object()
+        version = request.query_params.get("version", request.data.get("version") if hasattr(request.data, "get") else None)
+        try:
+            version = int(version)
+        except (TypeError, ValueError) as error:
+            raise ValidationError({"version": "Give the version you saw (?version=N)."}) from error
+        conversation = nugget.turn.conversation
+        try:
+            annotations.delete_nugget(nugget, actor=request.user, expected_version=version)
+        except annotations.StaleEdit as stale:
+            return _conflict(stale, s.NuggetSerializer, {"offsets": {}})
+        return Response(conversation_scores(conversation, request.user))
+
+
+# -- tokens ---------------------------------------------------------------------------------
+
+
+@login_required
+def token_page(request: HttpRequest) -> HttpResponse:
+    """Show (and on POST, create or replace) the user's API token."""
+    token = Token.objects.filter(user=request.user).first()
+    if request.method == "POST":
+        if token is not None:
+            token.delete()
+        token = Token.objects.create(user=request.user)
+    return render(request, "console/token.html", {"token": token})

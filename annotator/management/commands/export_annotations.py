@@ -1,0 +1,61 @@
+"""python manage.py export_annotations --campaign SLUG --format paper|jsonl|nuggets-tsv|qrels [--output PATH] [--annotator USER]"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+
+from annotator import exporting
+from annotator.models import Campaign
+
+SUFFIX = {"paper": "txt", "jsonl": "jsonl", "nuggets-tsv": "tsv"}
+
+
+class Command(BaseCommand):
+    help = "Export a campaign's judgments (each conversation's judge's, or one annotator's)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--campaign", required=True, metavar="SLUG")
+        parser.add_argument("--format", required=True, choices=["paper", "jsonl", "nuggets-tsv", "qrels"])
+        parser.add_argument("--output", metavar="PATH",
+                            help="a file, or a folder (gets <campaign>.<ext>); qrels: a folder, or a .zip file. Default: standard output (qrels: the folder <campaign>-qrels)")
+        parser.add_argument("--annotator", metavar="USERNAME", help="export this annotator's judgments instead of each conversation's judge's")
+
+    def handle(self, *args, campaign, format, output, annotator, **options):
+        campaign_obj = Campaign.objects.filter(slug=campaign).first()
+        if campaign_obj is None:
+            raise CommandError(f"no campaign {campaign!r}")
+        user = None
+        if annotator is not None:
+            user = get_user_model().objects.filter(username=annotator).first()
+            if user is None:
+                raise CommandError(f"no user named {annotator!r}")
+        if format == "qrels":
+            self.qrels(campaign_obj, user, output)
+            return
+        chunks = exporting.stream(campaign_obj, format, user)
+        if output is None:
+            for chunk in chunks:
+                self.stdout.write(chunk, ending="")
+            return
+        path = Path(output)
+        if path.is_dir():
+            path = path / f"{campaign_obj.slug}.{SUFFIX[format]}"
+        with path.open("wb") as handle:
+            exporting.write_chunks(chunks, handle)
+        self.stderr.write(f"wrote {path}")
+
+    def qrels(self, campaign, user, output):
+        path = Path(output or f"{campaign.slug}-qrels")
+        if path.suffix == ".zip":
+            with path.open("wb") as handle:
+                exporting.write_chunks(exporting.iter_qrels_zip(campaign, user), handle)
+            self.stderr.write(f"wrote {path}")
+            return
+        path.mkdir(parents=True, exist_ok=True)
+        for name, chunks in exporting.qrels_files(campaign, user):
+            with (path / name).open("wb") as handle:
+                exporting.write_chunks(chunks, handle)
+            self.stderr.write(f"wrote {path / name}")

@@ -1,0 +1,32 @@
+"""python manage.py export_scores --campaign SLUG [--format csv|json] [--output FILE]"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotator import exporting
+from annotator.models import Campaign
+
+
+class Command(BaseCommand):
+    help = "GFRC scores: one row per conversation (topic, run, R, GF_<attribute set>..., GF, GFRC) and per-run means over topics."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--campaign", required=True, metavar="SLUG")
+        parser.add_argument("--format", choices=["csv", "json"], default="csv")
+        parser.add_argument("--output", metavar="FILE", help="default: standard output")
+
+    def handle(self, *args, campaign, format, output, **options):
+        campaign_obj = Campaign.objects.filter(slug=campaign).first()
+        if campaign_obj is None:
+            raise CommandError(f"no campaign {campaign!r}")
+        chunks = exporting.stream(campaign_obj, f"scores-{format}")
+        if output is None:
+            for chunk in chunks:
+                self.stdout.write(chunk, ending="")
+            return
+        with Path(output).open("wb") as handle:
+            exporting.write_chunks(chunks, handle)
+        self.stderr.write(f"wrote {output}")

@@ -1,0 +1,283 @@
+"""The annotator's workspace: one conversation, its nuggets and the live score panel.
+
+Pages and fragments come from one template (annotator/conversation.html) and its partials.
+The conversation column itself is rendered by workspace_render (fast, escaped). Every view
+starts with an access helper: another annotator's conversation or nugget is a 404.
+
+Queries for a page or an edit response do not grow with the number of nuggets: see
+`workbench_context` and tests/workspace/test_workspace_speed.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.middleware.csrf import get_token
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET
+
+from annotator.access import assignment_for_annotator
+from annotator.forms import EntityDetailsForm, EntityLinkForm, GradeForm, MembershipForm, NuggetSpanForm
+from annotator.models import Assignment, AttributeSet, Entity, Grade, Membership, TurnLabel
+from annotator.vectors import format_vector
+from annotator.views.workspace_render import (
+    EntityRow,
+    Urls,
+    Workbench,
+    render_datalist,
+    find_candidates,
+    render_nugget_rows,
+    render_turn_tables,
+    render_turns,
+)
+from scoring.adapter import ConversationScore, NuggetScore, score_conversation
+
+TEMPLATE = "annotator/conversation.html"
+DISMISSED_SESSION_KEY = "gfrc_dismissed"
+CHANGED_EVENT = "annotations-changed"
+
+
+def dismissed_in_session(request: HttpRequest, conversation_id: int) -> set[str]:
+    """Dismissed suggestions are kept server-side, in the annotator's session (per conversation)."""
+    return set(request.session.get(DISMISSED_SESSION_KEY, {}).get(str(conversation_id), []))
+
+
+def urls_for(conversation_id: int) -> Urls:
+    marker = 987654321
+
+    def pattern(name: str, **extra) -> str:
+        return reverse(name, kwargs={"conversation_id": conversation_id, **extra}).replace(str(marker), "{}")
+
+    return Urls(
+        create=reverse("nugget-create", kwargs={"conversation_id": conversation_id}),
+        dismiss=reverse("suggestion-dismiss", kwargs={"conversation_id": conversation_id}),
+        label=pattern("turn-label", turn_id=marker),
+        nugget=pattern("nugget", nugget_id=marker),
+        page=reverse("conversation", kwargs={"conversation_id": conversation_id}),
+    )
+
+
+@dataclass
+class MembershipRow:
+    attribute_set: AttributeSet
+    form: MembershipForm
+    membership: Membership | None
+    shares: list[tuple[int, str, float, int]]  # index, group, share, percent
+    vector_text: str
+    action: str
+
+
+def _share_rows(attribute_set: AttributeSet, vector) -> list[tuple[int, str, float, int]]:
+    vector = vector or [0.0] * attribute_set.size
+    return [(i, g, float(v), round(100 * float(v))) for i, (g, v) in enumerate(zip(attribute_set.groups, vector))]
+
+
+def panel_context(score: ConversationScore) -> dict:
+    """The score panel: the scores, Table 1 (nuggets) and Table 2 (turns), rendered without queries."""
+    return {
+        "score": score,
+        "nugget_rows": render_nugget_rows(score),
+        "turn_tables": render_turn_tables(score),
+    }
+
+
+def workbench_context(
+    request: HttpRequest,
+    assignment: Assignment,
+    *,
+    selected_id: int | None = None,
+    bound: dict | None = None,
+    message: str = "",
+    level: str = "info",
+) -> dict:
+    """Everything the workspace shows, in a fixed number of queries:
+    1 attribute sets of the topic type, 2-4 score_conversation (turns; nuggets with entity and
+    grade; memberships), 5 turn labels, 6 the annotator's entities of the topic (with grades),
+    7 the campaign's grades, 8 memberships of the selected nugget's entity (when one is selected).
+    """
+    user = request.user
+    conversation = assignment.conversation
+    topic = conversation.topic
+    bound = bound or {}
+    attribute_sets = list(AttributeSet.objects.filter(topic_type_id=topic.topic_type_id))
+    score = score_conversation(conversation, user, attribute_sets)
+    labels = {label.turn_id: label for label in TurnLabel.objects.filter(turn__conversation=conversation, annotator=user)}
+    entities = [
+        EntityRow(*row)
+        for row in Entity.objects.filter(topic=topic, annotator=user)
+        .order_by("name", "key")
+        .values_list("pk", "key", "name", "grade__label")
+    ]
+    grades = list(Grade.objects.filter(campaign_id=topic.campaign_id).order_by("level"))
+    entities_by_key = {e.key: e for e in entities}
+    selected = next((n for n in score.nuggets if n.nugget.pk == selected_id), None)
+    urls = urls_for(conversation.pk)
+    dismissed = dismissed_in_session(request, conversation.pk)
+    bench = Workbench(
+        score=score,
+        labels=labels,
+        selected_id=selected.nugget.pk if selected else None,
+        dismissed=dismissed,
+        entities_by_key=entities_by_key,
+        urls=urls,
+        csrf_token=get_token(request),
+    )
+    bench.candidates = find_candidates(score, score.nuggets, dismissed, entities_by_key)
+    system_turns = [t for t in score.turns if t.turn.is_system]
+    context = {
+        "assignment": assignment,
+        "conversation": conversation,
+        "topic": topic,
+        "campaign": topic.campaign,
+        "attribute_sets": attribute_sets,
+        "attribute_set_rows": [
+            {"set": a, "groups": [(g, round(100 * t, 1)) for g, t in zip(a.groups, a.target)]} for a in attribute_sets
+        ],
+        "score": score,
+        "turns_html": render_turns(bench),
+        "candidates": bench.candidates,
+        "entities": entities,
+        "grades": grades,
+        "selected": selected,
+        "message": message,
+        "level": level,
+        "labelled": sum(1 for t in system_turns if t.turn.pk in labels),
+        "system_turn_count": len(system_turns),
+        "total_words": score.turns[-1].end_wc if score.turns else 0,
+    }
+    context.update(panel_context(score))
+    if selected is not None:
+        context.update(_editor_context(selected, score, attribute_sets, grades, bound, entities))
+    return context
+
+
+def _editor_context(selected: NuggetScore, score: ConversationScore, attribute_sets, grades, bound, entities) -> dict:
+    nugget = selected.nugget
+    entity = nugget.entity
+    offset = next(t.offset for t in score.turns if t.turn.pk == nugget.turn_id)
+    turn = next(t.turn for t in score.turns if t.turn.pk == nugget.turn_id)
+    memberships = {m.attribute_set_id: m for m in Membership.objects.filter(entity=entity)}
+    conversation_id = turn.conversation_id
+    rows = []
+    for a in attribute_sets:
+        membership = memberships.get(a.pk)
+        form = bound.get(("membership", a.pk)) or MembershipForm(
+            attribute_set=a,
+            initial={
+                "version": entity.version,
+                "vector": format_vector(membership.vector) if membership else "",
+                "evidence": membership.evidence if membership else "",
+            },
+            prefix=f"m{a.pk}",
+        )
+        rows.append(
+            MembershipRow(
+                attribute_set=a,
+                form=form,
+                membership=membership,
+                shares=_share_rows(a, membership.vector if membership else None),
+                vector_text=format_vector(membership.vector) if membership else "",
+                action=reverse(
+                    "nugget-membership",
+                    kwargs={"conversation_id": conversation_id, "nugget_id": nugget.pk, "attribute_set_id": a.pk},
+                ),
+            )
+        )
+    words = turn.text.split()
+    duplicates_of = [n for n in score.nuggets if n.nugget.entity_id == entity.pk and n.nugget.pk != nugget.pk]
+    return {
+        "nugget": nugget,
+        "entity": entity,
+        "nugget_text": " ".join(words[nugget.start_word : nugget.end_word + 1]),
+        "nugget_turn": turn,
+        "first_wc": offset + nugget.start_word + 1,
+        "other_mentions": duplicates_of,
+        "span_form": bound.get("span")
+        or NuggetSpanForm(
+            nugget=nugget,
+            offset=offset,
+            initial={"first": offset + nugget.start_word + 1, "last": selected.wc, "version": nugget.version},
+        ),
+        "link_form": bound.get("link") or EntityLinkForm(entities=[], initial={"version": nugget.version}),
+        "entity_options": render_datalist(entities, entity.pk),
+        "grade_form": bound.get("grade") or GradeForm(grades=grades, initial={"version": entity.version}),
+        "details_form": bound.get("details")
+        or EntityDetailsForm(initial={"name": entity.name, "comment": entity.comment, "version": entity.version}),
+        "membership_rows": rows,
+        "entity_url": entity.key if entity.key.startswith("https://") else "",
+    }
+
+
+def respond(
+    request: HttpRequest,
+    assignment: Assignment,
+    *,
+    selected_id: int | None,
+    changed: bool = False,
+    message: str = "",
+    level: str = "info",
+    status: int = 200,
+    bound: dict | None = None,
+) -> HttpResponse:
+    """The answer to any workspace action.
+
+    htmx: the conversation column (target #turns) and the editor (out of band), with the
+    HX-Trigger that makes the score panel reload when judgments changed. Plain forms: a
+    redirect back to the page (success) or the whole page with the message (refusal).
+    """
+    if not request.htmx and status < 400:
+        if message:
+            messages.add_message(request, messages.SUCCESS if level == "success" else messages.INFO, message)
+        url = reverse("conversation", kwargs={"conversation_id": assignment.conversation_id})
+        return redirect(f"{url}?nugget={selected_id}#editor" if selected_id else url, permanent=False)
+    context = workbench_context(
+        request, assignment, selected_id=selected_id, bound=bound, message=message, level=level
+    )
+    if request.htmx:
+        context["oob"] = True
+        response = render(request, f"{TEMPLATE}#edit-response", context, status=status)
+    else:
+        response = render(request, TEMPLATE, context, status=status)
+    if changed:
+        response["HX-Trigger"] = CHANGED_EVENT
+    return response
+
+
+@login_required
+@require_GET
+def conversation(request: HttpRequest, conversation_id: int) -> HttpResponse:
+    assignment = assignment_for_annotator(request.user, conversation_id)
+    try:
+        selected_id = int(request.GET.get("nugget", ""))
+    except ValueError:
+        selected_id = None
+    context = workbench_context(request, assignment, selected_id=selected_id)
+    if request.htmx and not request.htmx.boosted:
+        context["oob"] = True
+        return render(request, f"{TEMPLATE}#edit-response", context)
+    return render(request, TEMPLATE, context)
+
+
+@login_required
+@require_GET
+def score_panel(request: HttpRequest, conversation_id: int) -> HttpResponse:
+    """The live score panel alone: R, GF, GF per attribute set, GFRC, Tables 1 and 2 (4 queries
+    after the assignment: attribute sets, turns, nuggets with entities and grades, memberships)."""
+    assignment = assignment_for_annotator(request.user, conversation_id)
+    score = score_conversation(assignment.conversation, request.user)
+    context = {"conversation": assignment.conversation, "campaign": assignment.conversation.topic.campaign}
+    context.update(panel_context(score))
+    return render(request, f"{TEMPLATE}#score-panel", context)
+
+
+def nugget_in_conversation(request: HttpRequest, conversation_id: int, nugget_id: int):
+    from annotator.access import nugget_for_annotator
+
+    nugget = nugget_for_annotator(request.user, nugget_id)
+    if nugget.turn.conversation_id != conversation_id:
+        raise Http404("No such nugget in this conversation.")
+    return nugget

@@ -1,0 +1,358 @@
+"""The conversation column of the workspace, rendered in Python.
+
+A 300-nugget conversation has thousands of words, each a focusable span with its
+conversation-wide position; a template loop over them costs tens of milliseconds, this costs
+a few. Every piece of conversation text goes through `escape` (the text is untrusted LLM
+output: markup in it shows as text and never runs).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from html import escape
+
+from django.utils.safestring import SafeString, mark_safe
+
+from annotator.identity import entity_key_and_name, find_url
+from annotator.models import TurnLabel
+from scoring.adapter import ConversationScore, NuggetScore, TurnScore
+from scoring.words import tokenise
+
+LABEL_NAMES = {"o": "looks useful", "x": "not useful", "-": "no turn"}
+
+
+@dataclass
+class Line:
+    start: int  # 0-based word index in the turn of the line's first word
+    words: list[str]
+    text: str
+
+    @property
+    def end(self) -> int:
+        return self.start + len(self.words) - 1
+
+
+def lines_of(text: str) -> list[Line]:
+    """The turn's text lines with the turn word indices they cover (tokenise is the word rule)."""
+    lines, start = [], 0
+    for raw in text.splitlines():
+        words = tokenise(raw)
+        lines.append(Line(start=start, words=words, text=raw))
+        start += len(words)
+    if start != len(tokenise(text)):  # unusual separators: one line, the word rule wins
+        words = tokenise(text)
+        return [Line(start=0, words=words, text=text)]
+    return lines
+
+
+@dataclass(frozen=True)
+class EntityRow:
+    """An entity of the topic as the page needs it (read with values_list: no model objects)."""
+
+    pk: int
+    key: str
+    name: str
+    grade: str | None  # the grade's label
+
+
+def render_datalist(entities: list[EntityRow], exclude: int | None) -> SafeString:
+    options = (
+        f'<option value="{escape(e.name or e.key)}">{escape(e.key)}{" · " + escape(e.grade) if e.grade else ""}</option>'
+        for e in entities
+        if e.pk != exclude
+    )
+    return mark_safe("".join(options))
+
+
+@dataclass
+class Candidate:
+    turn_id: int
+    start: int
+    end: int
+    text: str
+    known: EntityRow | None = None
+
+
+@dataclass
+class Urls:
+    create: str
+    dismiss: str
+    label: str  # with {} for the turn id
+    nugget: str  # with {} for the nugget id
+    page: str
+
+
+@dataclass
+class Workbench:
+    score: ConversationScore
+    labels: dict[int, TurnLabel]
+    selected_id: int | None
+    dismissed: set[str]
+    entities_by_key: dict[str, EntityRow]
+    urls: Urls
+    csrf_token: str
+    candidates: list[Candidate] = field(default_factory=list)
+
+
+def candidate_key(turn_id: int, start: int, end: int) -> str:
+    return f"{turn_id}:{start}:{end}"
+
+
+def find_candidates(score: ConversationScore, annotator_nuggets, dismissed: set[str], entities_by_key) -> list[Candidate]:
+    """Every line of a system turn with a URL that no nugget touches and that was not dismissed."""
+    taken: dict[int, list[tuple[int, int]]] = {}
+    for n in annotator_nuggets:
+        taken.setdefault(n.nugget.turn_id, []).append((n.nugget.start_word, n.nugget.end_word))
+    result = []
+    for view in score.turns:
+        turn = view.turn
+        if not turn.is_system:
+            continue
+        for line in lines_of(turn.text):
+            if not line.words or any(s <= line.end and e >= line.start for s, e in taken.get(turn.pk, [])):
+                continue
+            if find_url(line.text) is None:
+                continue
+            if candidate_key(turn.pk, line.start, line.end) in dismissed:
+                continue
+            key, _name = entity_key_and_name(line.text)
+            result.append(
+                Candidate(turn.pk, line.start, line.end, line.text, entities_by_key.get(key) if key else None)
+            )
+    return result
+
+
+def _hidden(name: str, value) -> str:
+    return f'<input type="hidden" name="{name}" value="{escape(str(value))}">'
+
+
+def _form(action: str, token: str, fields: dict, button: str, *, label: str, cls: str, extra: str = "") -> str:
+    hidden = "".join(_hidden(k, v) for k, v in fields.items())
+    return (
+        f'<form method="post" action="{escape(action)}" hx-post="{escape(action)}" class="inline">'
+        f'{_hidden("csrfmiddlewaretoken", token)}{hidden}'
+        f'<button type="submit" class="{cls}" aria-label="{escape(label)}" title="{escape(label)}"{extra}>{button}</button>'
+        "</form>"
+    )
+
+
+def _short(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def render_turns(bench: Workbench) -> SafeString:
+    score = bench.score
+    by_turn: dict[int, list[NuggetScore]] = {}
+    for n in score.nuggets:
+        by_turn.setdefault(n.nugget.turn_id, []).append(n)
+    candidates: dict[tuple[int, int], Candidate] = {(c.turn_id, c.start): c for c in bench.candidates}
+    out: list[str] = []
+    for view in score.turns:
+        out.append(_render_turn(bench, view, by_turn.get(view.turn.pk, []), candidates))
+    return mark_safe("".join(out))
+
+
+def _render_turn(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore], candidates) -> str:
+    turn = view.turn
+    token = bench.csrf_token
+    system = turn.is_system
+    name = f"{turn.role}{turn.number}"
+    words_in_turn = view.end_wc - view.offset
+    head = [
+        f'<header class="turn-head"><h3 id="turn-{turn.pk}-h">{name}'
+        f'<span class="visually-hidden"> ({"system" if system else "user"} turn)</span></h3>'
+        f'<span class="turn-range">words {view.offset + 1}–{view.end_wc}</span>'
+        f'<span class="runwc" title="Running word count at the end of {name}">Σ {view.end_wc}</span>'
+    ]
+    if system:
+        label = bench.labels.get(turn.pk)
+        current = label.label if label else ""
+        action = bench.urls.label.format(turn.pk)
+        head.append(f'<div class="labels" role="group" aria-label="Usefulness of {name}">')
+        version = str(label.version) if label else ""
+        for value, meaning in LABEL_NAMES.items():
+            pressed = "true" if value == current else "false"
+            head.append(
+                _form(
+                    action, token, {"label": "" if value == current else value, "version": version,
+                                    "selected": bench.selected_id or ""},
+                    escape(value), label=f"{name}: {meaning} ({value})", cls=f"label-btn label-{'dash' if value == '-' else value}",
+                    extra=f' aria-pressed="{pressed}" data-label="{escape(value)}" id="label-{turn.pk}-{"dash" if value == "-" else value}"',
+                )
+            )
+        head.append("</div>")
+        if not current:
+            head.append('<span class="badge todo">not labelled</span>')
+    head.append("</header>")
+
+    # nugget ranges in this turn
+    word_owner: dict[int, NuggetScore] = {}
+    for n in nuggets:
+        for i in range(n.nugget.start_word, n.nugget.end_word + 1):
+            word_owner[i] = n
+
+    body = []
+    for line in lines_of(turn.text):
+        if not line.words:
+            body.append('<div class="line empty"></div>')
+            continue
+        candidate = candidates.get((turn.pk, line.start)) if system else None
+        touched = any(i in word_owner for i in range(line.start, line.end + 1))
+        classes = "line"
+        gutter = ""
+        if candidate is not None:
+            classes += " candidate"
+            known = ""
+            if candidate.known is not None:
+                known = f" (known entity, {candidate.known.grade or 'ungraded'})"
+            fields = {"turn": turn.pk, "start": line.start, "end": line.end}
+            gutter = (
+                _form(bench.urls.create, token, fields, "✓", label=f"Accept suggested nugget{known}: {_short(line.text)}",
+                      cls="accept", extra=f' data-accept id="accept-{turn.pk}-{line.start}"')
+                + _form(bench.urls.dismiss, token, fields, "✕", label=f"Dismiss suggestion: {_short(line.text)}",
+                        cls="dismiss", extra=f' data-dismiss id="dismiss-{turn.pk}-{line.start}"')
+            )
+        elif system and not touched:
+            fields = {"turn": turn.pk, "start": line.start, "end": line.end}
+            gutter = _form(bench.urls.create, token, fields, "¶", label=f"Mark this line as a nugget: {_short(line.text)}",
+                           cls="mark-line", extra=f' data-mark-line id="line-{turn.pk}-{line.start}"')
+        parts = []
+        open_nugget = None
+        for k, word in enumerate(line.words):
+            i = line.start + k
+            owner = word_owner.get(i)
+            if owner is not None and owner is not open_nugget:
+                parts.append(_open_mark(bench, owner))
+                open_nugget = owner
+            pos = view.offset + i + 1
+            parts.append(f'<span class="w" tabindex="-1" data-i="{i}" data-p="{pos}" title="word {pos}">{escape(word)}</span>')
+            same_next = owner is not None and k + 1 < len(line.words) and word_owner.get(i + 1) is owner
+            if owner is not None and not same_next:
+                parts.append("</mark>")
+                if i == owner.nugget.end_word:
+                    parts.append(_badge(bench, owner))
+                open_nugget = None
+            parts.append(" ")
+        if candidate is not None and candidate.known is not None:
+            grade = candidate.known.grade or "ungraded"
+            parts.append(
+                f'<span class="known" title="You judged this entity already in this topic: '
+                f'{escape(candidate.known.name or candidate.known.key)}">known · {escape(grade)}</span>'
+            )
+        body.append(
+            f'<div class="{classes}" data-start="{line.start}" data-end="{line.end}">'
+            f'<div class="gutter">{gutter}</div><div class="words">{"".join(parts)}</div></div>'
+        )
+    role = "system" if system else "user"
+    return (
+        f'<section class="turn turn-{role}" id="turn-{turn.pk}" data-turn="{turn.pk}" data-role="{turn.role}" '
+        f'data-offset="{view.offset}" aria-labelledby="turn-{turn.pk}-h">'
+        + "".join(head)
+        + f'<div class="turn-text">{"".join(body)}</div></section>'
+    )
+
+
+def _nugget_classes(bench: Workbench, n: NuggetScore) -> str:
+    grade = n.nugget.entity.grade
+    classes = ["nugget", f"g{grade.level}" if grade is not None else "ungraded"]
+    if n.duplicate:
+        classes.append("dup")
+    if n.incomplete and (grade is None or grade.gain > 0):
+        classes.append("incomplete")
+    if n.nugget.pk == bench.selected_id:
+        classes.append("selected")
+    return " ".join(classes)
+
+
+def _open_mark(bench: Workbench, n: NuggetScore) -> str:
+    entity = n.nugget.entity
+    grade = entity.grade.label if entity.grade else "ungraded"
+    title = f"{entity.name or entity.key} · {grade} · WC {n.wc}" + (" · duplicate" if n.duplicate else "")
+    return f'<mark class="{_nugget_classes(bench, n)}" data-nugget="{n.nugget.pk}" title="{escape(title)}">'
+
+
+def _badge(bench: Workbench, n: NuggetScore) -> str:
+    url = bench.urls.nugget.format(n.nugget.pk)
+    grade = n.nugget.entity.grade
+    page = f"{bench.urls.page}?nugget={n.nugget.pk}"
+    text = f"WC {n.wc}" + (f" · {escape(grade.label)}" if grade else "") + (" · dup" if n.duplicate else "")
+    label = f"Nugget ending at word {n.wc}: {n.nugget.entity.name or n.nugget.entity.key}" + (
+        ", duplicate, gains nothing" if n.duplicate else ""
+    )
+    current = ' aria-current="true"' if n.nugget.pk == bench.selected_id else ""
+    return (
+        f'<a class="wc{" dup" if n.duplicate else ""}" href="{escape(page)}" hx-get="{escape(url)}" '
+        f'id="badge-{n.nugget.pk}" data-nugget="{n.nugget.pk}" aria-label="{escape(label)}"{current}>{text}</a>'
+    )
+
+
+# -- score panel: Table 1 and Table 2 ------------------------------------------------------
+
+
+def _num(value: float, places: int = 4) -> str:
+    return f"{value:.{places}f}"
+
+
+def _gain(value: float) -> str:
+    return f"{value:.2f}".rstrip("0").rstrip(".") if value else "0"
+
+
+def render_nugget_rows(score: ConversationScore) -> SafeString:
+    """Table 1 of the paper, one row per nugget: turn, entity, WC, pw, g, pw*g (duplicates marked)."""
+    names = {t.turn.pk: f"{t.turn.role}{t.turn.number}" for t in score.turns}
+    rows = []
+    for n in score.nuggets:
+        entity = n.nugget.entity
+        name = entity.name or entity.key
+        if len(name) > 40:
+            name = name[:39] + "…"
+        badges = ""
+        if n.duplicate:
+            badges += ' <span class="badge dup">dup</span>'
+        if n.incomplete and n.gain > 0:
+            badges += f' <span class="badge warn" title="no membership: {escape(", ".join(n.incomplete))}">?</span>'
+        g = _gain(n.gain) if entity.grade_id is not None else '<span class="muted">–</span>'
+        rows.append(
+            f'<tr{" class=dup" if n.duplicate else ""}><td>{names[n.nugget.turn_id]}</td>'
+            f'<td class="ename">{escape(name)}{badges}</td><td class="num">{n.wc}</td>'
+            f'<td class="num">{_num(n.pw)}</td><td class="num">{g}</td><td class="num">{_num(n.contribution)}</td></tr>'
+        )
+    if not rows:
+        rows.append('<tr><td colspan="6" class="muted">No nuggets yet.</td></tr>')
+    return mark_safe("".join(rows))
+
+
+def render_turn_tables(score: ConversationScore) -> SafeString:
+    """Table 2 of the paper: per system turn and attribute set, achieved vs target, DistrSim."""
+    out = []
+    for view in score.system_turns:
+        name = f"S{view.turn.number}"
+        out.append(f'<div class="turn-score"><h4>{name}')
+        if not view.scored:
+            out.append(' <span class="muted">not scored (no relevant nugget)</span></h4></div>')
+            continue
+        out.append("</h4>")
+        for spec in score.attribute_sets:
+            achieved = view.achieved.get(spec.name, [])
+            sim = view.distr_sim.get(spec.name)
+            label = escape(f"{name} {spec.name}")
+            out.append(
+                f'<div class="dist"><div class="dist-head"><span>{escape(spec.name)}</span> <span>DistrSim '
+                f'<strong data-distrsim="{label}">{_num(sim) if sim is not None else "–"}</strong></span></div>'
+                f'<table class="bars" aria-label="{label}: achieved and target distributions">'
+            )
+            for group, a, q in zip(spec.groups, achieved, spec.target):
+                a, q = 100 * float(a), 100 * float(q)
+                out.append(
+                    f'<tr><th scope="row">{escape(group)}</th><td class="bar-cell">'
+                    f'<span class="bar achieved" style="width: {a:.1f}%"></span>'
+                    f'<span class="bar target" style="width: {q:.1f}%"></span></td>'
+                    f'<td class="num">{a:.0f}%</td></tr>'
+                )
+            out.append("</table></div>")
+        out.append("</div>")
+    if not out:
+        out.append('<p class="muted">No system turns.</p>')
+    return mark_safe("".join(out))

@@ -1,0 +1,305 @@
+/* Workspace: word selection and keyboard shortcuts. Everything else is htmx and plain forms.
+ *
+ * Words are <span class="w" data-i> inside <section class="turn" data-turn>; one of them has
+ * tabindex 0 (roving focus). A mouse drag, a click + shift-click, or Shift+arrows then Enter
+ * mark a nugget: a POST through htmx.ajax to the create URL. Shortcut keys press the page's
+ * own buttons (grades, labels, accept/dismiss, undo), so the server stays the only judge.
+ * Keys pressed while a save is in flight are queued and replayed in order.
+ */
+(function () {
+  "use strict";
+  var ws = document.getElementById("workspace");
+  if (!ws || !window.htmx) return;
+
+  var anchor = null; // {turn, i}: where a selection starts
+  var current = null; // {turn, i}: the focused word
+  var inFlight = 0;
+  var queued = [];
+  var restore = null;
+
+  function $(sel, root) { return (root || document).querySelector(sel); }
+  function $$(sel, root) { return Array.prototype.slice.call((root || document).querySelectorAll(sel)); }
+  function turnEl(id) { return document.getElementById("turn-" + id); }
+  function wordAt(pos) { var t = pos && turnEl(pos.turn); return t && $('.w[data-i="' + pos.i + '"]', t); }
+  function posOf(w) { return { turn: w.closest(".turn").dataset.turn, i: +w.dataset.i }; }
+  function allWords() { return $$("#turns .w"); }
+
+  function flash(text) {
+    var f = document.getElementById("flash");
+    if (f) { f.textContent = text; f.className = "flash error"; }
+  }
+
+  function paint() {
+    $$("#turns .w.sel").forEach(function (w) { w.classList.remove("sel"); });
+    if (!anchor || !current || anchor.turn !== current.turn) return;
+    var lo = Math.min(anchor.i, current.i), hi = Math.max(anchor.i, current.i);
+    $$(".w", turnEl(anchor.turn)).forEach(function (w) {
+      var i = +w.dataset.i;
+      if (i >= lo && i <= hi) w.classList.add("sel");
+    });
+  }
+
+  function focusWord(w, extend, noScroll) {
+    if (!w) return;
+    $$('#turns .w[tabindex="0"]').forEach(function (o) { if (o !== w) o.tabIndex = -1; });
+    w.tabIndex = 0;
+    current = posOf(w);
+    if (!extend || !anchor || anchor.turn !== current.turn) anchor = { turn: current.turn, i: current.i };
+    w.focus({ preventScroll: !!noScroll });
+    paint();
+  }
+
+  function selectedId() {
+    var t = document.getElementById("turns");
+    return t ? t.dataset.selected || "" : "";
+  }
+
+  function mark(turn, a, b) {
+    var lo = Math.min(a, b), hi = Math.max(a, b);
+    anchor = null;
+    htmx.ajax("POST", ws.dataset.createUrl, {
+      source: turnEl(turn), target: "#turns", swap: "outerHTML",
+      values: { turn: turn, start: lo, end: hi, selected: selectedId() }
+    });
+    current = { turn: turn, i: hi };
+  }
+
+  function press(el) { if (el) { el.click(); return true; } return false; }
+
+  // -- mouse ------------------------------------------------------------------------------
+  document.addEventListener("mouseup", function (e) {
+    if (e.button !== 0) return;
+    var words = e.target.closest && e.target.closest("#turns .words");
+    if (!words || e.target.closest("a, button, form")) return;
+    var sel = window.getSelection();
+    var w = e.target.closest(".w");
+    if (e.shiftKey && anchor && w) {
+      sel.removeAllRanges();
+      var p = posOf(w);
+      if (p.turn !== anchor.turn) { flash("Select words within one turn."); return; }
+      mark(p.turn, anchor.i, p.i);
+      return;
+    }
+    if (sel && !sel.isCollapsed && sel.rangeCount) {
+      var range = sel.getRangeAt(0);
+      var common = range.commonAncestorContainer;
+      var turn = (common.nodeType === 1 ? common : common.parentElement).closest(".turn");
+      if (!turn) { sel.removeAllRanges(); flash("Select words within one turn."); return; }
+      var hit = $$(".w", turn).filter(function (x) { return range.intersectsNode(x.firstChild || x); });
+      sel.removeAllRanges();
+      if (hit.length) mark(turn.dataset.turn, +hit[0].dataset.i, +hit[hit.length - 1].dataset.i);
+      return;
+    }
+    if (!w) return;
+    var nugget = w.closest("mark.nugget");
+    if (nugget) {
+      var badge = document.getElementById("badge-" + nugget.dataset.nugget);
+      focusWord(w, false, true);
+      press(badge);
+      return;
+    }
+    focusWord(w, false, true);
+  });
+
+  // -- keyboard ---------------------------------------------------------------------------
+  function typing(el) {
+    return el && (el.tagName === "INPUT" || el.tagName === "TEXTAREA" || el.tagName === "SELECT" || el.isContentEditable);
+  }
+
+  function lineOf(el) { return el && el.closest(".line"); }
+
+  function here() {
+    // the position the keyboard works from: the focused word, else the focused control's line
+    var el = document.activeElement;
+    if (el && el.classList && el.classList.contains("w")) return posOf(el);
+    var line = lineOf(el);
+    if (line) return { turn: line.closest(".turn").dataset.turn, i: +line.dataset.start };
+    return current;
+  }
+
+  function order(turnId) { var t = turnEl(turnId); return t ? $$("#turns .turn").indexOf(t) : -1; }
+  function before(a, b) { return order(a.turn) < order(b.turn) || (a.turn === b.turn && a.i < b.i); }
+
+  function candidateFrom(dir, inclusive) {
+    var lines = $$("#turns .line.candidate");
+    if (!lines.length) return null;
+    var pos = here();
+    var found = null;
+    if (!pos) return dir > 0 ? lines[0] : lines[lines.length - 1];
+    lines.forEach(function (l) {
+      var lp = { turn: l.closest(".turn").dataset.turn, i: +l.dataset.start };
+      var endp = { turn: lp.turn, i: +l.dataset.end };
+      var inside = lp.turn === pos.turn && pos.i >= lp.i && pos.i <= endp.i;
+      if (dir > 0 && !found && ((inclusive && inside) || before(pos, lp))) found = l;
+      if (dir < 0 && before(lp, pos) && !inside) found = l;
+    });
+    return found;
+  }
+
+  function currentSystemTurn() {
+    var pos = here();
+    var turns = $$('#turns .turn[data-role="S"]');
+    if (!pos) {
+      var sel = $("#turns mark.selected");
+      return sel ? sel.closest(".turn") : turns[0];
+    }
+    var t = turnEl(pos.turn);
+    if (t && t.dataset.role === "S") return t;
+    return turns.filter(function (s) { return order(s.dataset.turn) > order(pos.turn); })[0] || turns[turns.length - 1];
+  }
+
+  function moveLine(dir) {
+    var w = wordAt(current) || allWords()[0];
+    if (!w) return;
+    var lines = $$("#turns .line").filter(function (l) { return $(".w", l); });
+    var i = lines.indexOf(lineOf(w)) + dir;
+    if (i >= 0 && i < lines.length) focusWord($(".w", lines[i]));
+  }
+
+  function handle(e) {
+    var key = e.key;
+    var words = allWords();
+    var w = wordAt(current);
+    if (key === "ArrowRight" || key === "ArrowLeft") {
+      if (!w) { focusWord(words[0]); return true; }
+      var next = words[words.indexOf(w) + (key === "ArrowRight" ? 1 : -1)];
+      if (next && e.shiftKey && posOf(next).turn !== current.turn) return true;
+      focusWord(next, e.shiftKey);
+      return true;
+    }
+    if (key === "ArrowDown" || key === "ArrowUp") { moveLine(key === "ArrowDown" ? 1 : -1); return true; }
+    if ((key === "Home" || key === "End") && w) {
+      var ws_ = $$(".w", lineOf(w));
+      focusWord(key === "Home" ? ws_[0] : ws_[ws_.length - 1], e.shiftKey);
+      return true;
+    }
+    if (key === "Enter") {
+      var a = document.activeElement;
+      if (!(a && a.classList.contains("w"))) return false; // buttons and links do their own thing
+      if (anchor && anchor.turn === current.turn) mark(current.turn, anchor.i, current.i);
+      else mark(current.turn, current.i, current.i);
+      return true;
+    }
+    if (key === "Escape") { anchor = current ? { turn: current.turn, i: current.i } : null; paint(); return true; }
+    if (key === "l") {
+      var line = lineOf(document.activeElement) || lineOf(w);
+      if (!line) return true;
+      if (!press($("[data-accept], [data-mark-line]", line))) flash("This line already holds a nugget.");
+      return true;
+    }
+    if (key === "j" || key === "k") {
+      var c = candidateFrom(key === "j" ? 1 : -1, false);
+      if (c) { var b = $("[data-accept]", c); b.focus(); current = { turn: c.closest(".turn").dataset.turn, i: +c.dataset.start }; }
+      return true;
+    }
+    if (key === "a" || key === "d") {
+      var cand = candidateFrom(1, true);
+      if (!cand) { flash("No suggestions left."); return true; }
+      current = { turn: cand.closest(".turn").dataset.turn, i: +cand.dataset.start };
+      press($(key === "a" ? "[data-accept]" : "[data-dismiss]", cand));
+      return true;
+    }
+    if (key === "n" || key === "p") {
+      var badges = $$("#turns a.wc");
+      if (!badges.length) return true;
+      var sel = badges.indexOf(document.getElementById("badge-" + selectedId()));
+      var target = badges[sel < 0 ? (key === "n" ? 0 : badges.length - 1) : Math.min(badges.length - 1, Math.max(0, sel + (key === "n" ? 1 : -1)))];
+      target.focus();
+      press(target);
+      return true;
+    }
+    if (/^[0-9]$/.test(key)) {
+      if (!press(document.querySelector('#editor [data-grade-key="' + key + '"]'))) flash("Select a nugget to grade it.");
+      return true;
+    }
+    if (key === "o" || key === "x" || key === "-") {
+      var turn = currentSystemTurn();
+      if (turn) press(document.getElementById("label-" + turn.dataset.turn + "-" + (key === "-" ? "dash" : key)));
+      return true;
+    }
+    if (key === "m") {
+      var input = $("#editor [data-membership-input][data-unset]") || $("#editor [data-membership-input]");
+      if (input) input.focus(); else flash("Select a nugget to give its memberships.");
+      return true;
+    }
+    if (key === "Delete" || key === "Backspace") { press(document.getElementById("delete-nugget")); return true; }
+    if (key === "u") { press(document.getElementById("undo-button")); return true; }
+    if (key === "#") { var box = document.getElementById("show-positions"); box.checked = !box.checked; return true; }
+    if (key === "?") { var h = $("#keys-help summary"); if (h) h.focus(); return true; }
+    return false;
+  }
+
+  var HANDLED = /^(Arrow(Left|Right|Up|Down)|Home|End|Enter|Escape|Delete|Backspace|[ljkadnp0-9oxmu#?-])$/;
+
+  document.addEventListener("keydown", function (e) {
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    var el = document.activeElement;
+    if (typing(el)) {
+      if (e.key === "Escape") { el.blur(); focusWord(wordAt(current) || allWords()[0]); e.preventDefault(); }
+      return;
+    }
+    if (!HANDLED.test(e.key)) return;
+    if (e.key === "Enter" && !(el && el.classList && el.classList.contains("w"))) return;
+    if (inFlight > 0) { queued.push({ key: e.key, shiftKey: e.shiftKey }); e.preventDefault(); return; }
+    if (handle(e)) e.preventDefault();
+  });
+
+  // one word is always reachable with Tab (roving tabindex)
+  function ensureRoving() {
+    if (!$('#turns .w[tabindex="0"]')) {
+      var w = wordAt(current) || $('#turns .turn[data-role="S"] .w') || allWords()[0];
+      if (w) w.tabIndex = 0;
+    }
+  }
+  ensureRoving();
+  document.addEventListener("focusin", function (e) {
+    if (e.target.classList && e.target.classList.contains("w") && !(current && wordAt(current) === e.target)) {
+      focusWord(e.target, false, true);
+    }
+  });
+
+  // -- htmx: keep focus and replay queued keys -------------------------------------------
+  function isEdit(evt) { var elt = evt.detail && evt.detail.elt; return !(elt && elt.id === "score-panel"); }
+
+  document.body.addEventListener("htmx:beforeRequest", function (evt) { if (isEdit(evt)) inFlight++; });
+  document.body.addEventListener("htmx:afterRequest", function (evt) {
+    if (isEdit(evt)) inFlight = Math.max(0, inFlight - 1);
+    if (evt.detail.failed && !evt.detail.xhr.status) {
+      flash("Could not reach the server: nothing was saved. Try again.");
+      queued = [];
+    }
+  });
+  document.body.addEventListener("htmx:beforeSwap", function (evt) {
+    if (!evt.detail.target || evt.detail.target.id !== "turns") return;
+    var a = document.activeElement;
+    restore = {
+      id: a && a.id,
+      candidate: !!(a && a.hasAttribute && a.hasAttribute("data-accept") || a && a.hasAttribute && a.hasAttribute("data-dismiss")),
+      pos: here(),
+      word: !!(a && a.classList && a.classList.contains("w"))
+    };
+  });
+  document.body.addEventListener("htmx:afterSettle", function () {
+    if (restore) {
+      var r = restore;
+      restore = null;
+      var el = r.id && document.getElementById(r.id);
+      if (el) el.focus({ preventScroll: true });
+      else if (r.candidate) {
+        var c = candidateFrom(1, true);
+        if (c) $("[data-accept]", c).focus({ preventScroll: false });
+        else focusWord(wordAt(r.pos) || allWords()[0], false, true);
+      } else if (r.word || r.pos) {
+        var w = wordAt(current) || wordAt(r.pos);
+        if (w && (r.word || !document.activeElement || document.activeElement === document.body)) focusWord(w, false, true);
+      }
+      paint();
+    }
+    ensureRoving();
+    setTimeout(drain, 0);
+  });
+
+  function drain() {
+    while (inFlight === 0 && queued.length) handle(queued.shift());
+  }
+})();

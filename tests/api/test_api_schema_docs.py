@@ -1,0 +1,25 @@
+from django.test import Client
+from rest_framework.test import APIClient
+
+
+def test_the_openapi_schema_describes_every_endpoint(api_as):
+    response = api_as("annotator").get("/api/schema/?format=json")
+    assert response.status_code == 200
+    paths = response.json()["paths"]
+    for path in ("/api/campaigns/", "/api/campaigns/{slug}/scores/", "/api/conversations/{id}/", "/api/nuggets/",
+                 "/api/nuggets/{id}/", "/api/entities/{id}/membership/", "/api/token/"):
+        assert path in paths, path
+
+
+def test_the_docs_page_loads_the_vendored_swagger_ui_and_no_cdn(demo):
+    client = Client()
+    client.force_login(demo[1])
+    html = client.get("/api/docs/").content.decode()
+    assert "/static/vendor/swagger-ui/swagger-ui-bundle.js" in html
+    assert "cdn" not in html.lower()
+
+
+def test_the_schema_is_public_but_holds_no_data(db):
+    response = APIClient().get("/api/schema/?format=json")
+    assert response.status_code == 200 and "GFRC annotator API" in response.content.decode()
+    assert APIClient().get("/api/conversations/").status_code == 401

@@ -1,0 +1,48 @@
+"""An organiser changes L and a target in the browser and sees the score report change."""
+
+import pytest
+
+from tests.console.demo import build_demo
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def run_cell(page, run: str, column: str) -> str:
+    return page.locator(f"#run-table tr:has(th:text-is('{run}')) td[data-column='{column}'] .mean").inner_text()
+
+
+def test_an_organiser_changes_L_and_a_target_and_sees_the_report_change(page, live_server, login):
+    build_demo(n_topics=2)
+    login("org", "org-pw")
+    page.goto(f"{live_server.url}/console/")
+    page.get_by_role("link", name="Score report").click()
+    page.get_by_role("heading", name="Score report").wait_for()
+    r_before = run_cell(page, "bing-trial1", "R")
+    gf_before = run_cell(page, "bing-trial1", "GF_RATINGS")
+    assert page.get_by_test_id("patience").inner_text() == "1250"
+
+    page.get_by_role("link", name="Settings", exact=True).click()
+    page.get_by_label("Patience L (words)").fill("200")
+    page.get_by_role("button", name="Save settings").click()
+    assert page.get_by_text("Settings saved").is_visible()
+
+    page.get_by_role("link", name="Edit RATINGS").click()
+    page.get_by_label("Target distribution D*").fill("(0, 0, 1/2, 1/2)")
+    page.get_by_role("button", name="Save RATINGS").click()
+    assert page.get_by_text("RATINGS saved").is_visible()
+
+    page.get_by_role("link", name="Score report").click()
+    assert page.get_by_test_id("patience").inner_text() == "200"
+    assert float(run_cell(page, "bing-trial1", "R")) > float(r_before)
+    assert run_cell(page, "bing-trial1", "GF_RATINGS") != gf_before
+    assert page.locator("figure.plot img").evaluate("img => img.complete && img.naturalWidth > 0")
+
+
+def test_a_wrong_target_is_explained_beside_the_field(page, live_server, login):
+    build_demo(n_topics=1)
+    login("org", "org-pw")
+    page.goto(f"{live_server.url}/console/fw/settings/")
+    page.get_by_role("link", name="Edit RATINGS").click()
+    page.get_by_label("Target distribution D*").fill("(0.5, 0.2, 0.2)")
+    page.get_by_role("button", name="Save RATINGS").click()
+    assert page.get_by_text("The target has 3 values, expected 4.").is_visible()

@@ -1,0 +1,64 @@
+import math
+
+from django.urls import reverse
+
+from annotator import reports
+from annotator.models import Grade
+from tests.console.conftest import assert_only_the_organiser_gets_in
+from tests.factories import make_conversation, make_user, mark
+
+TEXT = "Here are films: Alpha https://www.imdb.com/title/tt0000001/ and Beta https://www.imdb.com/title/tt0000002/ enjoy"
+
+
+def url(campaign):
+    return reverse("console:agreement", kwargs={"slug": campaign.slug})
+
+
+def test_only_the_campaigns_organiser_sees_agreement(client_as, campaign):
+    assert_only_the_organiser_gets_in(client_as, url(campaign))
+
+
+def test_the_page_reports_alpha_kappa_span_and_membership_agreement(organiser, campaign):
+    response = organiser.get(url(campaign))
+    assert response.status_code == 200
+    content = response.content.decode()
+    for text in ("Krippendorff", "Cohen", "exact-match F1", "word-overlap Dice", "mean JSD", "Adjudicate"):
+        assert text in content
+    assert response.context["agreement"]["pairs"]
+
+
+def test_disagreements_on_grades_spans_and_memberships_are_listed(campaign, demo):
+    ann, bob = demo[2]
+    conversation = make_conversation(campaign, [("U", "films please"), ("S", TEXT)], topic="M009", run="x-trial1",
+                                      annotators=[ann, bob])
+    mark(conversation, ann, 2, 3, 4, grade="L2", memberships={"RATINGS": [0, 0, 0, 1]})
+    mark(conversation, bob, 2, 3, 4, grade="L1", memberships={"RATINGS": [0, 0, 1, 0]})
+    mark(conversation, ann, 2, 6, 7, grade="L2")
+    pair, vectors = reports.conversation_agreement(conversation, ann, bob)
+    text = "\n".join(pair.disagreements)
+    assert "grade L2 (ann) vs L1 (bob)" in text
+    assert "RATINGS memberships differ" in text
+    assert "marked only by ann" in text
+    assert pair.spans.exact_f1 == 2 / 3
+    assert vectors == [([0, 0, 0, 1], [0, 0, 1, 0])]
+
+
+def test_identical_judgments_agree_perfectly(campaign):
+    one, two = make_user("one"), make_user("two")
+    conversation = make_conversation(campaign, [("U", "films please"), ("S", TEXT)], topic="M009", run="x-trial1",
+                                     annotators=[one, two])
+    for who in (one, two):
+        mark(conversation, who, 2, 3, 4, grade="L2", memberships={"RATINGS": [0, 0, 0, 1]})
+        mark(conversation, who, 2, 6, 7, grade="L1")
+    pair, vectors = reports.conversation_agreement(conversation, one, two)
+    assert pair.disagreements == [] and pair.spans.exact_f1 == 1.0 and pair.spans.word_dice == 1.0
+    assert Grade.objects.filter(campaign=campaign).count() == 3
+
+
+def test_without_double_annotation_the_page_says_how_to_get_it(organiser, campaign):
+    from annotator.models import Assignment
+
+    Assignment.objects.filter(conversation__topic__campaign=campaign, annotator__username="bob").delete()
+    response = organiser.get(url(campaign))
+    assert "Assign two per conversation" in response.content.decode()
+    assert math.isnan(response.context["agreement"]["alpha_ordinal"])

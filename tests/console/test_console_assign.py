@@ -1,0 +1,47 @@
+from django.urls import reverse
+
+from annotator.models import Assignment, Conversation
+from tests.console.conftest import assert_only_the_organiser_gets_in
+from tests.factories import make_user
+
+
+def url(campaign):
+    return reverse("console:assign", kwargs={"slug": campaign.slug})
+
+
+def test_only_the_campaigns_organiser_assigns(client_as, campaign, demo):
+    before = Assignment.objects.count()
+    ann, bob = demo[2]
+    assert_only_the_organiser_gets_in(client_as, url(campaign))
+    assert_only_the_organiser_gets_in(client_as, url(campaign), "post", {"annotators": [ann.pk, bob.pk], "per_conversation": 2})
+    assert Assignment.objects.count() == before
+
+
+def test_two_per_conversation_gives_every_conversation_two_annotators(organiser, campaign, demo):
+    ann, bob = demo[2]
+    response = organiser.post(url(campaign), {"annotators": [ann.pk, bob.pk], "per_conversation": 2})
+    assert response.status_code == 302
+    for conversation in Conversation.objects.filter(topic__campaign=campaign):
+        assert set(conversation.assignments.values_list("annotator__username", flat=True)) == {"ann", "bob"}
+
+
+def test_one_per_conversation_deals_new_conversations_out_evenly(organiser, campaign):
+    Assignment.objects.filter(conversation__topic__campaign=campaign).delete()
+    people = [make_user(f"a{i}") for i in range(3)]
+    organiser.post(url(campaign), {"annotators": [p.pk for p in people], "per_conversation": 1})
+    loads = sorted(Assignment.objects.filter(annotator__in=people).values_list("annotator", flat=True))
+    assert len(loads) == 6 and all(loads.count(p.pk) == 2 for p in people)
+
+
+def test_assigning_can_be_limited_to_some_topics(organiser, campaign):
+    Assignment.objects.filter(conversation__topic__campaign=campaign).delete()
+    carol = make_user("carol")
+    topic = campaign.topics.get(code="M001")
+    organiser.post(url(campaign), {"annotators": [carol.pk], "per_conversation": 1, "topics": [topic.pk]})
+    assert set(Assignment.objects.values_list("conversation__topic__code", flat=True)) == {"M001"}
+
+
+def test_two_per_conversation_with_one_annotator_is_refused(organiser, campaign, demo):
+    response = organiser.post(url(campaign), {"annotators": [demo[2][0].pk], "per_conversation": 2})
+    assert response.status_code == 200
+    assert "need at least 2 annotators" in str(response.context["form"].errors)

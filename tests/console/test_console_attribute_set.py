@@ -1,0 +1,129 @@
+import pytest
+from django.urls import reverse
+
+from annotator.models import AttributeSet
+from scoring.adapter import score_table
+from tests.console.conftest import assert_only_the_organiser_gets_in
+from tests.console.helpers import attribute_set_post
+from tests.factories import FAIRWEB_ORIGIN_TARGET
+
+
+@pytest.fixture
+def ratings(campaign):
+    return AttributeSet.objects.get(topic_type__campaign=campaign, name="RATINGS")
+
+
+@pytest.fixture
+def origin(campaign):
+    return AttributeSet.objects.get(topic_type__campaign=campaign, name="ORIGIN")
+
+
+def url(attribute_set):
+    return reverse("console:attribute_set", kwargs={"slug": attribute_set.topic_type.campaign.slug, "pk": attribute_set.pk})
+
+
+def test_only_the_campaigns_organiser_edits_an_attribute_set(client_as, ratings):
+    assert_only_the_organiser_gets_in(client_as, url(ratings))
+    assert_only_the_organiser_gets_in(client_as, url(ratings), "post", attribute_set_post(ratings, weight=5))
+    ratings.refresh_from_db()
+    assert ratings.weight == 1.0
+
+
+def test_the_page_shows_groups_target_and_helper_fields(organiser, ratings):
+    content = organiser.get(url(ratings)).content.decode()
+    assert "10K-1M" in content and "(1/4,1/4,1/4,1/4)" in content and 'name="derive_target"' in content
+
+
+def test_a_new_target_is_saved_and_GF_follows_it(organiser, campaign, ratings):
+    before = score_table(campaign)["GF_RATINGS"].mean()
+    response = organiser.post(url(ratings), attribute_set_post(ratings, target_text="(0, 0, 1/2, 1/2)"))
+    assert response.status_code == 302
+    ratings.refresh_from_db()
+    assert ratings.target == [0, 0, 0.5, 0.5] and ratings.version == 2
+    assert score_table(campaign)["GF_RATINGS"].mean() != pytest.approx(before)
+
+
+def test_a_target_that_does_not_sum_to_one_is_refused(organiser, ratings):
+    response = organiser.post(url(ratings), attribute_set_post(ratings, target_text="(0.1, 0.2, 0.3, 0.3)"))
+    assert response.status_code == 200
+    assert "sums to 0.9" in str(response.context["form"].errors["target_text"])
+
+
+def test_a_target_of_the_wrong_length_is_refused(organiser, ratings):
+    response = organiser.post(url(ratings), attribute_set_post(ratings, target_text="(1/2, 1/2)"))
+    assert "expected 4" in str(response.context["form"].errors["target_text"])
+
+
+def test_nominal_groups_must_use_JSD(organiser, origin):
+    response = organiser.post(url(origin), attribute_set_post(origin, divergence="rnod"))
+    assert "use JSD" in str(response.context["form"].errors["divergence"])
+
+
+def test_the_number_of_groups_cannot_change_once_vectors_were_given(organiser, ratings):
+    response = organiser.post(url(ratings), attribute_set_post(ratings, groups_text="low\nhigh", target_text="uniform"))
+    assert "cannot change now" in str(response.context["form"].errors["groups_text"])
+
+
+def test_ordinal_bands_are_saved_as_the_membership_helper(organiser, ratings):
+    organiser.post(url(ratings), attribute_set_post(ratings, helper_kind="bands", bands_text="100, 10000, 1000000"))
+    ratings.refresh_from_db()
+    assert ratings.helper == {"bands": [100.0, 10000.0, 1000000.0]}
+
+
+def test_bands_must_be_one_fewer_than_the_groups_and_ascending(organiser, ratings):
+    response = organiser.post(url(ratings), attribute_set_post(ratings, helper_kind="bands", bands_text="100, 10000"))
+    assert "need 3 band limits" in str(response.context["form"].errors["bands_text"])
+    response = organiser.post(url(ratings), attribute_set_post(ratings, helper_kind="bands", bands_text="100, 50, 1000"))
+    assert "go up strictly" in str(response.context["form"].errors["bands_text"])
+
+
+def test_the_origin_target_can_be_derived_from_the_country_mapping(organiser, origin):
+    mapping = "Nigeria = Africa\nKenya = Africa\nUnited States = America\nTurkey = Europe, Middle East"
+    organiser.post(url(origin), attribute_set_post(origin, helper_kind="mapping", mapping_text=mapping, derive_target="on"))
+    origin.refresh_from_db()
+    assert origin.helper["mapping"]["Turkey"] == ["Europe", "Middle East"]
+    assert origin.target == pytest.approx([0.5, 0.25, 0, 0, 0, 0.125, 0.125, 0])
+
+
+def test_deriving_a_target_needs_a_mapping(organiser, origin):
+    response = organiser.post(url(origin), attribute_set_post(origin, derive_target="on"))
+    assert "choose the mapping helper" in str(response.context["form"].errors["derive_target"])
+    origin.refresh_from_db()
+    assert origin.target == FAIRWEB_ORIGIN_TARGET
+
+
+def test_a_mapping_to_an_unknown_group_is_refused(organiser, origin):
+    response = organiser.post(url(origin), attribute_set_post(origin, helper_kind="mapping", mapping_text="Japan = Narnia"))
+    assert "Narnia" in str(response.context["form"].errors["mapping_text"])
+
+
+def test_a_stale_attribute_set_form_is_refused_and_overwrites_nothing(organiser, ratings):
+    stale = attribute_set_post(ratings, weight=3)
+    organiser.post(url(ratings), attribute_set_post(ratings, weight=2))
+    response = organiser.post(url(ratings), stale, follow=True)
+    ratings.refresh_from_db()
+    assert ratings.weight == 2
+    assert "Someone else saved" in response.content.decode()
+
+
+def test_an_organiser_adds_an_attribute_set_to_a_topic_type(organiser, campaign):
+    topic_type = campaign.topic_types.get()
+    new_url = reverse("console:attribute_set_new", kwargs={"slug": campaign.slug, "topic_type": topic_type.pk})
+    response = organiser.post(new_url, {
+        "name": "GENDER", "kind": "nominal", "divergence": "jsd", "weight": 1, "position": 2,
+        "groups_text": "female, male, other", "target_text": "", "helper_kind": "none",
+    })
+    assert response.status_code == 302
+    gender = AttributeSet.objects.get(topic_type=topic_type, name="GENDER")
+    assert gender.target == pytest.approx([1 / 3] * 3)
+    assert "GF_GENDER" in score_table(campaign).columns
+
+
+def test_a_duplicate_attribute_set_name_is_refused(organiser, campaign):
+    topic_type = campaign.topic_types.get()
+    new_url = reverse("console:attribute_set_new", kwargs={"slug": campaign.slug, "topic_type": topic_type.pk})
+    response = organiser.post(new_url, {
+        "name": "ORIGIN", "kind": "nominal", "divergence": "jsd", "weight": 1, "position": 2,
+        "groups_text": "a, b", "helper_kind": "none",
+    })
+    assert "already has" in str(response.context["form"].errors["name"])

@@ -1,0 +1,61 @@
+from django.urls import reverse
+
+from annotator import annotations
+from annotator.models import Conversation, TurnLabel
+from tests.console.conftest import assert_only_the_organiser_gets_in
+
+
+def url(campaign):
+    return reverse("console:grid", kwargs={"slug": campaign.slug})
+
+
+def _label(conversation, annotator, first, second):
+    for number, label in ((1, first), (2, second)):
+        turn = conversation.turns.get(role="S", number=number)
+        current = TurnLabel.objects.filter(turn=turn, annotator=annotator).first()
+        annotations.set_turn_label(turn, annotator=annotator, actor=annotator, label=label,
+                                   expected_version=current.version if current else None)
+
+
+def test_only_the_campaigns_organiser_sees_the_grid(client_as, campaign):
+    assert_only_the_organiser_gets_in(client_as, url(campaign))
+
+
+def test_each_cell_shows_the_pair_of_labels_in_the_papers_colours(organiser, campaign, demo):
+    ann, bob = demo[2]
+    conversations = Conversation.objects.filter(topic__campaign=campaign, run__name="bing-trial1").order_by("topic__code")
+    conversations = list(conversations)
+    for conversation, pair in zip(conversations, [("o", "o"), ("x", "-")]):
+        conversation.gold_annotator = ann
+        conversation.save()
+        _label(conversation, ann, *pair)
+    response = organiser.get(url(campaign))
+    rows = response.context["grid"]["rows"]
+    run_index = response.context["grid"]["runs"].index("bing-trial1")
+    assert [(r["cells"][run_index]["labels"], r["cells"][run_index]["css"]) for r in rows] == [("o o", "green"), ("x -", "grey")]
+    assert 'class="cell cell-green"' in response.content.decode()
+
+
+def test_the_footer_gives_useful_ave_useful_and_recovery_per_run(organiser, campaign, demo):
+    ann = demo[2][0]
+    for conversation, pair in zip(
+        Conversation.objects.filter(topic__campaign=campaign, run__name="bing-trial1").order_by("topic__code"),
+        [("x", "o"), ("x", "x")],
+    ):
+        conversation.gold_annotator = ann
+        conversation.save()
+        _label(conversation, ann, *pair)
+    grid = organiser.get(url(campaign)).context["grid"]
+    summary = grid["summaries"]["bing-trial1"]
+    assert summary.percent_useful == (0.0, 50.0)
+    assert summary.ave_percent_useful == 25.0
+    assert (summary.recovered, summary.unsuccessful_first, summary.percent_recovery) == (1, 2, 50.0)
+    content = organiser.get(url(campaign)).content.decode()
+    assert "ave%useful" in content and "50.0% (1/2)" in content
+
+
+def test_a_conversation_not_fully_labelled_shows_a_question_mark(organiser, campaign):
+    TurnLabel.objects.filter(turn__conversation__topic__campaign=campaign, turn__number=2).delete()
+    grid = organiser.get(url(campaign)).context["grid"]
+    cells = [c for row in grid["rows"] for c in row["cells"]]
+    assert all(c["css"] == "unlabelled" and "?" in c["labels"] for c in cells)

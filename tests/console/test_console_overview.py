@@ -1,0 +1,20 @@
+from django.urls import reverse
+
+from tests.console.conftest import assert_only_the_organiser_gets_in
+
+
+def url(campaign):
+    return reverse("console:overview", kwargs={"slug": campaign.slug})
+
+
+def test_only_the_campaigns_organiser_sees_the_overview(client_as, campaign):
+    assert_only_the_organiser_gets_in(client_as, url(campaign))
+
+
+def test_the_overview_counts_topics_runs_conversations_and_shows_the_settings(organiser, campaign):
+    response = organiser.get(url(campaign))
+    assert response.status_code == 200
+    counts = response.context["counts"]
+    assert counts["topics"] == 2 and counts["runs"] == 3 and counts["conversations"] == 6
+    assert counts["nuggets"] > 0
+    assert b"1250 words" in response.content and b"RATINGS" in response.content

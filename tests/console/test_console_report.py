@@ -1,0 +1,49 @@
+import math
+
+import pytest
+from django.urls import reverse
+
+from annotator.reports import mean_ci
+from tests.console.conftest import assert_only_the_organiser_gets_in
+from tests.console.helpers import settings_post
+
+
+def url(campaign):
+    return reverse("console:report", kwargs={"slug": campaign.slug})
+
+
+def test_only_the_campaigns_organiser_sees_the_report(client_as, campaign):
+    assert_only_the_organiser_gets_in(client_as, url(campaign))
+
+
+def test_the_report_gives_each_runs_means_with_confidence_intervals(organiser, campaign):
+    response = organiser.get(url(campaign))
+    assert response.status_code == 200
+    report = response.context["report"]
+    assert [r["run"] for r in report.runs] == ["bard-trial1", "bing-trial1", "chatgpt-trial1"]
+    assert report.columns == ["R", "GF_ORIGIN", "GF_RATINGS", "GF", "GFRC"]
+    cell = report.runs[0]["cells"]["GF"]
+    assert cell.low <= cell.mean <= cell.high
+    assert [t["topic"] for t in report.topics] == ["M001", "M002"]
+    content = response.content.decode()
+    assert "95% confidence interval" in content and "r-vs-gf.svg" in content
+
+
+def test_the_report_follows_a_new_L_at_once(organiser, campaign):
+    before = organiser.get(url(campaign)).context["report"].runs[0]["cells"]["R"].mean
+    organiser.post(reverse("console:settings", kwargs={"slug": campaign.slug}), settings_post(campaign, patience=200))
+    after = organiser.get(url(campaign)).context["report"].runs[0]["cells"]["R"].mean
+    assert after > before
+
+
+def test_the_confidence_interval_uses_the_t_distribution():
+    mean, low, high, n = mean_ci([1.0, 2.0, 3.0, 4.0])
+    # t(0.975, 3) = 3.182446; sd = 1.290994; half-width = 3.182446 * 1.290994 / 2
+    assert (mean, n) == (2.5, 4)
+    assert high - mean == pytest.approx(3.182446 * 1.290994 / 2, rel=1e-5)
+    assert mean - low == pytest.approx(high - mean)
+
+
+def test_one_topic_has_no_interval():
+    mean, low, high, n = mean_ci([0.3])
+    assert mean == 0.3 and math.isnan(low) and math.isnan(high)

@@ -1,0 +1,84 @@
+from django.urls import reverse
+
+from annotator.models import Campaign, Grade
+from scoring.adapter import score_table
+from tests.console.conftest import assert_only_the_organiser_gets_in
+from tests.console.helpers import settings_post
+
+
+def url(campaign):
+    return reverse("console:settings", kwargs={"slug": campaign.slug})
+
+
+def test_only_the_campaigns_organiser_reaches_the_settings(client_as, campaign):
+    assert_only_the_organiser_gets_in(client_as, url(campaign))
+    assert_only_the_organiser_gets_in(client_as, url(campaign), "post", settings_post(campaign, patience=10))
+    campaign.refresh_from_db()
+    assert campaign.patience == 1250
+
+
+def test_the_settings_page_shows_the_form_grades_and_attribute_sets(organiser, campaign):
+    response = organiser.get(url(campaign))
+    assert response.status_code == 200
+    content = response.content.decode()
+    assert 'name="patience"' in content and 'name="grades-0-gain"' in content
+    assert "ORIGIN" in content and "RATINGS" in content
+
+
+def test_changing_L_is_saved_and_every_score_follows_it_at_once(organiser, campaign):
+    before = score_table(campaign)["R"].mean()
+    response = organiser.post(url(campaign), settings_post(campaign, patience=300))
+    assert response.status_code == 302
+    campaign.refresh_from_db()
+    assert campaign.patience == 300 and campaign.version == 2
+    assert score_table(campaign)["R"].mean() > before
+
+
+def test_changing_a_grades_gain_changes_R(organiser, campaign):
+    before = score_table(campaign)["R"].mean()
+    organiser.post(url(campaign), settings_post(campaign, grades={"L1": 1.0}))
+    assert Grade.objects.get(campaign=campaign, label="L1").gain == 1.0
+    assert score_table(campaign)["R"].mean() > before
+
+
+def test_a_stale_form_is_refused_with_a_clear_message_and_overwrites_nothing(organiser, campaign):
+    stale = settings_post(campaign, patience=500)
+    organiser.post(url(campaign), settings_post(campaign, alpha=0.2))  # someone else saves first
+    response = organiser.post(url(campaign), stale, follow=True)
+    campaign.refresh_from_db()
+    assert campaign.patience == 1250 and campaign.alpha == 0.2
+    assert "Someone else saved these settings" in response.content.decode()
+
+
+def test_an_alpha_outside_zero_to_one_is_refused_beside_the_field(organiser, campaign):
+    response = organiser.post(url(campaign), settings_post(campaign, alpha=1.5))
+    assert response.status_code == 200
+    assert "alpha" in response.context["form"].errors
+    assert Campaign.objects.get(pk=campaign.pk).alpha == 0.5
+
+
+def test_a_zero_patience_is_refused(organiser, campaign):
+    response = organiser.post(url(campaign), settings_post(campaign, patience=0))
+    assert "patience" in response.context["form"].errors
+
+
+def test_a_gain_above_one_is_refused_and_nothing_is_saved(organiser, campaign):
+    response = organiser.post(url(campaign), settings_post(campaign, grades={"L2": 2}, patience=99))
+    assert response.status_code == 200
+    assert not response.context["grades"].is_valid()
+    campaign.refresh_from_db()
+    assert campaign.patience == 1250
+
+
+def test_switching_to_cumulative_and_uniform_empty_turns_is_saved(organiser, campaign):
+    organiser.post(url(campaign), settings_post(campaign, method="cumulative", empty_turns="uniform", turn_weight="max_pw"))
+    campaign.refresh_from_db()
+    assert (campaign.method, campaign.empty_turns, campaign.turn_weight) == ("cumulative", "uniform", "max_pw")
+
+
+def test_unticking_duplicates_count_once_turns_the_rule_off(organiser, campaign):
+    data = settings_post(campaign)
+    data.pop("duplicates_count_once")
+    organiser.post(url(campaign), data)
+    campaign.refresh_from_db()
+    assert campaign.duplicates_count_once is False

@@ -1,0 +1,57 @@
+from pathlib import Path
+
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from annotator.models import Conversation, Nugget
+from tests.console.conftest import assert_only_the_organiser_gets_in
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "demo" / "M002-bing-trial1.txt"
+
+
+def url(campaign):
+    return reverse("console:upload", kwargs={"slug": campaign.slug})
+
+
+def example(name="M002-bing-trial1.txt"):
+    return SimpleUploadedFile(name, EXAMPLE.read_bytes(), content_type="text/plain")
+
+
+def test_only_the_campaigns_organiser_uploads(client_as, campaign):
+    before = Conversation.objects.count()
+    assert_only_the_organiser_gets_in(client_as, url(campaign))
+    for role in ("annotator", "other organiser"):
+        assert client_as(role).post(url(campaign), {"files": [example()], "run": "new-run"}).status_code == 404
+    assert Conversation.objects.count() == before
+
+
+def test_the_papers_example_file_is_imported_with_its_nuggets(organiser, campaign):
+    response = organiser.post(url(campaign), {"files": [example()], "run": "bing-trial9"}, follow=True)
+    assert response.status_code == 200
+    conversation = Conversation.objects.get(topic__campaign=campaign, topic__code="M002", run__name="bing-trial9")
+    assert Nugget.objects.filter(turn__conversation=conversation).count() == 10
+    assert "1 conversation(s) imported" in response.content.decode()
+
+
+def test_a_broken_file_imports_nothing_and_lists_its_errors_by_file_and_line(organiser, campaign):
+    before = Conversation.objects.count()
+    broken = SimpleUploadedFile("M002-x-trial1.txt", b"##### M002\n### U1\nhello\n### S1 o\nA film\n#L7\n", content_type="text/plain")
+    response = organiser.post(url(campaign), {"files": [example("M002-ok-trial1.txt"), broken]})
+    assert response.status_code == 400
+    assert Conversation.objects.count() == before  # the good file was not imported either
+    errors = response.context["errors"]
+    assert errors and all(e.startswith("M002-x-trial1.txt:") for e in errors)
+    assert "Nothing was imported" in response.content.decode()
+
+
+def test_importing_an_existing_conversation_again_needs_replace(organiser, campaign):
+    organiser.post(url(campaign), {"files": [example()], "run": "bing-trial9"})
+    again = organiser.post(url(campaign), {"files": [example()], "run": "bing-trial9"})
+    assert again.status_code == 400
+    replaced = organiser.post(url(campaign), {"files": [example()], "run": "bing-trial9", "replace": "on"})
+    assert replaced.status_code == 302
+
+
+def test_posting_without_a_file_asks_for_one(organiser, campaign):
+    response = organiser.post(url(campaign), {})
+    assert response.status_code == 200 and response.context["form"].errors["files"]

@@ -1,0 +1,98 @@
+"""Entity identity: one key per URL however it is spelt, names as keys when there is no URL."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from annotator.identity import entity_key_and_name, find_url, name_key, normalise_url
+
+hosts = st.from_regex(r"[a-z][a-z0-9\-]{0,8}(\.[a-z][a-z0-9\-]{0,8}){1,2}", fullmatch=True)
+paths = st.from_regex(r"(/[A-Za-z0-9_\-.~%()]{1,8}){0,3}", fullmatch=True)
+queries = st.one_of(st.just(""), st.from_regex(r"[a-z]{1,4}=[A-Za-z0-9]{0,4}(&[a-z]{1,4}=[A-Za-z0-9]{0,4})?", fullmatch=True))
+fragments = st.one_of(st.just(""), st.from_regex(r"[A-Za-z0-9\-]{0,6}", fullmatch=True))
+
+
+def url(scheme: str, host: str, path: str, query: str, fragment: str | None = None) -> str:
+    return f"{scheme}://{host}{path}" + (f"?{query}" if query else "") + (f"#{fragment}" if fragment is not None else "")
+
+
+@given(st.sampled_from(["http", "https", "HTTP", "Https"]), hosts, paths, queries, fragments, st.booleans(), st.booleans())
+def test_normalise_url_is_idempotent(scheme, host, path, query, fragment, www, slash):
+    u = url(scheme, ("www." if www else "") + host, path + ("/" if slash else ""), query, fragment)
+    once = normalise_url(u)
+    assert normalise_url(once) == once
+
+
+@given(hosts, paths, queries, fragments, st.booleans(), st.booleans(), st.booleans(), st.booleans())
+def test_scheme_host_case_www_trailing_slash_and_fragment_make_no_new_entity(host, path, query, fragment, https, upper, www, slash):
+    plain = normalise_url(url("https", host, path, query))
+    variant_host = ("WWW." if upper else "www.") + host if www else host
+    variant_host = variant_host.upper() if upper else variant_host
+    variant = url("https" if https else "http", variant_host, path + ("/" if slash else ""), query, fragment)
+    assert normalise_url(variant) == plain
+
+
+@given(hosts, paths.filter(lambda p: any(c.isalpha() for c in p)), queries)
+def test_path_case_makes_a_new_entity(host, path, query):
+    swapped = path.swapcase()
+    if swapped.rstrip("/") != path.rstrip("/"):
+        assert normalise_url(url("https", host, path, query)) != normalise_url(url("https", host, swapped, query))
+
+
+@given(hosts, paths, queries, queries)
+def test_query_makes_a_new_entity(host, path, q1, q2):
+    if q1 != q2:
+        assert normalise_url(url("https", host, path, q1)) != normalise_url(url("https", host, path, q2))
+
+
+def test_the_example_urls_normalise_to_https_without_www_and_slash():
+    assert normalise_url("https://www.imdb.com/title/tt0088763/") == "https://imdb.com/title/tt0088763"
+    assert normalise_url("HTTP://WWW.IMDb.COM:80/title/tt0088763#reviews") == "https://imdb.com/title/tt0088763"
+    assert normalise_url("www.imdb.com/title/tt0088763/") == "https://imdb.com/title/tt0088763"
+    assert normalise_url("https://example.org/a?x=1&y=2") == "https://example.org/a?x=1&y=2"
+
+
+def test_normalise_url_refuses_other_schemes_and_missing_hosts():
+    with pytest.raises(ValueError):
+        normalise_url("ftp://example.org/x")
+    with pytest.raises(ValueError):
+        normalise_url("https:///nohost")
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Back to the Future (1985): https://www.imdb.com/title/tt0088763/", "https://www.imdb.com/title/tt0088763/"),
+        ("see https://x.org/a.", "https://x.org/a"),
+        ("(https://x.org/a), then", "https://x.org/a"),
+        ("https://en.wikipedia.org/wiki/Looper_(film)", "https://en.wikipedia.org/wiki/Looper_(film)"),
+        ("[IMDb](https://www.imdb.com/title/tt1276104/)", "https://www.imdb.com/title/tt1276104/"),
+        ("Tenet (2020)https://www.imdb.com/title/tt10375988/", "https://www.imdb.com/title/tt10375988/"),
+        ("<https://x.org/b>", "https://x.org/b"),
+        ("no url here, www.imdb.com is a domain", None),
+        ("https:// nothing", None),
+    ],
+)
+def test_find_url_finds_the_first_url_without_trailing_punctuation(text, expected):
+    assert find_url(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text, key, name",
+    [
+        ("Back to the Future (1985): https://www.imdb.com/title/tt0088763/", "https://imdb.com/title/tt0088763", "Back to the Future (1985)"),
+        ("Back to the Future (1985)", "name:back to the future (1985)", "Back to the Future (1985)"),
+        ("The  Time Machine - https://imdb.com/title/tt0054387", "https://imdb.com/title/tt0054387", "The Time Machine"),
+        ("https://www.imdb.com/title/tt1853739/", "https://imdb.com/title/tt1853739", ""),
+        ("1. **Looper** (2012) - [IMDb](https://www.imdb.com/title/tt1276104/)", "https://imdb.com/title/tt1276104", "Looper (2012)"),
+        ("  -  ", None, ""),
+    ],
+)
+def test_entity_key_and_name(text, key, name):
+    assert entity_key_and_name(text) == (key, name)
+
+
+def test_name_keys_ignore_case_and_spacing():
+    assert name_key("Back  to the FUTURE (1985)") == name_key("back to the future (1985)") == "name:back to the future (1985)"

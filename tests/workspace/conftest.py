@@ -1,0 +1,82 @@
+"""Shared set-up for the workspace view tests: the paper's M002 Bing conversation, assigned
+to an annotator, with or without its ten nuggets (built through the business rules)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.factories import make_campaign, make_conversation, make_user, mark
+from tests.test_scoring_adapter import paper_example
+
+
+def build_paper(annotated: bool = True, *, username: str = "ann", campaign=None):
+    annotator = make_user(username)
+    campaign = campaign or make_campaign()
+    turns, nuggets = paper_example()
+    conversation = make_conversation(campaign, turns, annotators=[annotator])
+    if annotated:
+        for n in nuggets:
+            mark(conversation, annotator, n["turn"], n["start"], n["end"], n["grade"], n["memberships"])
+    return conversation, annotator, nuggets
+
+
+@pytest.fixture
+def paper(db):
+    """(conversation, annotator, nugget specs): the annotated paper example."""
+    return build_paper(annotated=True)
+
+
+@pytest.fixture
+def bare_paper(db):
+    """The paper example with no judgments yet."""
+    return build_paper(annotated=False)
+
+
+@pytest.fixture
+def as_user(client):
+    def _login(user):
+        client.force_login(user)
+        return client
+
+    return _login
+
+
+def build_list(n_nuggets: int, *, username: str = "lister", per_turn: int = 30, campaign=None):
+    """A long list answer: ceil(n / per_turn) system turns of `per_turn` URL lines each, every
+    line marked, graded and given both memberships (through the business rules)."""
+    annotator = make_user(username)
+    campaign = campaign or make_campaign(slug=f"list{n_nuggets}")
+    turns = []
+    for t in range((n_nuggets + per_turn - 1) // per_turn):
+        turns.append(("U", f"Please list {per_turn} more time-travel movies with their IMDb URLs."))
+        count = min(per_turn, n_nuggets - t * per_turn)
+        lines = ["Here are some more:"] + [
+            f"Movie {t * per_turn + i} ({1950 + i}): https://www.imdb.com/title/tt{t * per_turn + i:07d}/"
+            for i in range(count)
+        ]
+        turns.append(("S", "\n".join(lines)))
+    conversation = make_conversation(campaign, turns, topic="M900", run=f"list-{n_nuggets}", annotators=[annotator])
+    for position in range(2, len(turns) + 1, 2):
+        turn = conversation.turns.get(position=position)
+        start = 4  # "Here are some more:"
+        for line in turn.text.splitlines()[1:]:
+            words = len(line.split())
+            mark(conversation, annotator, position, start, start + words - 1, "L2",
+                 {"RATINGS": [0, 0, 1, 0], "ORIGIN": [0, 0.5, 0, 0, 0, 0.5, 0, 0]})
+            start += words
+    return conversation, annotator
+
+
+HTMX = {"HX-Request": "true"}
+
+
+def line_span(conversation, position: int, needle: str) -> tuple[int, int, int]:
+    """(turn id, first word, last word) of the line of turn `position` that contains `needle`."""
+    turn = conversation.turns.get(position=position)
+    start = 0
+    for line in turn.text.splitlines():
+        words = line.split()
+        if needle in line:
+            return turn.pk, start, start + len(words) - 1
+        start += len(words)
+    raise AssertionError(f"{needle!r} is not in turn {position}")

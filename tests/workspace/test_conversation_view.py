@@ -1,0 +1,114 @@
+"""The conversation page: turns in order with word positions, the topic at hand, suggestions,
+and untrusted text shown as text."""
+
+import pytest
+from django.urls import reverse
+
+from annotator import annotations
+from annotator.models import AttributeSet, Topic
+from tests.factories import make_campaign, make_conversation, make_user, mark
+from tests.workspace.conftest import HTMX
+
+pytestmark = pytest.mark.django_db
+
+
+def test_opening_a_conversation_requires_login(client, paper):
+    conversation, _, _ = paper
+    response = client.get(reverse("conversation", args=[conversation.pk]))
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+
+
+def test_an_annotator_cannot_open_another_annotators_conversation(client, paper):
+    conversation, _, _ = paper
+    client.force_login(make_user("stranger"))
+    assert client.get(reverse("conversation", args=[conversation.pk])).status_code == 404
+
+
+def test_the_turns_come_in_order_with_each_words_position_and_the_running_word_count(client, paper):
+    conversation, annotator, _ = paper
+    client.force_login(annotator)
+    html = client.get(reverse("conversation", args=[conversation.pk])).content.decode()
+    order = [html.index(f'id="turn-{t.pk}"') for t in conversation.turns.order_by("position")]
+    assert order == sorted(order)
+    assert 'data-p="1" title="word 1">Please</span>' in html  # U1 starts the count
+    assert 'data-p="35" title="word 35">https://www.imdb.com/title/tt0088763/</span>' in html
+    assert "Σ 17" in html and "Σ 67" in html and "Σ 123" in html  # running word count at each turn's end
+    assert "WC 35 · L2" in html and "WC 107 · L2" in html
+    assert 'id="show-positions"' in html
+
+
+def test_the_topic_description_and_its_attribute_sets_are_at_hand(client, paper):
+    conversation, annotator, _ = paper
+    Topic.objects.filter(pk=conversation.topic_id).update(description="Time-travel movies listed in IMDb")
+    client.force_login(annotator)
+    html = client.get(reverse("conversation", args=[conversation.pk])).content.decode()
+    assert "Time-travel movies listed in IMDb" in html
+    assert "RATINGS" in html and "ORIGIN" in html and "Middle East" in html and "target 24.5%" in html
+
+
+def test_every_url_line_of_a_system_turn_is_suggested_until_it_is_marked(client, bare_paper):
+    conversation, annotator, nuggets = bare_paper
+    client.force_login(annotator)
+    response = client.get(reverse("conversation", args=[conversation.pk]))
+    assert len(response.context["candidates"]) == 10
+    assert response.content.decode().count("data-accept") == 10
+    n = nuggets[0]
+    mark(conversation, annotator, n["turn"], n["start"], n["end"])
+    assert len(client.get(reverse("conversation", args=[conversation.pk])).context["candidates"]) == 9
+
+
+def test_a_suggestion_whose_url_the_topic_already_knows_says_so(client, bare_paper):
+    conversation, annotator, nuggets = bare_paper
+    n = nuggets[0]
+    nugget = mark(conversation, annotator, n["turn"], n["start"], n["end"], "L2")
+    annotations.delete_nugget(nugget, actor=annotator, expected_version=nugget.version)
+    client.force_login(annotator)
+    html = client.get(reverse("conversation", args=[conversation.pk])).content.decode()
+    assert "known · L2" in html
+
+
+def test_selecting_a_nugget_shows_it_in_the_editor(client, paper):
+    conversation, annotator, _ = paper
+    nugget = conversation.turns.get(position=2).nuggets.order_by("start_word")[1]
+    client.force_login(annotator)
+    html = client.get(reverse("conversation", args=[conversation.pk]) + f"?nugget={nugget.pk}").content.decode()
+    assert "Nugget in S1 · WC 39" in html
+    assert "The Terminator (1984)" in html and "(0,1/2,0,0,0,1/2,0,0)" in html
+
+
+def test_an_htmx_request_for_the_page_gets_the_fragments_only(client, paper):
+    conversation, annotator, _ = paper
+    client.force_login(annotator)
+    html = client.get(reverse("conversation", args=[conversation.pk]), headers=HTMX).content.decode()
+    assert html.lstrip().startswith('<div id="turns"') and "<html" not in html
+
+
+HOSTILE = (
+    "<script>alert('turn')</script> **bold** <img src=x onerror=alert(1)> "
+    "[click](javascript:alert(2)) https://evil.example/<b>x</b>"
+)
+
+
+def test_conversation_text_entity_names_and_evidence_are_shown_as_text_never_run(client):
+    annotator = make_user("ann")
+    campaign = make_campaign()
+    conversation = make_conversation(campaign, [("U", "<script>alert('user')</script>"), ("S", HOSTILE)],
+                                     annotators=[annotator])
+    nugget = mark(conversation, annotator, 2, 0, len(HOSTILE.split()) - 1, "L2")
+    entity = nugget.entity
+    entity = annotations.update_entity(entity, actor=annotator, expected_version=entity.version,
+                                       name="<script>alert('name')</script>")
+    ratings = AttributeSet.objects.get(name="RATINGS")
+    annotations.set_membership(entity, ratings, actor=annotator, expected_version=entity.version,
+                               vector=[0, 0, 1, 0], evidence="<script>alert('evidence')</script>")
+    client.force_login(annotator)
+    for url in (
+        reverse("conversation", args=[conversation.pk]) + f"?nugget={nugget.pk}",
+        reverse("score-panel", args=[conversation.pk]),
+    ):
+        html = client.get(url).content.decode()
+        assert "<script>alert" not in html and "<img src=x" not in html and "<b>x</b>" not in html
+        assert "&lt;script&gt;alert(" in html
+    page = client.get(reverse("conversation", args=[conversation.pk]) + f"?nugget={nugget.pk}").content.decode()
+    assert "&lt;script&gt;alert(&#x27;evidence&#x27;)&lt;/script&gt;" in page or "&lt;script&gt;alert(&#39;evidence&#39;)" in page
+    assert 'href="javascript:' not in page and "**bold**" in page

@@ -1,0 +1,65 @@
+"""Linking a nugget to another entity of the topic: reuse by URL or name, else a new one."""
+
+import pytest
+from django.urls import reverse
+
+from annotator.models import Entity, Nugget
+from tests.factories import make_user
+from tests.workspace.conftest import HTMX
+
+pytestmark = pytest.mark.django_db
+
+
+def _nuggets(conversation):
+    return list(Nugget.objects.filter(turn__conversation=conversation).order_by("turn__position", "start_word"))
+
+
+def test_picking_an_existing_entity_by_name_reuses_it_with_its_grade(client, paper):
+    conversation, annotator, _ = paper
+    first, second = _nuggets(conversation)[:2]
+    client.force_login(annotator)
+    response = client.post(reverse("nugget-entity", args=[conversation.pk, second.pk]),
+                           {"entity": "back to the future (1985)", "version": second.version}, headers=HTMX)
+    assert response.status_code == 200 and response["HX-Trigger"] == "annotations-changed"
+    second.refresh_from_db()
+    assert second.entity_id == first.entity_id
+    assert "WC 39 · L2 · dup" in response.content.decode()  # now a second mention of Back to the Future
+
+
+def test_a_url_names_the_entity_with_that_normalised_url(client, paper):
+    conversation, annotator, _ = paper
+    first, second = _nuggets(conversation)[:2]
+    client.force_login(annotator)
+    client.post(reverse("nugget-entity", args=[conversation.pk, second.pk]),
+                {"entity": "http://IMDB.com/title/tt0088763", "version": second.version}, headers=HTMX)
+    second.refresh_from_db()
+    assert second.entity_id == first.entity_id
+
+
+def test_an_unknown_name_makes_a_new_entity(client, paper):
+    conversation, annotator, _ = paper
+    nugget = _nuggets(conversation)[0]
+    client.force_login(annotator)
+    before = Entity.objects.count()
+    client.post(reverse("nugget-entity", args=[conversation.pk, nugget.pk]),
+                {"entity": "Back to the Future Part II", "version": nugget.version}, headers=HTMX)
+    nugget.refresh_from_db()
+    assert Entity.objects.count() == before + 1
+    assert nugget.entity.key == "name:back to the future part ii" and nugget.entity.grade is None
+
+
+def test_an_empty_entity_is_refused(client, paper):
+    conversation, annotator, _ = paper
+    nugget = _nuggets(conversation)[0]
+    client.force_login(annotator)
+    response = client.post(reverse("nugget-entity", args=[conversation.pk, nugget.pk]),
+                           {"entity": "  ", "version": nugget.version}, headers=HTMX)
+    assert response.status_code == 422
+
+
+def test_an_annotator_cannot_relink_another_annotators_nugget(client, paper):
+    conversation, _, _ = paper
+    nugget = _nuggets(conversation)[0]
+    client.force_login(make_user("stranger"))
+    assert client.post(reverse("nugget-entity", args=[conversation.pk, nugget.pk]),
+                       {"entity": "x", "version": nugget.version}).status_code == 404

@@ -1,0 +1,54 @@
+"""Grading the nugget's entity with the campaign's grades (buttons and keys 0/1/2)."""
+
+import pytest
+from django.urls import reverse
+
+from annotator.models import Nugget
+from tests.factories import make_user
+from tests.workspace.conftest import HTMX, line_span
+
+pytestmark = pytest.mark.django_db
+
+
+def test_grading_sets_the_entitys_grade_and_refreshes_the_score(client, bare_paper):
+    conversation, annotator, _ = bare_paper
+    client.force_login(annotator)
+    turn, start, end = line_span(conversation, 2, "Interstellar")
+    client.post(reverse("nugget-create", args=[conversation.pk]), {"turn": turn, "start": start, "end": end})
+    nugget = Nugget.objects.select_related("entity").get()
+    response = client.post(reverse("nugget-grade", args=[conversation.pk, nugget.pk]),
+                           {"grade": 1, "version": nugget.entity.version}, headers=HTMX)
+    assert response.status_code == 200 and response["HX-Trigger"] == "annotations-changed"
+    nugget.entity.refresh_from_db()
+    assert nugget.entity.grade.label == "L1"
+    html = response.content.decode()
+    assert 'id="grade-1" data-grade-key="1"\n                      class="grade-btn g1" aria-pressed="true"' in html
+    assert "WC 46 · L1" in html
+
+
+def test_a_grade_the_campaign_does_not_have_is_refused(client, paper):
+    conversation, annotator, _ = paper
+    nugget = Nugget.objects.select_related("entity").first()
+    client.force_login(annotator)
+    response = client.post(reverse("nugget-grade", args=[conversation.pk, nugget.pk]),
+                           {"grade": 7, "version": nugget.entity.version}, headers=HTMX)
+    assert response.status_code == 422
+
+
+def test_grading_with_an_old_version_is_a_conflict_with_the_latest_state(client, paper):
+    conversation, annotator, _ = paper
+    nugget = Nugget.objects.select_related("entity").first()
+    client.force_login(annotator)
+    response = client.post(reverse("nugget-grade", args=[conversation.pk, nugget.pk]),
+                           {"grade": 0, "version": nugget.entity.version - 1}, headers=HTMX)
+    assert response.status_code == 409 and "changed by someone else" in response.content.decode()
+    nugget.entity.refresh_from_db()
+    assert nugget.entity.grade.label == "L2"
+
+
+def test_an_annotator_cannot_grade_another_annotators_entity(client, paper):
+    conversation, _, _ = paper
+    nugget = Nugget.objects.select_related("entity").first()
+    client.force_login(make_user("stranger"))
+    assert client.post(reverse("nugget-grade", args=[conversation.pk, nugget.pk]),
+                       {"grade": 0, "version": nugget.entity.version}).status_code == 404

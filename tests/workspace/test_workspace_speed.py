@@ -1,0 +1,68 @@
+"""A save and the panel refresh after it cost the same queries for 3 nuggets as for 300, and
+stay well under 100 ms of server time."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from django.urls import reverse
+
+from annotator.models import Nugget
+from tests.workspace.conftest import build_list
+
+pytestmark = pytest.mark.django_db
+
+# A grade save (htmx), query by query:
+#   1 session, 2 user, 3 assignment (with conversation, topic, campaign, run),
+#   4 the nugget (with turn, conversation, topic, entity), 5 the campaign's grades,
+#   6 SAVEPOINT, 7 entity version bump (UPDATE ... WHERE version = expected), 8 event INSERT,
+#   9 RELEASE SAVEPOINT, then the refreshed workbench: 10 attribute sets, 11 turns,
+#   12 nuggets with entity and grade, 13 memberships, 14 turn labels, 15 the annotator's
+#   entities of the topic, 16 grades, 17 the selected entity's memberships.
+SAVE_QUERIES = 17
+# The score panel: 1 session, 2 user, 3 assignment, 4 attribute sets, 5 turns,
+#   6 nuggets with entity and grade, 7 memberships.
+PANEL_QUERIES = 7
+
+
+def save_and_refresh(client, conversation, nugget, level):
+    started = time.process_time()
+    response = client.post(
+        reverse("nugget-grade", args=[conversation.pk, nugget.pk]),
+        {"grade": level, "version": nugget.entity.version},
+        headers={"HX-Request": "true"},
+    )
+    saved = time.process_time()
+    panel = client.get(reverse("score-panel", args=[conversation.pk]), headers={"HX-Request": "true"})
+    finished = time.process_time()
+    assert response.status_code == 200 and response["HX-Trigger"] == "annotations-changed"
+    assert panel.status_code == 200
+    return saved - started, finished - saved
+
+
+@pytest.mark.parametrize("size", [3, 300])
+def test_a_save_and_the_panel_refresh_take_a_fixed_number_of_queries_and_little_time(
+    size, client, django_assert_num_queries
+):
+    conversation, annotator = build_list(size, username=f"u{size}")
+    client.force_login(annotator)
+    nuggets = list(Nugget.objects.filter(turn__conversation=conversation).select_related("entity"))
+    assert len(nuggets) == size
+    client.get(reverse("conversation", args=[conversation.pk]))  # warm up templates and URL resolver
+    nugget = nuggets[len(nuggets) // 2]
+    with django_assert_num_queries(SAVE_QUERIES):
+        client.post(
+            reverse("nugget-grade", args=[conversation.pk, nugget.pk]),
+            {"grade": 1, "version": nugget.entity.version},
+            headers={"HX-Request": "true"},
+        )
+    with django_assert_num_queries(PANEL_QUERIES):
+        client.get(reverse("score-panel", args=[conversation.pk]), headers={"HX-Request": "true"})
+    timings = []
+    for level in (2, 1, 2, 1, 2):
+        nugget.entity.refresh_from_db()
+        timings.append(save_and_refresh(client, conversation, nugget, level))
+    save, panel = min(t[0] for t in timings), min(t[1] for t in timings)
+    print(f"\n{size} nuggets: save {1000 * save:.1f} ms + panel {1000 * panel:.1f} ms")
+    assert save + panel < 0.1
