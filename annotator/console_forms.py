@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from django import forms
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import F
@@ -70,7 +71,7 @@ class CampaignSettingsForm(VersionedForm):
             "empty_turns": forms.RadioSelect,
             "turn_weight": forms.RadioSelect,
         }
-        labels = {"duplicates_count_once": "Duplicates count once (later mentions of an entity gain nothing)"}
+        labels = {"duplicates_count_once": "Duplicates count once"}
 
     def clean_patience(self):
         patience = self.cleaned_data["patience"]
@@ -324,6 +325,24 @@ class UploadForm(forms.Form):
     replace = forms.BooleanField(
         required=False, label="Replace conversations that already exist (their judgments are deleted)",
     )
+
+    def clean_files(self):
+        files = self.cleaned_data["files"]
+        _check_upload_sizes(files)
+        return files
+
+
+def _check_upload_sizes(files) -> None:
+    """Each file, and all of them together, at most GFRC_MAX_UPLOAD_MB megabytes."""
+    limit_mb = settings.GFRC_MAX_UPLOAD_MB
+    limit = limit_mb * 1024 * 1024
+    for f in files:
+        if f.size > limit:
+            raise forms.ValidationError(
+                f"{f.name} is {f.size / 1024 / 1024:.1f} MB, larger than the {limit_mb} MB limit (GFRC_MAX_UPLOAD_MB)."
+            )
+    if sum(f.size for f in files) > limit:
+        raise forms.ValidationError(f"These files are larger than {limit_mb} MB together (GFRC_MAX_UPLOAD_MB).")
 
 
 class AssignForm(forms.Form):

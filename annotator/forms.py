@@ -162,7 +162,8 @@ class MembershipForm(forms.Form):
     - `vector`: typed, fractions allowed: (0,1/2,0,0,0,1/2,0,0),
     - `evidence` alone: the attribute set's helper turns it into a vector ("1.3M",
       "United Kingdom, United States"). Evidence typed with another way is kept as the raw note.
-    `clear` removes the membership.
+    `clear` removes the membership. `do` names the button that was pressed ("split" or
+    "typed"; a group button sends `group`): ticked boxes are ignored unless "split" was pressed.
     """
 
     group = forms.IntegerField(required=False, min_value=0)
@@ -170,6 +171,7 @@ class MembershipForm(forms.Form):
     vector = forms.CharField(required=False, max_length=500, label="Vector", strip=True)
     evidence = forms.CharField(required=False, max_length=1000, label="Evidence", strip=True)
     clear = forms.BooleanField(required=False)
+    do = forms.ChoiceField(choices=[("typed", "typed"), ("split", "split")], required=False)
     version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
 
     def __init__(self, *args, attribute_set: AttributeSet, **kwargs):
@@ -191,8 +193,11 @@ class MembershipForm(forms.Form):
             if data["group"] >= size:
                 raise forms.ValidationError(f"{name} has {size} groups.")
             data["result"] = tuple(1.0 if i == data["group"] else 0.0 for i in range(size))
-        elif data.get("split"):
-            chosen = set(data["split"])
+        elif data.get("do") == "split":
+            chosen = set(data.get("split") or [])
+            if not chosen:
+                self.add_error("split", f"Tick the {name} groups to split between.")
+                return data
             data["result"] = tuple(1.0 / len(chosen) if i in chosen else 0.0 for i in range(size))
         elif data.get("vector"):
             try:

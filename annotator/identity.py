@@ -15,6 +15,7 @@ Pure Python, no Django: used by the file formats, the importer and the console.
 
 from __future__ import annotations
 
+import functools
 import re
 from urllib.parse import urlsplit
 
@@ -30,6 +31,7 @@ _BRACKETS = {")": "(", "]": "[", "}": "{"}
 _DEFAULT_PORTS = {"80", "443"}
 
 
+@functools.lru_cache(maxsize=65536)
 def normalise_url(url: str) -> str:
     """The identity key of a URL: ``https://host/path?query``.
 

@@ -159,7 +159,7 @@ def scatter_figure(table: pd.DataFrame, title: str = "") -> Figure:
             )
         axes.scatter(
             [mean_r], [mean_gf], s=110, color=colour, marker=marker,
-            edgecolors="black", linewidths=0.8, label=f"{run} (mean of {group['topic'].nunique()}, 95% CI)", zorder=3,
+            edgecolors="black", linewidths=0.8, label=f"{run} (n={group['topic'].nunique()})", zorder=3,
         )
     axes.set_xlabel("R (relevance)")
     axes.set_ylabel("GF (group fairness)")
@@ -168,6 +168,8 @@ def scatter_figure(table: pd.DataFrame, title: str = "") -> Figure:
     axes.grid(True, linewidth=0.4, alpha=0.5)
     if title:
         axes.set_title(title, fontsize=11)
+    axes.text(0.99, 0.01, "large markers: run means, bars: 95% CI", ha="right", va="bottom", fontsize=7, color="0.4",
+              transform=axes.transAxes)
     if len(table):
         figure.legend(fontsize=8, loc="outside lower center", ncols=min(3, table["run"].nunique()), frameon=False)
     else:
@@ -354,7 +356,7 @@ def _judgments(conversation: Conversation, annotator_ids: list[int]):
     for n in Nugget.objects.filter(turn__conversation=conversation, annotator_id__in=annotator_ids).select_related(
         "entity__grade", "turn"
     ):
-        spans[n.annotator_id].add((n.turn.position, n.start_word, n.end_word))
+        spans[n.annotator_id].add((n.turn.number, n.start_word, n.end_word))  # nuggets sit in system turns: S<number>
         keys[n.annotator_id][n.entity.key] = (n.entity.name or n.entity.key, n.entity.grade.level if n.entity.grade else None, n.entity_id)
     vectors = defaultdict(dict)
     entity_ids = [e for per in keys.values() for (_, _, e) in per.values()]
@@ -390,9 +392,9 @@ def conversation_agreement(conversation: Conversation, first, second) -> tuple[P
             membership_pairs.append((va[attribute], vb[attribute]))
             if np.abs(np.asarray(va[attribute]) - np.asarray(vb[attribute])).sum() > 1e-6:
                 disagreements.append(f"{name}: {attribute} memberships differ")
-    for position, start, end in sorted(spans[first.pk] ^ spans[second.pk]):
-        who = first if (position, start, end) in spans[first.pk] else second
-        disagreements.append(f"S-turn {position} words {start + 1}-{end + 1}: span only by {who.get_username()}")
+    for number, start, end in sorted(spans[first.pk] ^ spans[second.pk]):
+        who = first if (number, start, end) in spans[first.pk] else second
+        disagreements.append(f"S{number} words {start + 1}-{end + 1}: span only by {who.get_username()}")
     return PairReport(conversation, first, second, span, grade_pairs, disagreements), membership_pairs
 
 

@@ -20,6 +20,8 @@ urlpatterns = [
     path(conversation + "suggestions/dismiss/", workspace_edit.dismiss_suggestion, name="suggestion-dismiss"),
     path(conversation + "undo/", workspace_edit.undo, name="undo"),
     path(conversation + "turns/<int:turn_id>/label/", workspace_edit.label_turn, name="turn-label"),
+    path(conversation + "attribute-sets/<int:attribute_set_id>/check/", workspace.check_membership,
+         name="membership-check"),
     path(nugget, workspace_edit.nugget, name="nugget"),
     path(nugget + "delete/", workspace_edit.delete_nugget, name="nugget-delete"),
     path(nugget + "entity/", workspace_edit.link_entity, name="nugget-entity"),

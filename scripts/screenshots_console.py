@@ -50,7 +50,7 @@ def main() -> None:
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     try:
-        for _ in range(100):
+        for _ in range(600):
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
                 break

@@ -8,6 +8,7 @@ from rest_framework.routers import DefaultRouter
 from annotator.api import views
 
 router = DefaultRouter()
+router.include_format_suffixes = False  # no /api/campaigns.json twins: ?format=json does it
 router.register("campaigns", views.CampaignViewSet, basename="api-campaign")
 router.register("conversations", views.ConversationViewSet, basename="api-conversation")
 router.register("entities", views.EntityViewSet, basename="api-entity")

@@ -156,6 +156,8 @@ def _records(frame) -> list[dict]:
 class ConversationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet):
     """Conversations assigned to you (or in campaigns you organise), with their turns."""
 
+    lookup_value_regex = "[0-9]+"
+
     def get_queryset(self):
         queryset = visible_conversations(self.request.user).select_related("topic__campaign", "run").order_by("pk")
         if self.action == "retrieve":
@@ -180,6 +182,8 @@ class ConversationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiV
             return Response(conversation_scores(conversation, request.user))
         require_organiser(request.user, conversation.topic.campaign)
         annotator = request.query_params.get("annotator") or judges([conversation])[conversation.pk]
+        if annotator is not None and not str(annotator).isdigit():
+            raise ValidationError({"annotator": "A user id."})
         return Response(conversation_scores(conversation, int(annotator) if annotator else None))
 
 
@@ -188,6 +192,8 @@ class ConversationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiV
 
 class EntityViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet):
     """Your own entities (one per thing named, per topic): grade, comment, memberships."""
+
+    lookup_value_regex = "[0-9]+"
 
     serializer_class = s.EntitySerializer
 
@@ -257,6 +263,8 @@ class EntityViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet
 
 class NuggetViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet):
     """Your own nuggets. Creating one returns its WC and the conversation's new scores."""
+
+    lookup_value_regex = "[0-9]+"
 
     serializer_class = s.NuggetSerializer
 

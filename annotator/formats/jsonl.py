@@ -11,6 +11,7 @@ Every problem is reported with its line and the JSON path of the field; parsing 
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -55,6 +56,11 @@ class _Problems:
 
     def warn(self, field: str | None, message: str) -> None:
         self.result.warnings.append(FormatError(self.path, self.line, message, field))
+
+
+@functools.lru_cache(maxsize=4096)
+def _numbers_ok(values: tuple[float, ...]) -> bool:
+    return vector_problem(values) is None
 
 
 def _is_int(x: Any) -> bool:
@@ -194,7 +200,9 @@ def _nugget(n: Any, where: str, conv: ParsedConversation, offsets: list[int],
     if turn.role != "S":
         p.error(where + ".turn", f"nugget in a user turn ({turn.name}): only system turns hold nuggets")
         return None
-    words = words_cache.setdefault(ti, tokenise(turn.text))
+    words = words_cache.get(ti)
+    if words is None:
+        words = words_cache[ti] = tokenise(turn.text)
     start, end, text = n.get("start"), n.get("end"), n.get("text")
     if start is not None or end is not None:
         if not _is_int(start) or not _is_int(end):
@@ -241,8 +249,11 @@ def _nugget(n: Any, where: str, conv: ParsedConversation, offsets: list[int],
         elif wc != computed:
             p.warn(where + ".wc", f"wc= {wc} declared, {computed} computed")
 
-    key, name = entity_key_and_name(nugget_text)
     entity = n.get("entity")
+    if isinstance(entity, dict) and "key" in entity and "name" in entity:
+        key, name = None, ""  # both given: nothing to derive
+    else:
+        key, name = entity_key_and_name(nugget_text)
     if entity is not None:
         if not isinstance(entity, dict) or set(entity) - {"key", "name", "url"}:
             p.error(where + ".entity", 'must be an object {"key": ..., "name": ...} (or "url")')
@@ -292,9 +303,11 @@ def _nugget(n: Any, where: str, conv: ParsedConversation, offsets: list[int],
         if not isinstance(vector, list) or not vector:
             p.error(vwhere, "malformed vector: a non-empty list of numbers (or \"1/2\" fractions)")
             continue
-        if all(type(v) is float or type(v) is int for v in vector) and vector_problem(vector) is None:
-            memberships[attr] = ParsedMembership(tuple(float(v) for v in vector), evidence.strip(), p.line, mwhere)
-            continue
+        if all(type(v) is float or type(v) is int for v in vector):
+            numbers = tuple(float(v) for v in vector)
+            if _numbers_ok(numbers):
+                memberships[attr] = ParsedMembership(numbers, evidence.strip(), p.line, mwhere)
+                continue
         values: list[Fraction] = []
         for k, v in enumerate(vector):
             try:

@@ -67,7 +67,7 @@ class Line:
 
 def _classify_raw(line: str) -> Line:
     m = TOPIC_RE.match(line)
-    if m and any(c.isdigit() for c in m.group(1)):
+    if m and (m.group(2) is not None or any(c.isdigit() for c in m.group(1))):
         return Line("topic", m)
     for kind, rx in (
         ("turn", TURN_RE),
@@ -494,11 +494,11 @@ def iter_paper(conversations) -> "Iterator[str]":
 
 
 def _conversation_lines(conv: ParsedConversation):
-    if not TOPIC_RE.match(f"##### {conv.topic}") or not any(c.isdigit() for c in conv.topic):
-        raise ValueError(f"topic id {conv.topic!r} cannot be written in the paper format")
-    if conv.run is not None and (not conv.run or any(c.isspace() for c in conv.run)):
-        raise ValueError(f"run name {conv.run!r} cannot be written in the paper format")
-    yield f"##### {conv.topic}" + (f" run={conv.run}" if conv.run else "") + "\n"
+    header = f"##### {conv.topic}" + (f" run={conv.run}" if conv.run is not None else "")
+    if _classify_raw(header).kind != "topic" or TOPIC_RE.match(header).groups() != (conv.topic, conv.run):
+        raise ValueError(f"topic {conv.topic!r} / run {conv.run!r} cannot be written in the paper format "
+                         "(a topic id has a digit or the header a run=; no spaces)")
+    yield header + "\n"
     by_turn: dict[int, list[ParsedNugget]] = {}
     for n in conv.nuggets:
         by_turn.setdefault(n.turn, []).append(n)

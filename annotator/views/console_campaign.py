@@ -109,7 +109,7 @@ def upload(request: HttpRequest, slug: str) -> HttpResponse:
         request,
         "console/upload.html",
         {"campaign": campaign, "form": form, "errors": errors, "warnings": warnings, "tab": "upload"},
-        status=400 if errors else 200,
+        status=400 if errors or form.errors else 200,
     )
 
 

@@ -18,7 +18,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 
 from annotator.access import assignment_for_annotator
 from annotator.forms import EntityDetailsForm, EntityLinkForm, GradeForm, MembershipForm, NuggetSpanForm
@@ -93,6 +93,7 @@ def workbench_context(
     bound: dict | None = None,
     message: str = "",
     level: str = "info",
+    with_panel: bool = True,
 ) -> dict:
     """Everything the workspace shows, in a fixed number of queries:
     1 attribute sets of the topic type, 2-4 score_conversation (turns; nuggets with entity and
@@ -149,7 +150,8 @@ def workbench_context(
         "system_turn_count": len(system_turns),
         "total_words": score.turns[-1].end_wc if score.turns else 0,
     }
-    context.update(panel_context(score))
+    if with_panel:
+        context.update(panel_context(score))
     if selected is not None:
         context.update(_editor_context(selected, score, attribute_sets, grades, bound, entities))
     return context
@@ -235,7 +237,8 @@ def respond(
         url = reverse("conversation", kwargs={"conversation_id": assignment.conversation_id})
         return redirect(f"{url}?nugget={selected_id}#editor" if selected_id else url, permanent=False)
     context = workbench_context(
-        request, assignment, selected_id=selected_id, bound=bound, message=message, level=level
+        request, assignment, selected_id=selected_id, bound=bound, message=message, level=level,
+        with_panel=not request.htmx,  # the panel reloads itself on the HX-Trigger
     )
     if request.htmx:
         context["oob"] = True
@@ -255,8 +258,9 @@ def conversation(request: HttpRequest, conversation_id: int) -> HttpResponse:
         selected_id = int(request.GET.get("nugget", ""))
     except ValueError:
         selected_id = None
-    context = workbench_context(request, assignment, selected_id=selected_id)
-    if request.htmx and not request.htmx.boosted:
+    fragment = bool(request.htmx and not request.htmx.boosted)
+    context = workbench_context(request, assignment, selected_id=selected_id, with_panel=not fragment)
+    if fragment:
         context["oob"] = True
         return render(request, f"{TEMPLATE}#edit-response", context)
     return render(request, TEMPLATE, context)
@@ -281,3 +285,30 @@ def nugget_in_conversation(request: HttpRequest, conversation_id: int, nugget_id
     if nugget.turn.conversation_id != conversation_id:
         raise Http404("No such nugget in this conversation.")
     return nugget
+
+
+@login_required
+@require_POST
+def check_membership(request: HttpRequest, conversation_id: int, attribute_set_id: int) -> HttpResponse:
+    """Live check while a vector or evidence is typed: the vector it gives, or why it cannot be
+    saved (the same MembershipForm rules as a save; nothing is written)."""
+    assignment = assignment_for_annotator(request.user, conversation_id)
+    attribute_set = AttributeSet.objects.filter(
+        pk=attribute_set_id, topic_type_id=assignment.conversation.topic.topic_type_id
+    ).first()
+    if attribute_set is None:
+        raise Http404("No such attribute set for this topic.")
+    prefix = f"m{attribute_set.pk}"
+    data = request.POST.copy()
+    data[f"{prefix}-do"] = "typed"
+    data[f"{prefix}-version"] = "1"  # a check saves nothing: no version to compare
+    data.pop(f"{prefix}-group", None)
+    form = MembershipForm(data, attribute_set=attribute_set, prefix=prefix)
+    if not (data.get(f"{prefix}-vector", "").strip() or data.get(f"{prefix}-evidence", "").strip()):
+        return HttpResponse("")
+    if form.is_valid():
+        context = {"ok": True, "vector": format_vector(form.cleaned_data["result"])}
+    else:
+        errors = [str(e) for errors in form.errors.values() for e in errors]
+        context = {"ok": False, "error": errors[0] if errors else "This cannot be saved yet."}
+    return render(request, f"{TEMPLATE}#membership-check", context)

@@ -33,8 +33,21 @@ class Line:
         return self.start + len(self.words) - 1
 
 
+_LINES_CACHE: dict[str, list[Line]] = {}
+
+
 def lines_of(text: str) -> list[Line]:
-    """The turn's text lines with the turn word indices they cover (tokenise is the word rule)."""
+    """The turn's text lines with the turn word indices they cover (tokenise is the word rule).
+    Turn texts never change once imported, so the split is remembered (bounded cache)."""
+    cached = _LINES_CACHE.get(text)
+    if cached is None:
+        if len(_LINES_CACHE) > 2000:
+            _LINES_CACHE.clear()
+        cached = _LINES_CACHE[text] = _split_lines(text)
+    return cached
+
+
+def _split_lines(text: str) -> list[Line]:
     lines, start = [], 0
     for raw in text.splitlines():
         words = tokenise(raw)
@@ -101,16 +114,16 @@ def candidate_key(turn_id: int, start: int, end: int) -> str:
 
 def find_candidates(score: ConversationScore, annotator_nuggets, dismissed: set[str], entities_by_key) -> list[Candidate]:
     """Every line of a system turn with a URL that no nugget touches and that was not dismissed."""
-    taken: dict[int, list[tuple[int, int]]] = {}
+    taken: dict[int, set[int]] = {}
     for n in annotator_nuggets:
-        taken.setdefault(n.nugget.turn_id, []).append((n.nugget.start_word, n.nugget.end_word))
+        taken.setdefault(n.nugget.turn_id, set()).update(range(n.nugget.start_word, n.nugget.end_word + 1))
     result = []
     for view in score.turns:
         turn = view.turn
         if not turn.is_system:
             continue
         for line in lines_of(turn.text):
-            if not line.words or any(s <= line.end and e >= line.start for s, e in taken.get(turn.pk, [])):
+            if not line.words or not taken.get(turn.pk, set()).isdisjoint(range(line.start, line.end + 1)):
                 continue
             if find_url(line.text) is None:
                 continue

@@ -259,7 +259,9 @@
   });
 
   // -- htmx: keep focus and replay queued keys -------------------------------------------
-  function isEdit(evt) { var elt = evt.detail && evt.detail.elt; return !(elt && elt.id === "score-panel"); }
+  // only saves (they answer with the conversation column) hold the key queue; the score
+  // panel and the live vector check do not
+  function isEdit(evt) { var t = evt.detail && evt.detail.target; return !!(t && t.id === "turns"); }
 
   document.body.addEventListener("htmx:beforeRequest", function (evt) { if (isEdit(evt)) inFlight++; });
   document.body.addEventListener("htmx:afterRequest", function (evt) {
@@ -273,6 +275,7 @@
     if (!evt.detail.target || evt.detail.target.id !== "turns") return;
     var a = document.activeElement;
     restore = {
+      active: a,
       id: a && a.id,
       candidate: !!(a && a.hasAttribute && a.hasAttribute("data-accept") || a && a.hasAttribute && a.hasAttribute("data-dismiss")),
       pos: here(),
@@ -283,6 +286,9 @@
     if (restore) {
       var r = restore;
       restore = null;
+      var now = document.activeElement;
+      // the user moved on (e.g. Esc back to the text) before the answer settled: leave focus be
+      if (now && now !== document.body && now !== r.active && document.body.contains(now)) { ensureRoving(); setTimeout(drain, 0); return; }
       var el = r.id && document.getElementById(r.id);
       if (el) el.focus({ preventScroll: true });
       else if (r.candidate) {

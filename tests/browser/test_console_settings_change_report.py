@@ -35,7 +35,7 @@ def test_an_organiser_changes_L_and_a_target_and_sees_the_report_change(page, li
     assert page.get_by_test_id("patience").inner_text() == "200"
     assert float(run_cell(page, "bing-trial1", "R")) > float(r_before)
     assert run_cell(page, "bing-trial1", "GF_RATINGS") != gf_before
-    assert page.locator("figure.plot img").evaluate("img => img.complete && img.naturalWidth > 0")
+    page.wait_for_function("() => { const img = document.querySelector('figure.plot img'); return img.complete && img.naturalWidth > 0; }")
 
 
 def test_a_wrong_target_is_explained_beside_the_field(page, live_server, login):
@@ -43,6 +43,23 @@ def test_a_wrong_target_is_explained_beside_the_field(page, live_server, login):
     login("org", "org-pw")
     page.goto(f"{live_server.url}/console/fw/settings/")
     page.get_by_role("link", name="Edit RATINGS").click()
-    page.get_by_label("Target distribution D*").fill("(0.5, 0.2, 0.2)")
+    page.get_by_label("Target distribution D*").fill("(1/3, 1/3, 1/3)")
     page.get_by_role("button", name="Save RATINGS").click()
     assert page.get_by_text("The target has 3 values, expected 4.").is_visible()
+
+
+def test_an_organiser_derives_the_origin_target_from_a_country_mapping(page, live_server, login):
+    from annotator.models import AttributeSet
+
+    build_demo(n_topics=1)
+    login("org", "org-pw")
+    page.goto(f"{live_server.url}/console/fw/settings/")
+    page.get_by_role("link", name="Edit ORIGIN").click()
+    assert not page.get_by_label("Value mapping:", exact=True).is_visible()  # only the chosen helper's fields show
+    page.get_by_label("Nominal groups from a value mapping").check()
+    page.get_by_label("Value mapping:", exact=True).fill("Nigeria = Africa\nUnited States = America\nTurkey = Europe, Middle East")
+    page.get_by_label("Derive the target from the mapping", exact=False).check()
+    page.get_by_role("button", name="Save ORIGIN").click()
+    assert page.get_by_text("ORIGIN saved").is_visible()
+    origin = AttributeSet.objects.get(name="ORIGIN")
+    assert origin.target == [1 / 3, 1 / 3, 0, 0, 0, 1 / 6, 1 / 6, 0]

@@ -79,11 +79,22 @@ def test_an_annotator_marks_grades_and_labels_with_the_mouse_and_the_panel_follo
     origin.get_by_role("button", name="Save ORIGIN").click()
     expect(page.locator("#editor code.vec").nth(1)).to_have_text("(0,1/2,0,0,0,1/2,0,0)")
 
+    # 3. Groundhog Day by click + shift-click, then taken back with the Undo button
+    _, start, end = line_span(conversation, 2, "Groundhog Day")
+    word(page, s1.pk, start).click()
+    word(page, s1.pk, end).click(modifiers=["Shift"])
+    expect(page.locator("#turns a.wc", has_text="WC 43")).to_be_visible()
+    page.get_by_role("button", name="Undo the last change (u)").click()
+    expect(page.locator("#turns a.wc", has_text="WC 43")).to_have_count(0)
+    expect(page.locator("#flash")).to_contain_text("Undid: created nugget")
+    page.locator(f"#badge-{Nugget.objects.get(turn=s1, start_word=line_span(conversation, 2, 'Terminator')[1]).pk}").click()
+    expect(page.locator("#editor h2")).to_contain_text("WC 39")
+
     # a sum that is not 1 is shown and refused
     origin = page.locator("#editor form.membership").nth(1)
     origin.get_by_label("Vector").fill("(0,1/2,0,0,0,1/3,0,0)")
+    expect(origin.locator(".vector-check")).to_contain_text("sums to 0.833333, not 1")  # live, while typing
     origin.get_by_role("button", name="Save ORIGIN").click()
-    page.wait_for_timeout(1500); print(page.evaluate("JSON.stringify(htmx.config.responseHandling)")); print(page.locator("#editor form.membership").nth(1).inner_html()[-3000:])
     expect(page.locator("#editor")).to_contain_text("sums to 0.833333, not 1")
 
     # a selection in a user turn is refused with a message
@@ -92,7 +103,7 @@ def test_an_annotator_marks_grades_and_labels_with_the_mouse_and_the_panel_follo
     word(page, u2.pk, 2).click(modifiers=["Shift"])
     expect(page.locator("#flash")).to_contain_text("this is a user turn")
 
-    # 3. labels
+    # 4. labels
     page.locator(f"#label-{s1.pk}-o").click()
     expect(page.locator(f"#label-{s1.pk}-o")).to_have_attribute("aria-pressed", "true")
     page.locator(f"#label-{s2.pk}-o").click()

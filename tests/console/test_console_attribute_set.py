@@ -104,26 +104,3 @@ def test_a_stale_attribute_set_form_is_refused_and_overwrites_nothing(organiser,
     ratings.refresh_from_db()
     assert ratings.weight == 2
     assert "Someone else saved" in response.content.decode()
-
-
-def test_an_organiser_adds_an_attribute_set_to_a_topic_type(organiser, campaign):
-    topic_type = campaign.topic_types.get()
-    new_url = reverse("console:attribute_set_new", kwargs={"slug": campaign.slug, "topic_type": topic_type.pk})
-    response = organiser.post(new_url, {
-        "name": "GENDER", "kind": "nominal", "divergence": "jsd", "weight": 1, "position": 2,
-        "groups_text": "female, male, other", "target_text": "", "helper_kind": "none",
-    })
-    assert response.status_code == 302
-    gender = AttributeSet.objects.get(topic_type=topic_type, name="GENDER")
-    assert gender.target == pytest.approx([1 / 3] * 3)
-    assert "GF_GENDER" in score_table(campaign).columns
-
-
-def test_a_duplicate_attribute_set_name_is_refused(organiser, campaign):
-    topic_type = campaign.topic_types.get()
-    new_url = reverse("console:attribute_set_new", kwargs={"slug": campaign.slug, "topic_type": topic_type.pk})
-    response = organiser.post(new_url, {
-        "name": "ORIGIN", "kind": "nominal", "divergence": "jsd", "weight": 1, "position": 2,
-        "groups_text": "a, b", "helper_kind": "none",
-    })
-    assert "already has" in str(response.context["form"].errors["name"])

@@ -47,3 +47,37 @@ def test_the_confidence_interval_uses_the_t_distribution():
 def test_one_topic_has_no_interval():
     mean, low, high, n = mean_ci([0.3])
     assert mean == 0.3 and math.isnan(low) and math.isnan(high)
+
+
+def test_the_quick_form_changes_L_and_alpha_and_htmx_gets_the_report_body_only(organiser, campaign):
+    before = organiser.get(url(campaign)).context["report"].runs[0]["cells"]["R"].mean
+    response = organiser.post(url(campaign), {"patience": 200, "alpha": 0.8, "version": 1}, HTTP_HX_REQUEST="true")
+    assert response.status_code == 200
+    content = response.content.decode()
+    assert content.lstrip().startswith('<div id="report-body">') and "<html" not in content
+    campaign.refresh_from_db()
+    assert (campaign.patience, campaign.alpha, campaign.version) == (200, 0.8, 2)
+    assert response.context["report"].runs[0]["cells"]["R"].mean > before
+
+
+def test_the_quick_form_without_htmx_redirects_back_to_the_report(organiser, campaign):
+    response = organiser.post(url(campaign), {"patience": 300, "alpha": 0.5, "version": 1})
+    assert response.status_code == 302 and response["Location"] == url(campaign)
+    campaign.refresh_from_db()
+    assert campaign.patience == 300
+
+
+def test_a_stale_or_invalid_quick_change_is_refused_with_its_reason(organiser, campaign):
+    organiser.post(url(campaign), {"patience": 300, "alpha": 0.5, "version": 1})
+    stale = organiser.post(url(campaign), {"patience": 400, "alpha": 0.5, "version": 1}, HTTP_HX_REQUEST="true")
+    assert stale.status_code == 400 and "Someone else saved" in stale.content.decode()
+    invalid = organiser.post(url(campaign), {"patience": 400, "alpha": 7, "version": 2}, HTTP_HX_REQUEST="true")
+    assert invalid.status_code == 400 and "a number from 0 to 1" in invalid.content.decode()
+    campaign.refresh_from_db()
+    assert (campaign.patience, campaign.alpha) == (300, 0.5)
+
+
+def test_only_the_organiser_may_post_quick_settings(client_as, campaign):
+    assert_only_the_organiser_gets_in(client_as, url(campaign), "post", {"patience": 5, "alpha": 0.5, "version": 1})
+    campaign.refresh_from_db()
+    assert campaign.patience == 1250

@@ -54,4 +54,14 @@ def test_importing_an_existing_conversation_again_needs_replace(organiser, campa
 
 def test_posting_without_a_file_asks_for_one(organiser, campaign):
     response = organiser.post(url(campaign), {})
-    assert response.status_code == 200 and response.context["form"].errors["files"]
+    assert response.status_code == 400 and response.context["form"].errors["files"]
+
+
+def test_a_file_over_the_size_limit_is_refused_before_it_is_read(organiser, campaign, settings):
+    settings.GFRC_MAX_UPLOAD_MB = 1
+    before = Conversation.objects.count()
+    big = SimpleUploadedFile("M002-big-trial1.txt", EXAMPLE.read_bytes() + b" " * (1024 * 1024), content_type="text/plain")
+    response = organiser.post(url(campaign), {"files": [big]})
+    assert response.status_code == 400
+    assert "larger than the 1 MB limit" in str(response.context["form"].errors["files"])
+    assert Conversation.objects.count() == before

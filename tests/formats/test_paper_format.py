@@ -382,3 +382,14 @@ def test_parse_paper_of_write_paper_gives_back_the_same_conversations(convs):
     assert result.warnings == [], written
     assert [semantics(c) for c in result.conversations] == [semantics(c) for c in convs], written
     assert write_paper(result.conversations) == written
+
+
+def test_a_topic_id_without_a_digit_needs_a_run_in_its_header():
+    assert classify("##### MOVIES run=bing").kind == "topic"
+    assert classify("##### MOVIES").kind == "text"
+    conv = parse("##### MOVIES run=bing\n### U1\nq\n").conversations[0]
+    assert (conv.topic, conv.run) == ("MOVIES", "bing")
+    assert write_paper([conv]).startswith("##### MOVIES run=bing\n")
+    conv.run = None
+    with pytest.raises(ValueError):
+        write_paper([conv])

@@ -46,8 +46,14 @@ def test_clicking_a_group_gives_it_the_whole_membership(client, marked):
 
 def test_ticking_several_groups_splits_the_membership_equally(client, marked):
     conversation, nugget = marked
-    _post(client, conversation, nugget, "ORIGIN", {"split": [1, 5]})
+    _post(client, conversation, nugget, "ORIGIN", {"split": [1, 5], "do": "split"})
     assert _membership("ORIGIN").vector == [0, 0.5, 0, 0, 0, 0.5, 0, 0]
+
+
+def test_ticked_boxes_do_not_count_when_a_vector_is_saved(client, marked):
+    conversation, nugget = marked
+    _post(client, conversation, nugget, "ORIGIN", {"split": [1, 5], "vector": "(0,1,0,0,0,0,0,0)", "do": "typed"})
+    assert _membership("ORIGIN").vector == [0, 1, 0, 0, 0, 0, 0, 0]
 
 
 def test_a_typed_vector_with_fractions_is_saved_with_its_note(client, marked):
@@ -106,3 +112,17 @@ def test_an_annotator_cannot_set_memberships_of_another_annotators_entity(client
     conversation, nugget = marked
     client.force_login(make_user("stranger"))
     assert _post(client, conversation, nugget, "RATINGS", {"group": 1}).status_code == 404
+
+
+def test_without_javascript_a_refused_vector_comes_back_on_the_whole_page(client, marked):
+    conversation, nugget = marked
+    attribute_set = AttributeSet.objects.get(name="ORIGIN")
+    nugget.entity.refresh_from_db()
+    response = client.post(
+        reverse("nugget-membership", args=[conversation.pk, nugget.pk, attribute_set.pk]),
+        {f"m{attribute_set.pk}-vector": "(1,1,0,0,0,0,0,0)", f"m{attribute_set.pk}-do": "typed",
+         f"m{attribute_set.pk}-version": nugget.entity.version},
+    )
+    assert response.status_code == 422
+    html = response.content.decode()
+    assert "<html" in html and "The ORIGIN vector sums to 2, not 1." in html and not Membership.objects.exists()

@@ -1,0 +1,40 @@
+"""load_demo: the campaign, the demo logins and the paper's judged conversation, idempotently."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import authenticate
+
+from annotator.models import Assignment, Campaign, Conversation, Nugget
+
+from .helpers import row_counts, run
+
+pytestmark = pytest.mark.django_db
+
+
+def test_load_demo_sets_up_the_campaign_the_logins_and_the_judged_example():
+    out, _ = run("load_demo")
+    assert "M002 / bing-trial1: 1 conversation(s) imported; 4 turns, 10 nuggets, 2 turn labels" in out
+    assert out.rstrip().endswith(
+        "Demo logins (user / password):\n"
+        "  organiser / organiser   (organiser of the campaign)\n"
+        "  annotator / annotator   (gold annotator of the demo conversations)"
+    )
+    campaign = Campaign.objects.get(slug="fairweb1")
+    organiser, annotator = authenticate(username="organiser", password="organiser"), authenticate(username="annotator", password="annotator")
+    assert organiser is not None and annotator is not None
+    assert list(campaign.organisers.all()) == [organiser]
+    conversation = Conversation.objects.get()
+    assert (conversation.topic.code, conversation.run.name, conversation.gold_annotator) == ("M002", "bing-trial1", annotator)
+    assert list(Assignment.objects.values_list("annotator", flat=True)) == [annotator.pk]
+    assert Nugget.objects.filter(annotator=annotator).count() == 10
+    scores, _ = run("export_scores", "--campaign", "fairweb1")
+    assert scores.splitlines()[1].startswith("M002,bing-trial1,annotator,0.0143")
+
+
+def test_load_demo_twice_changes_nothing():
+    run("load_demo")
+    before = row_counts()
+    out, _ = run("load_demo")
+    assert "M002 / bing-trial1: already loaded" in out and "Campaign fairweb1 unchanged." in out
+    assert row_counts() == before

@@ -1,0 +1,64 @@
+"""Campaign files checked without the database: defaults, shorthand, every problem by JSON path."""
+
+from __future__ import annotations
+
+import json
+
+from annotator.campaigns import topic_type_for, validate_campaign
+from tests.commands.helpers import CAMPAIGN_FILE
+
+MINIMAL = {"slug": "tiny", "topic_types": [{"code": "M", "attribute_sets": [{"name": "RATINGS", "kind": "ordinal", "groups": ["a", "b"]}]}]}
+
+
+def test_the_shipped_file_is_valid():
+    spec, problems = validate_campaign(json.loads(CAMPAIGN_FILE.read_text()), "fairweb-campaign.json")
+    assert problems == []
+    assert [g["label"] for g in spec["grades"]] == ["L0", "L1", "L2"]
+
+
+def test_a_minimal_file_gets_the_papers_settings_and_uniform_targets():
+    spec, problems = validate_campaign(MINIMAL)
+    assert problems == []
+    assert (spec["patience"], spec["alpha"], spec["method"], spec["empty_turns"], spec["turn_weight"], spec["duplicates_count_once"]) == (
+        1250, 0.5, "independent", "ignore", "one", True)
+    (a,) = spec["topic_types"][0]["attribute_sets"]
+    assert (a["target"], a["divergence"], a["weight"], a["helper"]) == ([0.5, 0.5], "rnod", 1.0, {})
+
+
+def test_topics_and_runs_may_be_plain_strings_and_targets_fractions():
+    data = dict(MINIMAL, topics=["M001"], runs=["bing"])
+    data["topic_types"][0]["attribute_sets"][0]["target"] = ["1/3", "2/3"]
+    spec, problems = validate_campaign(data)
+    assert problems == []
+    assert spec["topics"] == [{"code": "M001", "type": "M", "description": ""}]
+    assert spec["runs"] == [{"name": "bing", "system": "", "trial": 1}]
+    assert spec["topic_types"][0]["attribute_sets"][0]["target"] == [1 / 3, 2 / 3]
+
+
+def test_a_target_from_the_mapping_counts_values_per_group():
+    data = json.loads(json.dumps(MINIMAL))
+    data["topic_types"][0]["attribute_sets"] = [{
+        "name": "ORIGIN", "kind": "nominal", "groups": ["Europe", "Asia"], "target": "from-mapping",
+        "helper": {"mapping": {"France": "Europe", "Japan": "Asia", "Turkey": ["Europe", "Asia"], "Italy": "Europe"}},
+    }]
+    spec, problems = validate_campaign(data)
+    assert problems == [] and spec["topic_types"][0]["attribute_sets"][0]["target"] == [2.5 / 4, 1.5 / 4]
+
+
+def test_reserved_and_unwritable_attribute_names_are_refused():
+    data = json.loads(json.dumps(MINIMAL))
+    data["topic_types"][0]["attribute_sets"] += [
+        {"name": "SPAN", "kind": "ordinal", "groups": ["a"]},
+        {"name": "TWO WORDS", "kind": "ordinal", "groups": ["a"]},
+    ]
+    _, problems = validate_campaign(data, "c.json")
+    assert [str(p) for p in problems] == [
+        "c.json: topic_types[0].attribute_sets[1].name: SPAN is reserved by the paper format (#SPAN:, #ENTITY:, #COMMENT:)",
+        "c.json: topic_types[0].attribute_sets[2].name: 'TWO WORDS' is not allowed: letters, digits, _ and -, starting with a letter",
+    ]
+
+
+def test_a_topic_type_is_the_longest_code_its_id_starts_with():
+    assert topic_type_for("M002", ["M", "R"]) == "M"
+    assert topic_type_for("RX01", ["R", "RX"]) == "RX"
+    assert topic_type_for("Q001", ["M"]) is None

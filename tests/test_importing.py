@@ -1,0 +1,141 @@
+"""annotator.importing.import_files: the importer behind the command and the console upload."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from annotator.formats import parse_paper, write_jsonl
+from annotator.importing import import_files, run_from_filename
+from annotator.models import Assignment, Campaign, Conversation, Entity, Membership, Nugget, TurnLabel
+from tests.commands.helpers import BARD_FIGURE, EXAMPLE, load_fairweb, row_counts
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def campaign(db):
+    load_fairweb()
+    return Campaign.objects.get(slug="fairweb1")
+
+
+def many_conversations(n: int) -> bytes:
+    base = parse_paper(EXAMPLE.read_text(), "x").conversations[0]
+    lines = []
+    for i in range(n):
+        base.topic, base.run = f"M{i % 7:03d}", f"run{i // 7}"
+        lines.append(write_jsonl([base]))
+    return "".join(lines).encode()
+
+
+def test_the_number_of_queries_does_not_grow_with_the_number_of_conversations(campaign):
+    counts = []
+    for n, tag in [(5, "a"), (60, "b")]:
+        data = many_conversations(n).replace(b'"run": "run', f'"run": "{tag}run'.encode())
+        with CaptureQueriesContext(connection) as queries:
+            result = import_files(campaign, [(f"{tag}.jsonl", data)])
+        assert result.ok, result.errors[:3]
+        assert result.conversations == n and result.nuggets == 10 * n
+        counts.append(len(queries.captured_queries))
+    assert counts[1] <= counts[0] + 12, counts  # a few more batches and new runs, never one per nugget
+    assert counts[1] < 60
+
+
+def test_a_file_without_annotations_imports_the_conversation_only(campaign):
+    text = "\n".join(line for line in EXAMPLE.read_text().splitlines() if not line.startswith(("#L", "#R", "#O", "wc=")))
+    text = text.replace("### S1 o", "### S1").replace("### S2 o", "### S2")
+    result = import_files(campaign, [("M002-bing-trial1.txt", text.encode())])
+    assert result.ok and result.nuggets == 0 and result.annotator is None
+    conversation = Conversation.objects.get()
+    assert conversation.gold_annotator is None and not Assignment.objects.exists()
+    assert not get_user_model().objects.filter(username="gold").exists()
+
+
+def test_the_console_upload_gives_the_judgments_to_the_uploading_organiser(campaign):
+    organiser = get_user_model().objects.create_user("org")
+    result = import_files(campaign, [("M002-bing-trial1.txt", EXAMPLE.read_bytes())], actor=organiser)
+    assert result.ok and result.annotator == "org"
+    assert Conversation.objects.get().gold_annotator == organiser
+    assert set(Nugget.objects.values_list("annotator", flat=True)) == {organiser.pk}
+
+
+def test_replacing_keeps_the_other_annotators_assignments_and_warns_that_their_judgments_went(campaign):
+    from annotator import annotations
+
+    gold = get_user_model().objects.create_user("g")
+    other = get_user_model().objects.create_user("other")
+    import_files(campaign, [("M002-bing-trial1.txt", EXAMPLE.read_bytes())], annotator=gold)
+    conversation = Conversation.objects.get()
+    Assignment.objects.create(conversation=conversation, annotator=other)
+    annotations.create_nugget(annotator=other, actor=other, turn=conversation.turns.get(position=2), start_word=0, end_word=1)
+    result = import_files(campaign, [("M002-bing-trial1.txt", EXAMPLE.read_bytes())], annotator=gold, replace=True)
+    assert result.ok and result.replaced == 1
+    assert [str(w) for w in result.warnings] == [
+        "M002-bing-trial1.txt:1: M002 / bing-trial1: the judgments other annotators had made on the replaced conversation were deleted with it"
+    ]
+    assert set(Assignment.objects.values_list("annotator__username", flat=True)) == {"g", "other"}
+    assert not Entity.objects.filter(annotator=other).exists()  # its entity lost its only nugget
+    assert Entity.objects.filter(annotator=gold).count() == 10
+
+
+def test_an_entity_judged_only_in_the_replaced_conversation_takes_the_new_judgment(campaign):
+    gold = get_user_model().objects.create_user("g")
+    import_files(campaign, [("M002-bing-trial1.txt", EXAMPLE.read_bytes())], annotator=gold)
+    changed = EXAMPLE.read_text().replace("#RATINGS: (0,0,0,1) #2M", "#RATINGS: (0,0,1,0) #900K")
+    result = import_files(campaign, [("M002-bing-trial1.txt", changed.encode())], annotator=gold, replace=True)
+    assert result.ok, result.errors
+    interstellar = Entity.objects.get(key="https://imdb.com/title/tt0816692")
+    assert interstellar.memberships.get(attribute_set__name="RATINGS").vector == [0, 0, 1, 0]
+    assert Membership.objects.count() == 20
+
+
+def test_a_later_file_may_add_a_grade_to_an_ungraded_entity_but_not_change_one(campaign):
+    gold = get_user_model().objects.create_user("g")
+    ungraded = EXAMPLE.read_text().replace("#L1\nwc= 46", "wc= 46")
+    assert import_files(campaign, [("M002-bing-trial1.txt", ungraded.encode())], annotator=gold).ok
+    assert Entity.objects.get(key="https://imdb.com/title/tt0816692").grade is None
+    result = import_files(campaign, [("M002-bard-trial1.txt", BARD_FIGURE.read_bytes())], annotator=gold)
+    assert result.ok and result.entities_updated == 1
+    interstellar = Entity.objects.get(key="https://imdb.com/title/tt0816692")
+    assert interstellar.grade.label == "L1" and interstellar.version == 2
+
+
+def test_the_evidence_is_checked_against_the_campaigns_helper_as_a_warning(campaign):
+    text = EXAMPLE.read_text().replace("#RATINGS: (0,0,1,0) #898K", "#RATINGS: (0,0,0,1) #898K")
+    result = import_files(campaign, [("M002-bing-trial1.txt", text.encode())])
+    assert result.ok
+    assert [str(w) for w in result.warnings] == [
+        "M002-bing-trial1.txt:15: RATINGS: the evidence '898K' gives (0,0,1,0) by the campaign's helper, the file says (0,0,0,1)"
+    ]
+
+
+def test_turn_labels_belong_to_the_annotator(campaign):
+    gold = get_user_model().objects.create_user("g")
+    import_files(campaign, [("M002-bard-trial1.txt", BARD_FIGURE.read_bytes())], annotator=gold)
+    assert list(TurnLabel.objects.order_by("turn__position").values_list("label", flat=True)) == ["x", "o"]
+
+
+def test_the_same_conversation_in_two_files_is_refused(campaign):
+    before = row_counts()
+    result = import_files(campaign, [("a/M002-bing-trial1.txt", EXAMPLE.read_bytes()), ("b/M002-bing-trial1.txt", EXAMPLE.read_bytes())])
+    assert [str(e) for e in result.errors] == ["b/M002-bing-trial1.txt:1: conversation M002 / bing-trial1 is also in a/M002-bing-trial1.txt:1"]
+    assert row_counts() == before
+
+
+def test_a_run_named_in_the_file_must_agree_with_the_run_asked_for(campaign):
+    text = EXAMPLE.read_text().replace("##### M002", "##### M002 run=bing-trial2")
+    result = import_files(campaign, [("x.txt", text.encode())], run="bing-trial1")
+    assert [str(e) for e in result.errors] == ["x.txt:1: the file names run 'bing-trial2' but the import is for run 'bing-trial1'"]
+    assert import_files(campaign, [("x.txt", text.encode())]).ok
+    assert Conversation.objects.get().run.name == "bing-trial2"
+
+
+@pytest.mark.parametrize("name, topic, run", [
+    ("M002-bing-trial1.txt", "M002", "bing-trial1"),
+    ("exports/M002_bard.jsonl", "M002", "bard"),
+    ("bing-trial1.txt", "M002", "bing-trial1"),
+])
+def test_the_run_of_a_file_without_one_comes_from_its_name(name, topic, run):
+    assert run_from_filename(name, topic) == run
