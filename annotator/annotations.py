@@ -289,7 +289,9 @@ def _lock_turn(turn: Turn) -> None:
     SQLite's IMMEDIATE transactions already serialise writers; on PostgreSQL two transactions
     could otherwise both find "no overlap" and both insert.
     """
-    Turn.objects.select_for_update().filter(pk=turn.pk).values_list("pk", flat=True).first()
+    # No .first(): Turn's default ordering goes through Conversation's (topic, run), and FOR UPDATE
+    # would then lock those rows too (deadlocks with the foreign-key checks of other saves).
+    list(Turn.objects.select_for_update(of=("self",)).filter(pk=turn.pk).order_by().values_list("pk", flat=True))
 
 
 def _save_nugget(nugget: Nugget) -> None:
@@ -475,7 +477,7 @@ def undo_last(conversation: Conversation, annotator, *, actor) -> Undone | None:
     event = last_undoable(conversation, annotator)
     if event is None:
         return None
-    AnnotationEvent.objects.select_for_update().filter(pk=event.pk).values_list("pk", flat=True).first()
+    list(AnnotationEvent.objects.select_for_update(of=("self",)).filter(pk=event.pk).order_by().values_list("pk", flat=True))
     if AnnotationEvent.objects.filter(undo_of=event).exists():
         # Undone by another tab while we waited for the lock: undo the change before it instead.
         return undo_last(conversation, annotator, actor=actor)

@@ -20,7 +20,7 @@ from fractions import Fraction
 
 _NUMBER = re.compile(r"(\d[\d,]*(?:\.\d+)?|\.\d+)\s*([kKmMbB])?")
 _SCALE = {"k": 1_000, "m": 1_000_000, "b": 1_000_000_000}
-_SEPARATORS = re.compile(r"\s*(?:[,;/|]|\band\b|&)\s*")
+_SEPARATORS = re.compile(r"\s*[,;|]\s*")
 
 
 class EvidenceError(ValueError):
@@ -47,9 +47,24 @@ def _groups_of(value: str | list[str]) -> list[str]:
     return [value] if isinstance(value, str) else list(value)
 
 
+def _values(evidence: str, lookup: dict) -> list[str]:
+    """Split evidence into values, keeping names that hold a separator whole when the mapping
+    knows them ("Korea, Republic of"; "Bosnia and Herzegovina" is never split at all)."""
+    pieces = [p for p in _SEPARATORS.split(evidence.strip()) if p]
+    values, i = [], 0
+    while i < len(pieces):
+        for j in range(len(pieces), i, -1):
+            candidate = ", ".join(pieces[i:j])
+            if j == i + 1 or candidate.casefold() in lookup:
+                values.append(candidate)
+                i = j
+                break
+    return values
+
+
 def mapping_vector(mapping: dict[str, str | list[str]], groups: list[str], evidence: str) -> tuple[float, ...]:
     lookup = {key.strip().casefold(): _groups_of(value) for key, value in mapping.items()}
-    values = [v for v in _SEPARATORS.split(evidence.strip()) if v]
+    values = _values(evidence, lookup)
     if not values:
         raise EvidenceError("no values given (type e.g. United Kingdom, United States)")
     shares = [Fraction(0)] * len(groups)

@@ -231,31 +231,30 @@
 
   var HANDLED = /^(Arrow(Left|Right|Up|Down)|Home|End|Enter|Escape|Delete|Backspace|[ljkadnp0-9oxmu#?-])$/;
 
+  var settling = false; // an answer is being swapped in: keys wait until focus is back
+
+  function dispatch(e) {
+    // returns true when the key was ours
+    var el = document.activeElement;
+    if (typing(el)) {
+      if (e.key !== "Escape") return false;
+      el.blur();
+      focusWord(wordAt(current) || $('#turns .turn[data-role="S"] .w') || allWords()[0]);
+      return true;
+    }
+    if (!HANDLED.test(e.key)) return false;
+    if (e.key === "Enter" && !(el && el.classList && el.classList.contains("w"))) return false;
+    return handle(e);
+  }
+
   document.addEventListener("keydown", function (e) {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     var el = document.activeElement;
-    if (typing(el)) {
-      if (e.key === "Escape") { el.blur(); focusWord(wordAt(current) || allWords()[0]); e.preventDefault(); }
-      return;
-    }
-    if (!HANDLED.test(e.key)) return;
-    if (e.key === "Enter" && !(el && el.classList && el.classList.contains("w"))) return;
-    if (inFlight > 0) { queued.push({ key: e.key, shiftKey: e.shiftKey }); e.preventDefault(); return; }
-    if (handle(e)) e.preventDefault();
-  });
-
-  // one word is always reachable with Tab (roving tabindex)
-  function ensureRoving() {
-    if (!$('#turns .w[tabindex="0"]')) {
-      var w = wordAt(current) || $('#turns .turn[data-role="S"] .w') || allWords()[0];
-      if (w) w.tabIndex = 0;
-    }
-  }
-  ensureRoving();
-  document.addEventListener("focusin", function (e) {
-    if (e.target.classList && e.target.classList.contains("w") && !(current && wordAt(current) === e.target)) {
-      focusWord(e.target, false, true);
-    }
+    var ours = e.key === "Escape" || (!typing(el) && HANDLED.test(e.key) &&
+      !(e.key === "Enter" && !(el && el.classList && el.classList.contains("w"))));
+    if (!ours) return;
+    if (inFlight > 0 || settling) { queued.push({ key: e.key, shiftKey: e.shiftKey }); e.preventDefault(); return; }
+    if (dispatch(e)) e.preventDefault();
   });
 
   // -- htmx: keep focus and replay queued keys -------------------------------------------
@@ -272,7 +271,8 @@
     }
   });
   document.body.addEventListener("htmx:beforeSwap", function (evt) {
-    if (!evt.detail.target || evt.detail.target.id !== "turns") return;
+    if (!evt.detail.target || evt.detail.target.id !== "turns" || !evt.detail.shouldSwap) return;
+    settling = true;
     var a = document.activeElement;
     restore = {
       active: a,
@@ -282,7 +282,8 @@
       word: !!(a && a.classList && a.classList.contains("w"))
     };
   });
-  document.body.addEventListener("htmx:afterSettle", function () {
+  document.body.addEventListener("htmx:afterSettle", function (evt) {
+    settling = false; // the column, the editor and the counts settle together
     if (restore) {
       var r = restore;
       restore = null;
@@ -306,6 +307,6 @@
   });
 
   function drain() {
-    while (inFlight === 0 && queued.length) handle(queued.shift());
+    while (inFlight === 0 && !settling && queued.length) dispatch(queued.shift());
   }
 })();

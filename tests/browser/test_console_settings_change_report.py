@@ -63,3 +63,16 @@ def test_an_organiser_derives_the_origin_target_from_a_country_mapping(page, liv
     assert page.get_by_text("ORIGIN saved").is_visible()
     origin = AttributeSet.objects.get(name="ORIGIN")
     assert origin.target == [1 / 3, 1 / 3, 0, 0, 0, 1 / 6, 1 / 6, 0]
+
+
+def test_the_quick_form_on_the_report_swaps_in_new_scores_with_htmx(page, live_server, login):
+    build_demo(n_topics=1)
+    login("org", "org-pw")
+    page.goto(f"{live_server.url}/console/fw/report/")
+    r_before = run_cell(page, "bing-trial1", "R")
+    page.evaluate("window.__not_reloaded = true")
+    page.get_by_label("Patience L (words)").fill("100")
+    page.get_by_role("button", name="Apply").click()
+    page.wait_for_function("() => document.querySelector('[data-testid=patience]').textContent === '100'")
+    assert page.evaluate("window.__not_reloaded") is True  # swapped in place, no page load
+    assert float(run_cell(page, "bing-trial1", "R")) > float(r_before)

@@ -57,7 +57,9 @@ def test_the_quick_form_changes_L_and_alpha_and_htmx_gets_the_report_body_only(o
     assert content.lstrip().startswith('<div id="report-body">') and "<html" not in content
     campaign.refresh_from_db()
     assert (campaign.patience, campaign.alpha, campaign.version) == (200, 0.8, 2)
-    assert response.context["report"].runs[0]["cells"]["R"].mean > before
+    after = organiser.get(url(campaign)).context["report"].runs[0]["cells"]["R"].mean
+    assert after > before
+    assert f"{after:.4f}" in content and 'data-testid="patience">200<' in content
 
 
 def test_the_quick_form_without_htmx_redirects_back_to_the_report(organiser, campaign):
