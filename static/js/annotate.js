@@ -257,6 +257,20 @@
     if (dispatch(e)) e.preventDefault();
   });
 
+  // one word is always reachable with Tab (roving tabindex)
+  function ensureRoving() {
+    if (!$('#turns .w[tabindex="0"]')) {
+      var w = wordAt(current) || $('#turns .turn[data-role="S"] .w') || allWords()[0];
+      if (w) w.tabIndex = 0;
+    }
+  }
+  ensureRoving();
+  document.addEventListener("focusin", function (e) {
+    if (e.target.classList && e.target.classList.contains("w") && !(current && wordAt(current) === e.target)) {
+      focusWord(e.target, false, true);
+    }
+  });
+
   // -- htmx: keep focus and replay queued keys -------------------------------------------
   // only saves (they answer with the conversation column) hold the key queue; the score
   // panel and the live vector check do not

@@ -91,9 +91,11 @@ def test_two_annotators_grading_and_splitting_one_entity_in_the_same_instant(wor
 
 def test_moving_and_deleting_one_nugget_at_once(world):
     nugget = annotations.create_nugget(annotator=world.alice, actor=world.alice, turn=world.turn(2), start_word=0, end_word=5)
+    tab1, tab2 = Nugget.objects.get(pk=nugget.pk), Nugget.objects.get(pk=nugget.pk)  # both tabs show version 1
+    tab1.turn, tab2.turn  # (loaded now, as a view would have)
     outcomes = race(
-        lambda: annotations.update_nugget(Nugget.objects.get(pk=nugget.pk), actor=world.alice, expected_version=1, end_word=4),
-        lambda: annotations.delete_nugget(Nugget.objects.get(pk=nugget.pk), actor=world.alice, expected_version=1),
+        lambda: annotations.update_nugget(tab1, actor=world.alice, expected_version=1, end_word=4),
+        lambda: annotations.delete_nugget(tab2, actor=world.alice, expected_version=1),
     )
     winner = one_winner(outcomes)
     if winner == 0:
