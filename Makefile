@@ -27,13 +27,15 @@ run: setup
 # throwaway PostgreSQL server (installed with apt when root and missing; skipped with a notice
 # when PostgreSQL cannot be had). scripts/pytest.sh treats "no tests collected" as a pass.
 PYTEST := PYTHON=$(BIN)/python scripts/pytest.sh
+# The unit suite runs on every core (pytest-xdist); XDIST= runs it in one process.
+XDIST ?= -n auto
 # Set PG_BROWSER=1 to run the browser suite on PostgreSQL as well.
 PG_BROWSER ?= 0
 
 test: test-unit test-browser test-postgres-optional
 
 test-unit: $(VENV)/.installed
-	$(PYTEST) -m "not browser" -q
+	$(PYTEST) -m "not browser" -q $(XDIST)
 
 test-browser: $(VENV)/.installed
 	scripts/ensure-chromium.sh
@@ -48,7 +50,7 @@ test-postgres-optional: $(VENV)/.installed
 
 _test-on-current-db:
 	@echo "== unit suite on $${DATABASE_URL%%@*}@..."
-	$(PYTEST) -m "not browser" -q
+	$(PYTEST) -m "not browser" -q $(XDIST)
 	@if [ "$(PG_BROWSER)" = 1 ]; then \
 	  scripts/ensure-chromium.sh && DJANGO_ALLOW_ASYNC_UNSAFE=true $(PYTEST) -m browser -q -p no:randomly; fi
 

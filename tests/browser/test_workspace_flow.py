@@ -152,6 +152,7 @@ def test_a_whole_conversation_can_be_annotated_with_the_keyboard_only(page, live
     expect(page.locator("#editor code.vec").first).to_have_text("(0,0,0,1)")
     expect(vectors.first).to_be_focused()
     page.keyboard.press("Escape")
+    expect(page.locator("#turns .w:focus")).to_have_count(1)
     page.keyboard.press("m")
     expect(vectors.nth(1)).to_be_focused()
     page.keyboard.type("(0,1,0,0,0,0,0,0)")

@@ -116,11 +116,3 @@ def judgment_counts() -> dict:
         for model in (Campaign, Conversation, Turn, Entity, Nugget, TurnLabel, AnnotationEvent, AttributeSet)
     }
 
-
-def known_bug(name: str, url: str) -> str | None:
-    """URLs that fail for a reported bug in another module; checked by strict xfail tests instead."""
-    if name.startswith("api-") and name != "api-root" and ".json" in url:
-        return ("BUG (API): annotator/api/views.py viewset methods (CampaignViewSet.list/retrieve/topics/runs/"
-                "scores/export, ConversationViewSet.scores) take no `format` argument, so the router's "
-                "format-suffix URLs (/api/campaigns.json, /api/campaigns/<slug>.json, ...) raise TypeError -> 500")
-    return None
