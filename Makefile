@@ -23,14 +23,14 @@ setup: $(VENV)/.installed
 run: setup
 	$(MANAGE) runserver $(HOST)
 
-# `make test`: the unit suite on SQLite, the browser suite, then the unit suite again on a
+# `make test`: the unit suite on SQLite, the browser suite, then both suites again on a
 # throwaway PostgreSQL server (installed with apt when root and missing; skipped with a notice
 # when PostgreSQL cannot be had). scripts/pytest.sh treats "no tests collected" as a pass.
 PYTEST := PYTHON=$(BIN)/python scripts/pytest.sh
 # The unit suite runs on every core (pytest-xdist); XDIST= runs it in one process.
 XDIST ?= -n auto
-# Set PG_BROWSER=1 to run the browser suite on PostgreSQL as well.
-PG_BROWSER ?= 0
+# The browser suite runs on PostgreSQL too (about 1.5 minutes); PG_BROWSER=0 skips that.
+PG_BROWSER ?= 1
 
 test: test-unit test-browser test-postgres-optional
 
@@ -49,7 +49,7 @@ test-postgres-optional: $(VENV)/.installed
 	scripts/with-postgres.sh --optional $(MAKE) --no-print-directory _test-on-current-db
 
 _test-on-current-db:
-	@echo "== unit suite on $${DATABASE_URL%%@*}@..."
+	@echo "== unit suite on PostgreSQL ($${DATABASE_URL%%@*}@...)"
 	$(PYTEST) -m "not browser" -q $(XDIST)
 	@if [ "$(PG_BROWSER)" = 1 ]; then \
 	  scripts/ensure-chromium.sh && DJANGO_ALLOW_ASYNC_UNSAFE=true $(PYTEST) -m browser -q -p no:randomly; fi
