@@ -29,7 +29,10 @@ ORIGIN = 8
 
 def conversation_line(index: int, topics: int, rng: random.Random) -> dict:
     topic, run = index % topics, index // topics
-    movies = [rng.randrange(1_000_000, 9_999_999) for _ in range(3)]
+    # Distinct movies everywhere: one entity judged twice in a topic must agree (grade,
+    # memberships), and the generator does not try to keep such repeats consistent.
+    movies = [1_000_000 + index * 3 + k for k in range(3)]
+    rng.shuffle(movies)
     system1 = " ".join(f"Film {m} ({1950 + m % 70}): https://www.imdb.com/title/tt{m}/ is good." for m in movies[:2])
     system2 = f"Also Film {movies[2]} ({1950 + movies[2] % 70}): https://www.imdb.com/title/tt{movies[2]}/ ."
     nuggets = []
@@ -109,7 +112,10 @@ def run(conversations: int) -> dict:
 
         out = io.StringIO()
         started = time.perf_counter()
-        call_command("import_conversations", str(path), campaign="bench", annotator="gold", stdout=out, stderr=out)
+        try:
+            call_command("import_conversations", str(path), campaign="bench", annotator="gold", stdout=out, stderr=out)
+        except Exception as error:
+            raise SystemExit(f"import failed: {error}\n{out.getvalue()[-3000:]}") from error
         seconds = time.perf_counter() - started
         landed = counts()
     return {

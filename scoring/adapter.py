@@ -158,11 +158,10 @@ def _tables(
     return turn_table, nugget_table, turn_views, nugget_rows
 
 
-def _memberships_of(entity_ids: Iterable[int]) -> dict[int, dict[int, list[float]]]:
+def _memberships(query) -> dict[int, dict[int, list[float]]]:
+    """entity id -> attribute set id -> vector, for the memberships `query` selects."""
     result: dict[int, dict[int, list[float]]] = defaultdict(dict)
-    for entity_id, attribute_set_id, vector in Membership.objects.filter(entity_id__in=set(entity_ids)).values_list(
-        "entity_id", "attribute_set_id", "vector"
-    ):
+    for entity_id, attribute_set_id, vector in query.values_list("entity_id", "attribute_set_id", "vector"):
         result[entity_id][attribute_set_id] = vector
     return result
 
@@ -184,7 +183,11 @@ def score_conversation(
         .select_related("entity__grade")
         .order_by("turn__position", "start_word")
     )
-    memberships = _memberships_of(n.entity_id for n in nuggets)
+    # By topic and annotator rather than by a list of entity ids: one join, no parameter list
+    # that grows with the nuggets.
+    memberships = _memberships(
+        Membership.objects.filter(entity__topic_id=conversation.topic_id, entity__annotator=annotator)
+    )
     settings = campaign_settings(campaign)
     specs = attribute_specs(attribute_sets)
     turn_table, nugget_table, turn_views, nugget_rows = _tables([turns], [nuggets], memberships, attribute_sets)
@@ -230,26 +233,27 @@ def judges(conversations: Sequence[Conversation]) -> dict[int, int | None]:
     """Whose judgments count for each conversation: the adjudicated gold, else the first assignee."""
     result: dict[int, int | None] = {c.pk: c.gold_annotator_id for c in conversations}
     pending = [pk for pk, judge in result.items() if judge is None]
-    if pending:
+    # In batches: SQLite caps the parameters of one query.
+    for start in range(0, len(pending), 5000):
         for conversation_id, annotator_id in (
-            Assignment.objects.filter(conversation_id__in=pending).order_by("assigned_at", "id").values_list(
-                "conversation_id", "annotator_id"
-            )
+            Assignment.objects.filter(conversation_id__in=pending[start : start + 5000])
+            .order_by("assigned_at", "id")
+            .values_list("conversation_id", "annotator_id")
         ):
             if result[conversation_id] is None:
                 result[conversation_id] = annotator_id
     return result
 
 
-def score_table(campaign: Campaign, conversations: Iterable[Conversation] | None = None) -> pd.DataFrame:
+def score_table(campaign: Campaign) -> pd.DataFrame:
     """One row per conversation: topic, run, judge, R, GF_<attribute set>..., GF, GFRC.
 
     Conversations are scored per topic type (each has its own attribute sets), each type in one
-    vectorised `gfrc.score` call. A constant number of queries per topic type.
+    vectorised `gfrc.score` call. Rows are selected by topic type, not by lists of ids, so the
+    queries stay a handful (five per topic type) and never hit SQLite's cap on parameters,
+    however large the campaign.
     """
-    if conversations is None:
-        conversations = Conversation.objects.filter(topic__campaign=campaign)
-    conversations = list(conversations.select_related("topic", "run") if hasattr(conversations, "select_related") else conversations)
+    conversations = list(Conversation.objects.filter(topic__campaign=campaign).select_related("topic", "run"))
     settings = campaign_settings(campaign)
     judge_of = judges(conversations)
     by_type: dict[int, list[Conversation]] = defaultdict(list)
@@ -262,25 +266,24 @@ def score_table(campaign: Campaign, conversations: Iterable[Conversation] | None
         attribute_sets = list(topic_type.attribute_sets.all())
         ids = [c.pk for c in group]
         turns_by_conversation: dict[int, list[Turn]] = defaultdict(list)
-        for turn in Turn.objects.filter(conversation_id__in=ids).order_by("conversation_id", "position"):
+        for turn in Turn.objects.filter(conversation__topic__topic_type=topic_type).order_by("conversation_id", "position"):
             turns_by_conversation[turn.conversation_id].append(turn)
         nuggets_by_conversation: dict[int, list[Nugget]] = defaultdict(list)
+        judged_entities: set[int] = set()
         nugget_query = (
-            Nugget.objects.filter(turn__conversation_id__in=ids)
+            Nugget.objects.filter(turn__conversation__topic__topic_type=topic_type)
             .select_related("entity__grade")
             .annotate(conversation_key=F("turn__conversation_id"))
         )
         for nugget in nugget_query:
-            conversation_id = nugget.conversation_key
-            if nugget.annotator_id == judge_of[conversation_id]:
-                nuggets_by_conversation[conversation_id].append(nugget)
-        memberships = _memberships_of(
-            n.entity_id for nuggets in nuggets_by_conversation.values() for n in nuggets
-        )
+            if nugget.annotator_id == judge_of.get(nugget.conversation_key):
+                nuggets_by_conversation[nugget.conversation_key].append(nugget)
+                judged_entities.add(nugget.entity_id)
+        memberships = _memberships(Membership.objects.filter(entity__topic__topic_type=topic_type))
         turn_table, nugget_table, _, _ = _tables(
             [turns_by_conversation[i] for i in ids],
             [nuggets_by_conversation[i] for i in ids],
-            memberships,
+            {e: memberships[e] for e in judged_entities if e in memberships},
             attribute_sets,
         )
         specs = attribute_specs(attribute_sets)

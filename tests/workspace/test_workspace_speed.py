@@ -1,10 +1,9 @@
-"""A save and the panel refresh after it cost the same queries for 3 nuggets as for 300, and
-stay well under 100 ms of server time."""
+"""A save and the panel refresh after it cost the same queries for 3 nuggets as for 300.
+
+How long they take is measured by bench/bench_http.py (docs/benchmarks.md), not asserted here:
+a timed test on a shared machine says more about the neighbours than about the code."""
 
 from __future__ import annotations
-
-import os
-import time
 
 import pytest
 from django.urls import reverse
@@ -27,23 +26,8 @@ SAVE_QUERIES = 17
 PANEL_QUERIES = 7
 
 
-def save_and_refresh(client, conversation, nugget, level):
-    started = time.process_time()
-    response = client.post(
-        reverse("nugget-grade", args=[conversation.pk, nugget.pk]),
-        {"grade": level, "version": nugget.entity.version},
-        headers={"HX-Request": "true"},
-    )
-    saved = time.process_time()
-    panel = client.get(reverse("score-panel", args=[conversation.pk]), headers={"HX-Request": "true"})
-    finished = time.process_time()
-    assert response.status_code == 200 and response["HX-Trigger"] == "annotations-changed"
-    assert panel.status_code == 200
-    return saved - started, finished - saved
-
-
 @pytest.mark.parametrize("size", [3, 300])
-def test_a_save_and_the_panel_refresh_take_a_fixed_number_of_queries_and_little_time(
+def test_a_save_and_the_panel_refresh_take_the_same_queries_for_3_nuggets_as_for_300(
     size, client, django_assert_num_queries
 ):
     conversation, annotator = build_list(size, username=f"u{size}")
@@ -60,14 +44,3 @@ def test_a_save_and_the_panel_refresh_take_a_fixed_number_of_queries_and_little_
         )
     with django_assert_num_queries(PANEL_QUERIES):
         client.get(reverse("score-panel", args=[conversation.pk]), headers={"HX-Request": "true"})
-    timings = []
-    for level in (2, 1, 2, 1, 2):
-        nugget.entity.refresh_from_db()
-        timings.append(save_and_refresh(client, conversation, nugget, level))
-    save, panel = min(t[0] for t in timings), min(t[1] for t in timings)
-    print(f"\n{size} nuggets: save {1000 * save:.1f} ms + panel {1000 * panel:.1f} ms (server CPU time)")
-    # CPU time of the server work (the test client calls the views in this process; SQLite is
-    # in-process too). On a machine shared with other busy jobs even CPU time stretches, so the
-    # bar is only strict when the machine is not overloaded.
-    overloaded = os.getloadavg()[0] > (os.cpu_count() or 1)
-    assert save + panel < (0.2 if overloaded else 0.1)
