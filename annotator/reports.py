@@ -12,14 +12,10 @@ import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-import matplotlib
-
-matplotlib.use("Agg")  # no display: render to files only
+from typing import TYPE_CHECKING
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from scipy import stats  # noqa: E402
 
 from annotator import agreement  # noqa: E402
 from annotator.progress import progress_for  # noqa: E402
@@ -37,6 +33,12 @@ from annotator.models import (  # noqa: E402
 )
 from scoring import usefulness  # noqa: E402
 from scoring.adapter import judges, score_table  # noqa: E402
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+# matplotlib and scipy.stats are imported where they are used: together they add seconds to
+# every process start (manage.py commands, gunicorn workers) that never draws a plot.
 
 CONFIDENCE = 0.95
 
@@ -59,6 +61,8 @@ def mean_ci(values, confidence: float = CONFIDENCE) -> tuple[float, float, float
     mean = float(x.mean())
     if n == 1:
         return mean, float("nan"), float("nan"), 1
+    from scipy import stats
+
     half = float(stats.t.ppf((1 + confidence) / 2, n - 1) * x.std(ddof=1) / math.sqrt(n))
     return mean, mean - half, mean + half, n
 
@@ -142,6 +146,9 @@ def report_csv_rows(campaign: Campaign):
 
 def scatter_figure(table: pd.DataFrame, title: str = "") -> Figure:
     """R (x) against GF (y): one small point per topic, a large labelled marker per run mean."""
+    import matplotlib
+    from matplotlib.figure import Figure  # the object-oriented API: no pyplot, no display needed
+
     figure = Figure(figsize=(6.4, 5.0), dpi=100, layout="constrained")
     axes = figure.add_subplot()
     colours = matplotlib.colormaps["tab10"]
