@@ -52,7 +52,7 @@ def attribute_specs(attribute_sets: Iterable[AttributeSet]) -> tuple[gfrc.Attrib
 
 @dataclass
 class NuggetScore:
-    nugget: Nugget
+    nugget: NuggetRow | Nugget  # a light read-only row in score_conversation
     wc: int
     pw: float
     gain: float
@@ -64,7 +64,7 @@ class NuggetScore:
 
 @dataclass
 class TurnScore:
-    turn: Turn
+    turn: TurnRow | Turn  # a light read-only row in score_conversation
     offset: int  # words before the turn
     end_wc: int  # position of its last word: the running word count at its end
     scored: bool = False
@@ -92,6 +92,106 @@ class ConversationScore:
     @property
     def system_turns(self) -> list[TurnScore]:
         return [t for t in self.turns if t.turn.is_system]
+
+
+# -- light read-only rows: what the workspace and the panel read, without model instances ----
+
+
+class GradeRow:
+    """A grade as read with its entity (no model instance)."""
+
+    __slots__ = ("pk", "label", "level", "gain")
+
+    def __init__(self, pk: int, label: str, level: int, gain: float):
+        self.pk, self.label, self.level, self.gain = pk, label, level, gain
+
+    @property
+    def id(self) -> int:
+        return self.pk
+
+    def __str__(self) -> str:
+        return f"{self.label} ({self.gain:g})"
+
+
+class EntityRow:
+    """An entity as read with its nugget: the attributes of `Entity` the views use."""
+
+    __slots__ = ("pk", "key", "name", "comment", "version", "grade_id", "topic_id", "annotator_id", "grade")
+
+    def __init__(self, pk, key, name, comment, version, grade_id, topic_id, annotator_id, grade):
+        self.pk, self.key, self.name, self.comment, self.version = pk, key, name, comment, version
+        self.grade_id, self.topic_id, self.annotator_id, self.grade = grade_id, topic_id, annotator_id, grade
+
+    @property
+    def id(self) -> int:
+        return self.pk
+
+    def __str__(self) -> str:
+        return self.name or self.key
+
+
+class NuggetRow:
+    """A nugget as the score needs it: the attributes of `Nugget` the views and templates use.
+    Read-only; fetch the model (annotator.access.nugget_for_annotator) to change it."""
+
+    __slots__ = ("pk", "turn_id", "start_word", "end_word", "entity_id", "version", "annotator_id", "entity")
+
+    def __init__(self, pk, turn_id, start_word, end_word, entity_id, version, annotator_id, entity):
+        self.pk, self.turn_id, self.start_word, self.end_word = pk, turn_id, start_word, end_word
+        self.entity_id, self.version, self.annotator_id, self.entity = entity_id, version, annotator_id, entity
+
+    @property
+    def id(self) -> int:
+        return self.pk
+
+
+class TurnRow:
+    """A turn as read for scoring: the attributes of `Turn` the views use (str() is "S1")."""
+
+    __slots__ = ("pk", "conversation_id", "position", "role", "number", "text")
+
+    def __init__(self, pk, conversation_id, position, role, number, text):
+        self.pk, self.conversation_id, self.position = pk, conversation_id, position
+        self.role, self.number, self.text = role, number, text
+
+    @property
+    def id(self) -> int:
+        return self.pk
+
+    @property
+    def is_system(self) -> bool:
+        return self.role == Turn.Role.SYSTEM
+
+    def __str__(self) -> str:
+        return f"{self.role}{self.number}"
+
+
+_NUGGET_COLUMNS = (
+    "pk", "turn_id", "start_word", "end_word", "entity_id", "version", "annotator_id",
+    "entity__key", "entity__name", "entity__comment", "entity__version", "entity__grade_id",
+    "entity__topic_id", "entity__annotator_id", "entity__grade__label", "entity__grade__level",
+    "entity__grade__gain",
+)
+
+
+def nugget_rows(query) -> list[NuggetRow]:
+    """The nuggets `query` selects, with entity and grade, as light rows (one query)."""
+    rows = []
+    grades: dict[int, GradeRow] = {}
+    for (pk, turn_id, start, end, entity_id, version, annotator_id, key, name, comment, e_version, grade_id,
+         topic_id, e_annotator_id, g_label, g_level, g_gain) in query.values_list(*_NUGGET_COLUMNS):
+        grade = None
+        if grade_id is not None:
+            grade = grades.get(grade_id)
+            if grade is None:
+                grade = grades[grade_id] = GradeRow(grade_id, g_label, g_level, g_gain)
+        entity = EntityRow(entity_id, key, name, comment, e_version, grade_id, topic_id, e_annotator_id, grade)
+        rows.append(NuggetRow(pk, turn_id, start, end, entity_id, version, annotator_id, entity))
+    return rows
+
+
+def turn_rows(query) -> list[TurnRow]:
+    return [TurnRow(*row) for row in query.values_list("pk", "conversation_id", "position", "role", "number", "text")]
 
 
 def _uniform_membership(n: int, k: int) -> np.ndarray:
@@ -172,16 +272,20 @@ def score_conversation(
     """Score one conversation under its campaign's settings from one annotator's judgments.
 
     Four queries (turns, nuggets with entity and grade, memberships, attribute sets), whatever
-    the number of nuggets; pass `attribute_sets` to save the last one.
+    the number of nuggets; pass `attribute_sets` to save the last one. Turns and nuggets come
+    back as read-only rows (`TurnRow`, `NuggetRow` with `.entity` and `.entity.grade`) that
+    keep the model's attribute names.
     """
     campaign = conversation.topic.campaign
     if attribute_sets is None:
         attribute_sets = list(AttributeSet.objects.filter(topic_type_id=conversation.topic.topic_type_id))
-    turns = list(Turn.objects.filter(conversation=conversation).order_by("position"))
-    nuggets = list(
-        Nugget.objects.filter(turn__conversation=conversation, annotator=annotator)
-        .select_related("entity__grade")
-        .order_by("turn__position", "start_word")
+    # Light rows, not model instances: a 300-nugget conversation would otherwise build about a
+    # thousand Nugget / Entity / Grade / Turn objects only to copy a few columns out of them.
+    turns = turn_rows(Turn.objects.filter(conversation=conversation).order_by("position"))
+    nuggets = nugget_rows(
+        Nugget.objects.filter(turn__conversation=conversation, annotator=annotator).order_by(
+            "turn__position", "start_word"
+        )
     )
     # By topic and annotator rather than by a list of entity ids: one join, no parameter list
     # that grows with the nuggets.

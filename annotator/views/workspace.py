@@ -162,7 +162,7 @@ def _editor_context(selected: NuggetScore, score: ConversationScore, attribute_s
     entity = nugget.entity
     offset = next(t.offset for t in score.turns if t.turn.pk == nugget.turn_id)
     turn = next(t.turn for t in score.turns if t.turn.pk == nugget.turn_id)
-    memberships = {m.attribute_set_id: m for m in Membership.objects.filter(entity=entity)}
+    memberships = {m.attribute_set_id: m for m in Membership.objects.filter(entity_id=entity.pk)}
     conversation_id = turn.conversation_id
     rows = []
     for a in attribute_sets:

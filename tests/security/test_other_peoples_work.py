@@ -153,3 +153,21 @@ def test_a_post_with_the_csrf_token_works(site):
     label_url = reverse("turn-label", args=[site.conversation.pk, site.turn.pk])
     response = client.post(label_url, {"label": "o"}, HTTP_X_CSRFTOKEN=token, HTTP_HX_REQUEST="true")
     assert response.status_code in (200, 204, 302, 409), response.status_code
+
+
+def test_api_tokens_reach_only_their_owners_work(site):
+    """Token authentication (no session, no CSRF): bob's objects are 404 for alice's token too."""
+    from rest_framework.authtoken.models import Token
+
+    token = Token.objects.create(user=site.alice)
+    client = Client(HTTP_AUTHORIZATION=f"Token {token.key}")
+    client.raise_request_exception = False
+    counts, rows = judgment_counts(), bobs_rows()
+    assert client.get(f"/api/nuggets/{site.nugget.pk}/").status_code == 200  # her own
+    for url in (f"/api/conversations/{site.bobs_conversation.pk}/", f"/api/nuggets/{site.bobs_nugget.pk}/",
+                f"/api/entities/{site.bobs_nugget.entity_id}/"):
+        assert client.get(url).status_code == 404, url
+        assert client.delete(url).status_code in (403, 404, 405), url
+    bad = Client(HTTP_AUTHORIZATION="Token not-a-real-token")
+    assert bad.get("/api/nuggets/").status_code == 401
+    assert judgment_counts() == counts and bobs_rows() == rows
