@@ -45,3 +45,9 @@ def test_only_an_assigned_annotator_can_be_the_gold(organiser, doubled, client_a
     stranger = make_user("stranger")
     response = organiser.post(url(doubled), {"gold_annotator": stranger.pk})
     assert response.status_code == 200 and response.context["form"].errors
+
+
+def test_the_page_links_to_the_conversations_history_and_its_exports(organiser, doubled):
+    page = organiser.get(url(doubled)).content.decode()
+    for name in ("history:conversation", "history:conversation-csv", "history:conversation-json"):
+        assert reverse(name, args=[doubled.pk]) in page
