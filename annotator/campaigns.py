@@ -318,7 +318,7 @@ def _attribute_set(c: _Checker, a: Any, where: str, position: int) -> dict | Non
         elif isinstance(target, list):
             try:
                 exact = [_fraction(v) for v in target]
-                check_distribution([float(v) for v in exact], length=len(groups), exact_sum=sum(exact) if exact else None)
+                check_distribution(exact, length=len(groups))
                 values = [float(v) for v in exact]
             except VectorError as error:
                 c.error(where + ".target", f"the target {error}")

@@ -22,8 +22,8 @@ def test_fractions_and_loose_spacing_are_read_exactly():
         ("(1.5,-1/2)", "negative"),
         ("(a,1)", "not a number"),
         ("()", "empty"),
-        ("(nan,1)", "not a number"),
-        ("(1/0,1)", "divides by zero"),
+        ("(nan,1)", "not a finite number"),
+        ("(1/0,1)", "division by zero"),
     ],
 )
 def test_vectors_that_are_not_distributions_are_refused_with_the_reason(text, reason):

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal
 
+from annotator.vectors import VECTOR_TOLERANCE, format_number, parse_number, vector_problem  # noqa: F401 (re-exported: the formats' vocabulary)
 from scoring.words import tokenise, turn_offsets, word_count
 
 __all__ = [
@@ -160,73 +161,7 @@ def semantics(conversation: ParsedConversation) -> tuple:
     return (conversation.topic, conversation.run, turns, tuple(nuggets))
 
 
-# --- shared by the formats: numbers of membership vectors, turn texts ------------------------
-
-VECTOR_TOLERANCE = 1e-6
-
-
-def parse_number(text: str) -> Fraction:
-    """A membership value as written: ``1``, ``0.5``, ``.5``, ``1/2``, ``2/3``, ``1e-3``.
-
-    Exact (a Fraction), so ``1/3 + 1/3 + 1/3`` sums to exactly 1. Raises ValueError with a
-    readable reason (``NaN``, a division by zero, not a number).
-    """
-    item = "".join(text.split())
-    if not item:
-        raise ValueError("empty value")
-    if item.lower().lstrip("+-") in ("nan", "inf", "infinity"):
-        raise ValueError(f"{item} is not a finite number")
-    num, slash, den = item.partition("/")
-    try:
-        value = Fraction(num)
-        if slash:
-            divisor = Fraction(den)
-            if divisor == 0:
-                raise ValueError(f"{item}: division by zero")
-            value = value / divisor
-    except (ValueError, ZeroDivisionError) as exc:
-        if "division by zero" in str(exc):
-            raise ValueError(f"{item}: division by zero") from None
-        raise ValueError(f"{item!r} is not a number (write 0.5 or 1/2)") from None
-    return value
-
-
-def vector_problem(values: Sequence[Fraction | float]) -> str | None:
-    """Why a membership vector is invalid (None when it is fine): empty, negative, NaN,
-    or not summing to 1 within 1e-6 (fractions are summed exactly)."""
-    if not values:
-        return "empty vector"
-    if all(type(v) is float or type(v) is int for v in values):
-        # fast path for JSON numbers: floats are exact binary fractions, fsum is exact enough
-        if all(math.isfinite(v) and v >= 0 for v in values) and abs(math.fsum(values) - 1) <= VECTOR_TOLERANCE:
-            return None
-        values = [v if not math.isfinite(v) else Fraction(v) for v in values]
-        if any(isinstance(v, float) for v in values):
-            i = next(i for i, v in enumerate(values, 1) if isinstance(v, float))
-            return f"value {i} is not a finite number"
-    for i, v in enumerate(values, 1):
-        if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
-            return f"value {i} is not a finite number"
-        if v < 0:
-            return f"value {i} is negative ({format_number(float(v))})"
-    total = sum(Fraction(v) for v in values)
-    if abs(total - 1) > Fraction(1, 10**6):  # VECTOR_TOLERANCE, exactly
-        return f"vector sums to {float(total):.6g}, not 1"
-    return None
-
-
-def format_number(x: float) -> str:
-    """A membership value written back: ``0``, ``1``, ``1/2``, ``1/3``, ``0.05`` (a fraction
-    with a small denominator when that is exact, as the paper writes them), else the shortest
-    repr of the float;
-    ``parse_number(format_number(x))`` gives x back exactly."""
-    if x == int(x) and abs(x) < 1e15:
-        return str(int(x))
-    r = repr(float(x))
-    f = Fraction(x).limit_denominator(1000)
-    if float(f) == x and (f.denominator <= 12 or len(r) > 6):
-        return f"{f.numerator}/{f.denominator}"
-    return r
+# --- shared by the formats: turn texts (vector numbers live in annotator.vectors) -----------
 
 
 def canonical_text(text: str) -> str:
