@@ -12,10 +12,7 @@ object); ``field`` (JSONL only) is the JSON path inside that object, e.g.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Literal
 
 from annotator.vectors import VECTOR_TOLERANCE, format_number, parse_number, vector_problem  # noqa: F401 (re-exported: the formats' vocabulary)
