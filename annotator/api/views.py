@@ -9,7 +9,7 @@ as the UI): a stale version answers 409 Conflict with the current state.
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -28,7 +28,7 @@ from annotator.api.permissions import campaign_for_user, require_organiser, visi
 from annotator.console_forms import CampaignSettingsForm, StaleForm
 from annotator.evidence import EvidenceError, vector_from_evidence
 from annotator.models import AttributeSet, Conversation, Entity, Grade, Nugget
-from annotator.views.console_exports import EXPORTS, export_stream
+from annotator.views.console_exports import EXPORTS, export_response
 from scoring.adapter import judges, score_conversation, score_table
 
 
@@ -139,10 +139,7 @@ class CampaignViewSet(ApiViewSet):
         require_organiser(request.user, campaign)
         if kind not in EXPORTS:
             raise NotFound("No such export.")
-        _, _, suffix, content_type = EXPORTS[kind]
-        response = StreamingHttpResponse(export_stream(campaign, kind), content_type=content_type)
-        response["Content-Disposition"] = f'attachment; filename="{campaign.slug}-{kind}.{suffix}"'
-        return response
+        return export_response(campaign, kind)
 
 
 def _records(frame) -> list[dict]:

@@ -31,6 +31,14 @@ def export_stream(campaign, kind: str):
     return exporting.stream(campaign, kind)
 
 
+def export_response(campaign, kind: str) -> StreamingHttpResponse:
+    """The streamed download of one export (kind must be in EXPORTS): console and API alike."""
+    _, _, suffix, content_type = EXPORTS[kind]
+    response = StreamingHttpResponse(export_stream(campaign, kind), content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{campaign.slug}-{kind}.{suffix}"'
+    return response
+
+
 @login_required
 @require_GET
 def exports(request: HttpRequest, slug: str) -> HttpResponse:
@@ -45,7 +53,4 @@ def download(request: HttpRequest, slug: str, kind: str) -> StreamingHttpRespons
     campaign = campaign_for_organiser(request.user, slug)
     if kind not in EXPORTS:
         raise Http404("No such export.")
-    _, _, suffix, content_type = EXPORTS[kind]
-    response = StreamingHttpResponse(export_stream(campaign, kind), content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{campaign.slug}-{kind}.{suffix}"'
-    return response
+    return export_response(campaign, kind)
