@@ -174,7 +174,7 @@ _NUGGET_COLUMNS = (
 )
 
 
-def nugget_rows(query) -> list[NuggetRow]:
+def read_nugget_rows(query) -> list[NuggetRow]:
     """The nuggets `query` selects, with entity and grade, as light rows (one query)."""
     rows = []
     grades: dict[int, GradeRow] = {}
@@ -190,7 +190,7 @@ def nugget_rows(query) -> list[NuggetRow]:
     return rows
 
 
-def turn_rows(query) -> list[TurnRow]:
+def read_turn_rows(query) -> list[TurnRow]:
     return [TurnRow(*row) for row in query.values_list("pk", "conversation_id", "position", "role", "number", "text")]
 
 
@@ -225,21 +225,32 @@ def _tables(
     offsets = {view.turn.pk: view.offset for views in turn_views for view in views}
 
     nugget_turn, nugget_wc, nugget_gain, nugget_entity = [], [], [], []
-    vectors: dict[int, list] = {a.pk: [] for a in attribute_sets}
+    # (id, name, uniform vector, its rows) per attribute set, read once: not per nugget
+    sets = [(a.pk, a.name, [1.0 / a.size] * a.size, []) for a in attribute_sets]
+    vectors: dict[int, list] = {pk: rows for pk, _name, _uniform, rows in sets}
+    all_given: tuple[str, ...] = ()
+    none_given = tuple(name for _pk, name, _uniform, _rows in sets)
     nugget_rows: list[list[tuple[Nugget, int, tuple[str, ...]]]] = []
     for nuggets in nugget_lists:
         rows = []
         for nugget in nuggets:
             wc = offsets[nugget.turn_id] + nugget.end_word + 1
-            given = memberships.get(nugget.entity_id, {})
-            missing = tuple(a.name for a in attribute_sets if a.pk not in given)
+            given = memberships.get(nugget.entity_id)
+            if not given:
+                missing = none_given
+                for _pk, _name, uniform, set_rows in sets:
+                    set_rows.append(uniform)
+            else:
+                missing = all_given
+                for pk, name, uniform, set_rows in sets:
+                    if pk not in given:
+                        missing += (name,)
+                    set_rows.append(given.get(pk) or uniform)
             nugget_turn.append(turn_rows[nugget.turn_id])
             nugget_wc.append(wc)
             grade = nugget.entity.grade
             nugget_gain.append(grade.gain if grade is not None else 0.0)
             nugget_entity.append(nugget.entity_id)
-            for a in attribute_sets:
-                vectors[a.pk].append(given.get(a.pk) or [1.0 / a.size] * a.size)
             rows.append((nugget, wc, missing))
         nugget_rows.append(rows)
 
@@ -281,8 +292,8 @@ def score_conversation(
         attribute_sets = list(AttributeSet.objects.filter(topic_type_id=conversation.topic.topic_type_id))
     # Light rows, not model instances: a 300-nugget conversation would otherwise build about a
     # thousand Nugget / Entity / Grade / Turn objects only to copy a few columns out of them.
-    turns = turn_rows(Turn.objects.filter(conversation=conversation).order_by("position"))
-    nuggets = nugget_rows(
+    turns = read_turn_rows(Turn.objects.filter(conversation=conversation).order_by("position"))
+    nuggets = read_nugget_rows(
         Nugget.objects.filter(turn__conversation=conversation, annotator=annotator).order_by(
             "turn__position", "start_word"
         )

@@ -11,6 +11,7 @@ Queries for a page or an edit response do not grow with the number of nuggets: s
 from __future__ import annotations
 
 from dataclasses import dataclass
+from html import escape
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -18,6 +19,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
 from annotator.access import assignment_for_annotator
@@ -26,6 +28,7 @@ from annotator.models import Assignment, AttributeSet, Entity, Grade, Membership
 from annotator.vectors import format_vector
 from annotator.views.workspace_render import (
     EntityRow,
+    affected_turns,
     Urls,
     Workbench,
     render_datalist,
@@ -61,6 +64,28 @@ def urls_for(conversation_id: int) -> Urls:
     )
 
 
+@dataclass(frozen=True)
+class Affected:
+    """What an edit touched, so that its answer re-renders only the turns that can look different:
+    the turns themselves, the entities (by id) whose nuggets and suggestions show them, and
+    entity keys (for an entity that may be gone, e.g. after a delete)."""
+
+    turns: frozenset[int] = frozenset()
+    entities: frozenset[int] = frozenset()
+    keys: frozenset[str] = frozenset()
+
+
+NOTHING = Affected()
+
+
+def affected(turns=(), entities=(), keys=()) -> Affected:
+    return Affected(
+        frozenset(t for t in turns if t is not None),
+        frozenset(e for e in entities if e is not None),
+        frozenset(k for k in keys if k),
+    )
+
+
 @dataclass
 class MembershipRow:
     attribute_set: AttributeSet
@@ -69,11 +94,38 @@ class MembershipRow:
     shares: list[tuple[int, str, float, int]]  # index, group, share, percent
     vector_text: str
     action: str
+    group_buttons: SafeString = SafeString()
+    split_boxes: SafeString = SafeString()
 
 
 def _share_rows(attribute_set: AttributeSet, vector) -> list[tuple[int, str, float, int]]:
     vector = vector or [0.0] * attribute_set.size
     return [(i, g, float(v), round(100 * float(v))) for i, (g, v) in enumerate(zip(attribute_set.groups, vector))]
+
+
+def _group_buttons(attribute_set: AttributeSet, shares, name: str) -> SafeString:
+    """One button per group (pressed: the groups with a share), rendered here rather than in a
+    template loop: it is most of the editor's rendering time."""
+    set_name = escape(attribute_set.name)
+    out = []
+    for i, g, share, pct in shares:
+        group = escape(g)
+        now = f" (now {pct}%)" if share > 0 else ""
+        small = f" <small>{pct}%</small>" if 0 < share < 1 else ""
+        out.append(
+            f'<button type="submit" name="{name}" value="{i}" class="group-btn" id="group-{attribute_set.pk}-{i}" '
+            f'aria-pressed="{"true" if share > 0 else "false"}" aria-label="{set_name}: {group}{now}">'
+            f'<span class="share" style="width: {pct}%"></span><span class="g">{group}</span>{small}</button>'
+        )
+    return mark_safe("".join(out))
+
+
+def _split_boxes(shares, name: str) -> SafeString:
+    return mark_safe("".join(
+        f'<label class="check"><input type="checkbox" name="{name}" value="{i}"{" checked" if share > 0 else ""}> '
+        f"{escape(g)}</label>"
+        for i, g, share, _pct in shares
+    ))
 
 
 def panel_context(score: ConversationScore) -> dict:
@@ -94,11 +146,13 @@ def workbench_context(
     message: str = "",
     level: str = "info",
     with_panel: bool = True,
+    only: Affected | None = None,
 ) -> dict:
     """Everything the workspace shows, in a fixed number of queries:
     1 attribute sets of the topic type, 2-4 score_conversation (turns; nuggets with entity and
     grade; memberships), 5 turn labels, 6 the annotator's entities of the topic (with grades),
     7 the campaign's grades, 8 memberships of the selected nugget's entity (when one is selected).
+    With `only`, the conversation column holds just the turns that edit can have changed.
     """
     user = request.user
     conversation = assignment.conversation
@@ -139,7 +193,7 @@ def workbench_context(
             {"set": a, "groups": [(g, round(100 * t, 1)) for g, t in zip(a.groups, a.target)]} for a in attribute_sets
         ],
         "score": score,
-        "turns_html": render_turns(bench),
+        "turns_html": render_turns(bench, _turns_to_render(bench, only)),
         "candidates": bench.candidates,
         "entities": entities,
         "grades": grades,
@@ -155,6 +209,14 @@ def workbench_context(
     if selected is not None:
         context.update(_editor_context(selected, score, attribute_sets, grades, bound, entities))
     return context
+
+
+def _turns_to_render(bench: Workbench, only: Affected | None) -> set[int] | None:
+    """None: every turn. Else the turns `only` names and those its entities show in; the
+    selection marks of the other turns are brought up to date by annotate.js (syncSelection)."""
+    if only is None:
+        return None
+    return affected_turns(bench, set(only.turns), set(only.entities), set(only.keys))
 
 
 def _editor_context(selected: NuggetScore, score: ConversationScore, attribute_sets, grades, bound, entities) -> dict:
@@ -176,12 +238,15 @@ def _editor_context(selected: NuggetScore, score: ConversationScore, attribute_s
             },
             prefix=f"m{a.pk}",
         )
+        shares = _share_rows(a, membership.vector if membership else None)
         rows.append(
             MembershipRow(
                 attribute_set=a,
                 form=form,
                 membership=membership,
-                shares=_share_rows(a, membership.vector if membership else None),
+                shares=shares,
+                group_buttons=_group_buttons(a, shares, form.add_prefix("group")),
+                split_boxes=_split_boxes(shares, form.add_prefix("split")),
                 vector_text=format_vector(membership.vector) if membership else "",
                 action=reverse(
                     "nugget-membership",
@@ -224,12 +289,16 @@ def respond(
     level: str = "info",
     status: int = 200,
     bound: dict | None = None,
+    only: Affected | None = None,
 ) -> HttpResponse:
     """The answer to any workspace action.
 
     htmx: the conversation column (target #turns) and the editor (out of band), with the
-    HX-Trigger that makes the score panel reload when judgments changed. Plain forms: a
-    redirect back to the page (success) or the whole page with the message (refusal).
+    HX-Trigger that makes the score panel reload when judgments changed. When the view says
+    what it touched (`only`), the column is not sent whole: just the <section>s of the turns
+    whose rendering can have changed, each out of band (HX-Reswap: none), so the answer's size
+    follows the edit, not the conversation. Plain forms: a redirect back to the page (success)
+    or the whole page with the message (refusal).
     """
     if not request.htmx and status < 400:
         if message:
@@ -239,10 +308,15 @@ def respond(
     context = workbench_context(
         request, assignment, selected_id=selected_id, bound=bound, message=message, level=level,
         with_panel=not request.htmx,  # the panel reloads itself on the HX-Trigger
+        only=only if request.htmx else None,
     )
     if request.htmx:
         context["oob"] = True
-        response = render(request, f"{TEMPLATE}#edit-response", context, status=status)
+        if only is not None:
+            response = render(request, f"{TEMPLATE}#edit-turns-response", context, status=status)
+            response["HX-Reswap"] = "none"  # everything in it is out of band
+        else:
+            response = render(request, f"{TEMPLATE}#edit-response", context, status=status)
     else:
         response = render(request, TEMPLATE, context, status=status)
     if changed:

@@ -30,7 +30,7 @@ from annotator.forms import (
     VersionForm,
 )
 from annotator.models import AttributeSet, Entity, Grade, Turn
-from annotator.views.workspace import DISMISSED_SESSION_KEY, nugget_in_conversation, respond
+from annotator.views.workspace import DISMISSED_SESSION_KEY, NOTHING, affected, nugget_in_conversation, respond
 from scoring.words import word_count
 
 
@@ -49,7 +49,8 @@ def _first_error(form) -> str:
 
 def _refused(request, assignment, form, *, selected_id, bound=None) -> HttpResponse:
     return respond(
-        request, assignment, selected_id=selected_id, message=_first_error(form), level="error", status=422, bound=bound
+        request, assignment, selected_id=selected_id, message=_first_error(form), level="error", status=422, bound=bound,
+        only=NOTHING,  # nothing was written: no turn looks different
     )
 
 
@@ -82,7 +83,8 @@ def create_nugget(request: HttpRequest, conversation_id: int) -> HttpResponse:
     except annotations.AnnotationRefused as error:
         form.add_error(None, str(error))
         return _refused(request, assignment, form, selected_id=_selected(request))
-    return respond(request, assignment, selected_id=nugget.pk, changed=True)
+    return respond(request, assignment, selected_id=nugget.pk, changed=True,
+                   only=affected(turns=[nugget.turn_id], entities=[nugget.entity_id], keys=[nugget.entity.key]))
 
 
 @login_required
@@ -100,7 +102,7 @@ def dismiss_suggestion(request: HttpRequest, conversation_id: int) -> HttpRespon
     keys.add(f"{data['turn'].pk}:{data['start']}:{data['end']}")
     store[str(conversation_id)] = sorted(keys)
     request.session[DISMISSED_SESSION_KEY] = store
-    return respond(request, assignment, selected_id=_selected(request))
+    return respond(request, assignment, selected_id=_selected(request), only=affected(turns=[data["turn"].pk]))
 
 
 @login_required
@@ -113,7 +115,7 @@ def nugget(request: HttpRequest, conversation_id: int, nugget_id: int) -> HttpRe
         if not request.htmx:
             url = reverse("conversation", kwargs={"conversation_id": conversation_id})
             return redirect(f"{url}?nugget={nugget.pk}#editor")
-        return respond(request, assignment, selected_id=nugget.pk)
+        return respond(request, assignment, selected_id=nugget.pk, only=affected(turns=[nugget.turn_id]))
     offset = sum(word_count(t.text) for t in _turns_of(assignment).values() if t.position < nugget.turn.position)
     form = NuggetSpanForm(request.POST, nugget=nugget, offset=offset)
     if not form.is_valid():
@@ -131,7 +133,8 @@ def nugget(request: HttpRequest, conversation_id: int, nugget_id: int) -> HttpRe
     except annotations.AnnotationRefused as error:
         form.add_error(None, str(error))
         return _refused(request, assignment, form, selected_id=nugget.pk, bound={"span": form})
-    return respond(request, assignment, selected_id=nugget.pk, changed=True, message="Nugget moved.", level="success")
+    return respond(request, assignment, selected_id=nugget.pk, changed=True, message="Nugget moved.", level="success",
+                   only=affected(turns=[nugget.turn_id], entities=[nugget.entity_id]))
 
 
 @login_required
@@ -142,11 +145,13 @@ def delete_nugget(request: HttpRequest, conversation_id: int, nugget_id: int) ->
     form = VersionForm(request.POST)
     if not form.is_valid():
         return _refused(request, assignment, form, selected_id=nugget.pk)
+    touched = affected(turns=[nugget.turn_id], entities=[nugget.entity_id], keys=[nugget.entity.key])
     try:
         annotations.delete_nugget(nugget, actor=request.user, expected_version=form.cleaned_data["version"])
     except annotations.StaleEdit as error:
         return _stale(request, assignment, error, selected_id=nugget.pk)
-    return respond(request, assignment, selected_id=None, changed=True, message="Nugget deleted (u undoes).", level="success")
+    return respond(request, assignment, selected_id=None, changed=True, message="Nugget deleted (u undoes).", level="success",
+                   only=touched)
 
 
 @login_required
@@ -162,6 +167,7 @@ def link_entity(request: HttpRequest, conversation_id: int, nugget_id: int) -> H
     if not form.is_valid():
         return _refused(request, assignment, form, selected_id=nugget.pk, bound={"link": form})
     nugget.turn.conversation = assignment.conversation
+    before = (nugget.entity_id, nugget.entity.key)
     try:
         with transaction.atomic():
             entity = form.cleaned_data["existing"] or annotations.entity_for_text(
@@ -179,6 +185,7 @@ def link_entity(request: HttpRequest, conversation_id: int, nugget_id: int) -> H
     return respond(
         request, assignment, selected_id=nugget.pk, changed=True,
         message=f"Linked to {entity.name or entity.key}.", level="success",
+        only=affected(turns=[nugget.turn_id], entities=[before[0], entity.pk], keys=[before[1], entity.key]),
     )
 
 
@@ -211,7 +218,8 @@ def grade(request: HttpRequest, conversation_id: int, nugget_id: int) -> HttpRes
     except annotations.AnnotationRefused as error:
         form.add_error(None, str(error))
         return _refused(request, assignment, form, selected_id=nugget.pk, bound={"grade": form})
-    return respond(request, assignment, selected_id=nugget.pk, changed=True)
+    return respond(request, assignment, selected_id=nugget.pk, changed=True,
+                   only=affected(turns=[nugget.turn_id], entities=[nugget.entity_id]))
 
 
 @login_required
@@ -230,7 +238,8 @@ def entity_details(request: HttpRequest, conversation_id: int, nugget_id: int) -
         )
     except annotations.StaleEdit as error:
         return _stale(request, assignment, error, selected_id=nugget.pk)
-    return respond(request, assignment, selected_id=nugget.pk, changed=True, message="Entity saved.", level="success")
+    return respond(request, assignment, selected_id=nugget.pk, changed=True, message="Entity saved.", level="success",
+                   only=affected(turns=[nugget.turn_id], entities=[nugget.entity_id]))
 
 
 @login_required
@@ -259,7 +268,8 @@ def membership(request: HttpRequest, conversation_id: int, nugget_id: int, attri
     except annotations.AnnotationRefused as error:
         form.add_error(None, str(error))
         return _refused(request, assignment, form, selected_id=nugget.pk, bound=bound)
-    return respond(request, assignment, selected_id=nugget.pk, changed=True)
+    return respond(request, assignment, selected_id=nugget.pk, changed=True,
+                   only=affected(turns=[nugget.turn_id], entities=[nugget.entity_id]))
 
 
 @login_required
@@ -283,7 +293,7 @@ def label_turn(request: HttpRequest, conversation_id: int, turn_id: int) -> Http
     except annotations.AnnotationRefused as error:
         form.add_error(None, str(error))
         return _refused(request, assignment, form, selected_id=_selected(request))
-    return respond(request, assignment, selected_id=_selected(request), changed=True)
+    return respond(request, assignment, selected_id=_selected(request), changed=True, only=affected(turns=[turn.pk]))
 
 
 @login_required

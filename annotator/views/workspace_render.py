@@ -20,6 +20,7 @@ from scoring.adapter import ConversationScore, NuggetScore, TurnScore
 from scoring.words import tokenise
 
 LABEL_NAMES = {"o": "looks useful", "x": "not useful", "-": "no turn"}
+OOB = ' hx-swap-oob="true"'
 
 
 @dataclass
@@ -44,6 +45,32 @@ def lines_of(text: str) -> list[Line]:
         if len(_LINES_CACHE) > 2000:
             _LINES_CACHE.clear()
         cached = _LINES_CACHE[text] = _split_lines(text)
+    return cached
+
+
+_WORDS_CACHE: dict[tuple[str, int], list[tuple[list[str], str]]] = {}
+
+
+def words_html(text: str, offset: int) -> list[tuple[list[str], str]]:
+    """Per line of `lines_of(text)`: each word's escaped <span> (with its conversation-wide
+    position, `offset` words before the turn), and the whole line of them when no nugget
+    marks it. A turn's text and offset never change once imported: remembered (bounded)."""
+    key = (text, offset)
+    cached = _WORDS_CACHE.get(key)
+    if cached is None:
+        if len(_WORDS_CACHE) > 2000:
+            _WORDS_CACHE.clear()
+        cached = []
+        for line in lines_of(text):
+            spans = []
+            for k, word in enumerate(line.words):
+                i = line.start + k
+                pos = offset + i + 1
+                spans.append(
+                    f'<span class="w" tabindex="-1" data-i="{i}" data-p="{pos}" title="word {pos}">{escape(word)}</span>'
+                )
+            cached.append((spans, "".join(span + " " for span in spans)))
+        _WORDS_CACHE[key] = cached
     return cached
 
 
@@ -85,6 +112,7 @@ class Candidate:
     end: int
     text: str
     known: EntityRow | None = None
+    key: str | None = None  # the entity identity its text gives
 
 
 @dataclass
@@ -131,7 +159,7 @@ def find_candidates(score: ConversationScore, annotator_nuggets, dismissed: set[
                 continue
             key, _name = entity_key_and_name(line.text)
             result.append(
-                Candidate(turn.pk, line.start, line.end, line.text, entities_by_key.get(key) if key else None)
+                Candidate(turn.pk, line.start, line.end, line.text, entities_by_key.get(key) if key else None, key)
             )
     return result
 
@@ -155,7 +183,9 @@ def _short(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def render_turns(bench: Workbench) -> SafeString:
+def render_turns(bench: Workbench, only: set[int] | None = None) -> SafeString:
+    """Every turn's <section>; or, with `only`, just those turns, each marked hx-swap-oob (the
+    answer to an edit replaces the turns whose rendering changed, not the whole column)."""
     score = bench.score
     by_turn: dict[int, list[NuggetScore]] = {}
     for n in score.nuggets:
@@ -163,11 +193,27 @@ def render_turns(bench: Workbench) -> SafeString:
     candidates: dict[tuple[int, int], Candidate] = {(c.turn_id, c.start): c for c in bench.candidates}
     out: list[str] = []
     for view in score.turns:
-        out.append(_render_turn(bench, view, by_turn.get(view.turn.pk, []), candidates))
+        if only is not None and view.turn.pk not in only:
+            continue
+        out.append(_render_turn(bench, view, by_turn.get(view.turn.pk, []), candidates, oob=only is not None))
     return mark_safe("".join(out))
 
 
-def _render_turn(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore], candidates) -> str:
+def affected_turns(bench: Workbench, turn_ids: set[int], entity_ids: set[int], keys: set[str]) -> set[int]:
+    """The turns whose rendering an edit can change: the turns it touched, every turn with a
+    nugget of an entity it touched (grade, name, membership and duplicate marks show there),
+    and every turn with a suggestion naming such an entity ("known · grade")."""
+    result = set(turn_ids)
+    for n in bench.score.nuggets:
+        if n.nugget.entity_id in entity_ids:
+            result.add(n.nugget.turn_id)
+    for c in bench.candidates:
+        if (c.key is not None and c.key in keys) or (c.known is not None and c.known.pk in entity_ids):
+            result.add(c.turn_id)
+    return result
+
+
+def _render_turn(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore], candidates, oob: bool = False) -> str:
     turn = view.turn
     token = bench.csrf_token
     system = turn.is_system
@@ -207,7 +253,8 @@ def _render_turn(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore], 
             word_owner[i] = n
 
     body = []
-    for line in lines_of(turn.text):
+    cached_words = words_html(turn.text, view.offset)
+    for line, (spans, plain) in zip(lines_of(turn.text), cached_words):
         if not line.words:
             body.append('<div class="line empty"></div>')
             continue
@@ -233,14 +280,15 @@ def _render_turn(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore], 
                            cls="mark-line", extra=f' data-mark-line id="line-{turn.pk}-{line.start}"')
         parts = []
         open_nugget = None
-        for k, word in enumerate(line.words):
+        if not touched:
+            parts.append(plain)
+        for k in range(len(line.words)) if touched else ():
             i = line.start + k
             owner = word_owner.get(i)
             if owner is not None and owner is not open_nugget:
                 parts.append(_open_mark(bench, owner))
                 open_nugget = owner
-            pos = view.offset + i + 1
-            parts.append(f'<span class="w" tabindex="-1" data-i="{i}" data-p="{pos}" title="word {pos}">{escape(word)}</span>')
+            parts.append(spans[k])
             same_next = owner is not None and k + 1 < len(line.words) and word_owner.get(i + 1) is owner
             if owner is not None and not same_next:
                 parts.append("</mark>")
@@ -261,7 +309,7 @@ def _render_turn(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore], 
     role = "system" if system else "user"
     return (
         f'<section class="turn turn-{role}" id="turn-{turn.pk}" data-turn="{turn.pk}" data-role="{turn.role}" '
-        f'data-offset="{view.offset}" aria-labelledby="turn-{turn.pk}-h">'
+        f'data-offset="{view.offset}" aria-labelledby="turn-{turn.pk}-h"{OOB if oob else ""}>'
         + "".join(head)
         + f'<div class="turn-text">{"".join(body)}</div></section>'
     )

@@ -50,8 +50,27 @@
   }
 
   function selectedId() {
+    // #selected-holder comes with every answer (the column itself only when it is re-rendered)
+    var h = document.querySelector('#selected-holder input[name="selected"]');
+    if (h) return h.value || "";
     var t = document.getElementById("turns");
     return t ? t.dataset.selected || "" : "";
+  }
+
+  // An edit's answer re-renders only the turns it changed: make the selection marks and the
+  // label forms' "selected" field of the other turns agree with the selected nugget.
+  function syncSelection() {
+    var id = selectedId();
+    var t = document.getElementById("turns");
+    if (t) t.dataset.selected = id;
+    $$("#turns mark.nugget.selected").forEach(function (m) { if (m.dataset.nugget !== id) m.classList.remove("selected"); });
+    $$("#turns a.wc[aria-current]").forEach(function (a) { if (a.dataset.nugget !== id) a.removeAttribute("aria-current"); });
+    if (id) {
+      $$('#turns mark.nugget[data-nugget="' + id + '"]').forEach(function (m) { m.classList.add("selected"); });
+      var b = document.getElementById("badge-" + id);
+      if (b) b.setAttribute("aria-current", "true");
+    }
+    $$('#turns .labels input[name="selected"]').forEach(function (i) { i.value = id; });
   }
 
   function mark(turn, a, b) {
@@ -298,6 +317,7 @@
   });
   document.body.addEventListener("htmx:afterSettle", function (evt) {
     settling = false; // the column, the editor and the counts settle together
+    syncSelection();
     if (restore) {
       var r = restore;
       restore = null;

@@ -112,3 +112,26 @@ def test_a_turn_of_another_conversation_is_refused(client, bare_paper):
 def test_marking_requires_login(client, bare_paper):
     conversation, _, _ = bare_paper
     assert _create(client, conversation, 1, 0, 0).status_code == 302
+
+
+def test_the_answer_to_a_save_is_the_changed_turn_out_of_band_and_the_new_selection(client, bare_paper):
+    conversation, annotator, _ = bare_paper
+    client.force_login(annotator)
+    turn, start, end = line_span(conversation, 2, "Back to the Future")
+    response = _create(client, conversation, turn, start, end, **HTMX)
+    nugget = Nugget.objects.get()
+    html = response.content.decode()
+    assert response["HX-Reswap"] == "none" and 'id="turns"' not in html
+    assert f'<section class="turn turn-system" id="turn-{turn}"' in html and html.count('<section class="turn') == 1
+    assert f'data-selected="{nugget.pk}" hx-swap-oob="true"' in html
+
+
+def test_the_page_and_an_undo_still_render_the_whole_column(client, bare_paper):
+    conversation, annotator, _ = bare_paper
+    client.force_login(annotator)
+    turn, start, end = line_span(conversation, 2, "Back to the Future")
+    _create(client, conversation, turn, start, end, **HTMX)
+    response = client.post(reverse("undo", args=[conversation.pk]), headers=HTMX)
+    html = response.content.decode()
+    assert 'id="turns"' in html and html.count('<section class="turn') == conversation.turns.count()
+    assert "HX-Reswap" not in response

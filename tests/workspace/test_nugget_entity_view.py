@@ -63,3 +63,23 @@ def test_an_annotator_cannot_relink_another_annotators_nugget(client, paper):
     client.force_login(make_user("stranger"))
     assert client.post(reverse("nugget-entity", args=[conversation.pk, nugget.pk]),
                        {"entity": "x", "version": nugget.version}).status_code == 404
+
+
+def test_linking_re_renders_the_turns_of_both_entities_and_no_others(client, paper):
+    """The answer carries only the turns whose rendering can change (out of band), not the
+    whole column: here S2's nugget becomes a second mention of S1's Back to the Future."""
+    conversation, annotator, _ = paper
+    nuggets = _nuggets(conversation)
+    first = nuggets[0]
+    in_s2 = next(n for n in nuggets if n.turn.position == 4)
+    client.force_login(annotator)
+    response = client.post(reverse("nugget-entity", args=[conversation.pk, in_s2.pk]),
+                           {"entity": "back to the future (1985)", "version": in_s2.version}, headers=HTMX)
+    assert response.status_code == 200 and response["HX-Reswap"] == "none"
+    html = response.content.decode()
+    s1, s2 = first.turn, in_s2.turn
+    assert f'id="turn-{s1.pk}"' in html and f'id="turn-{s2.pk}"' in html
+    assert html.count('<section class="turn') == 2 and html.count('hx-swap-oob="true"') >= 5  # + holder, editor, progress
+    u1 = conversation.turns.get(position=1)
+    assert f'id="turn-{u1.pk}"' not in html and 'id="turns"' not in html
+    assert "· dup" in html

@@ -52,3 +52,29 @@ def test_an_annotator_cannot_grade_another_annotators_entity(client, paper):
     client.force_login(make_user("stranger"))
     assert client.post(reverse("nugget-grade", args=[conversation.pk, nugget.pk]),
                        {"grade": 0, "version": nugget.entity.version}).status_code == 404
+
+
+def test_grading_answers_with_only_the_turns_that_mention_the_entity(client, paper):
+    conversation, annotator, _ = paper
+    nugget = Nugget.objects.select_related("entity", "turn").order_by("turn__position", "start_word").first()
+    s2 = conversation.turns.get(position=4)
+    client.force_login(annotator)
+    response = client.post(reverse("nugget-grade", args=[conversation.pk, nugget.pk]),
+                           {"grade": 1, "version": nugget.entity.version}, headers=HTMX)
+    assert response.status_code == 200 and response["HX-Trigger"] == "annotations-changed"
+    assert response["HX-Reswap"] == "none"  # everything in the answer is out of band
+    html = response.content.decode()
+    assert f'id="turn-{nugget.turn_id}"' in html and f'id="turn-{s2.pk}"' not in html
+    assert html.count('<section class="turn') == 1
+    assert 'id="editor"' in html and 'id="ws-progress"' in html
+    assert f'<div id="selected-holder" hidden data-selected="{nugget.pk}" hx-swap-oob="true">' in html
+
+
+def test_a_refused_grade_answers_with_the_editor_and_no_turns(client, paper):
+    conversation, annotator, _ = paper
+    nugget = Nugget.objects.select_related("entity").first()
+    client.force_login(annotator)
+    response = client.post(reverse("nugget-grade", args=[conversation.pk, nugget.pk]),
+                           {"grade": 7, "version": nugget.entity.version}, headers=HTMX)
+    html = response.content.decode()
+    assert response.status_code == 422 and '<section class="turn' not in html and 'id="editor"' in html

@@ -51,3 +51,12 @@ def test_an_annotator_cannot_label_turns_of_another_annotators_conversation(clie
     conversation, _, _ = bare_paper
     client.force_login(make_user("stranger"))
     assert _label(client, conversation, conversation.turns.get(position=2), "o").status_code == 404
+
+
+def test_a_label_answers_with_its_turn_only(client, bare_paper):
+    conversation, annotator, _ = bare_paper
+    s1, s2 = conversation.turns.get(position=2), conversation.turns.get(position=4)
+    client.force_login(annotator)
+    html = _label(client, conversation, s1, "o").content.decode()
+    assert f'id="turn-{s1.pk}"' in html and f'id="turn-{s2.pk}"' not in html
+    assert html.count('<section class="turn') == 1

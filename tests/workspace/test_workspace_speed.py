@@ -18,8 +18,9 @@ pytestmark = pytest.mark.django_db
 #   4 the nugget (with turn, conversation, topic, entity), 5 the campaign's grades,
 #   6 SAVEPOINT, 7 entity version bump (UPDATE ... WHERE version = expected), 8 event INSERT,
 #   9 RELEASE SAVEPOINT, then the refreshed workbench: 10 attribute sets, 11 turns,
-#   12 nuggets with entity and grade, 13 memberships, 14 turn labels, 15 the annotator's
-#   entities of the topic, 16 grades, 17 the selected entity's memberships.
+#   12 nuggets with entity and grade (one values_list: rows, not model instances), 13 memberships,
+#   14 turn labels, 15 the annotator's entities of the topic, 16 grades, 17 the selected entity's
+#   memberships. The answer carries only the turns that mention the entity (out of band).
 SAVE_QUERIES = 17
 # The score panel: 1 session, 2 user, 3 assignment, 4 attribute sets, 5 turns,
 #   6 nuggets with entity and grade, 7 memberships.
@@ -37,10 +38,12 @@ def test_a_save_and_the_panel_refresh_take_the_same_queries_for_3_nuggets_as_for
     client.get(reverse("conversation", args=[conversation.pk]))  # warm up templates and URL resolver
     nugget = nuggets[len(nuggets) // 2]
     with django_assert_num_queries(SAVE_QUERIES):
-        client.post(
+        response = client.post(
             reverse("nugget-grade", args=[conversation.pk, nugget.pk]),
             {"grade": 1, "version": nugget.entity.version},
             headers={"HX-Request": "true"},
         )
+    # the answer does not grow with the conversation: one turn (the entity's), not every turn
+    assert response.content.decode().count('<section class="turn') == 1
     with django_assert_num_queries(PANEL_QUERIES):
         client.get(reverse("score-panel", args=[conversation.pk]), headers={"HX-Request": "true"})
