@@ -79,7 +79,7 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    # Connections are kept per thread (conn_max_age above): these PRAGMAs run once, not per request.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         {
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=20000;",
