@@ -133,8 +133,8 @@ def _bump(model, obj, expected_version: int, kind: str, **changes) -> None:
 # -- spans ----------------------------------------------------------------------------------
 
 
-def check_span(turn: Turn, annotator, start_word: int, end_word: int, exclude: int | None = None) -> None:
-    """A nugget is a word range inside one system turn that overlaps none of the annotator's others."""
+def check_span_bounds(turn: Turn, start_word: int, end_word: int) -> None:
+    """A nugget is a word range inside one system turn (no database needed: forms call this)."""
     if not turn.is_system:
         raise AnnotationRefused("Nuggets are parts of system turns; this is a user turn.")
     words = len(tokenise(turn.text))
@@ -142,6 +142,14 @@ def check_span(turn: Turn, annotator, start_word: int, end_word: int, exclude: i
         raise AnnotationRefused(
             f"Words {start_word + 1}-{end_word + 1} are outside {turn}, which has {words} words."
         )
+
+
+def check_span(turn: Turn, annotator, start_word: int, end_word: int, exclude: int | None = None) -> None:
+    """Inside one system turn and overlapping none of the annotator's other nuggets.
+
+    The overlap depends on what others just saved, so it is judged once, by the service, with
+    the turn locked; forms judge the bounds only (check_span_bounds)."""
+    check_span_bounds(turn, start_word, end_word)
     overlapping = Nugget.objects.filter(
         turn=turn, annotator=annotator, start_word__lte=end_word, end_word__gte=start_word
     )

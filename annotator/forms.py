@@ -1,8 +1,9 @@
 """Workspace forms: the one home of the rules for what an annotator may type.
 
 Vectors are judged by annotator.vectors, evidence by annotator.evidence, spans by
-annotations.check_span; the business rules themselves (annotations.py) raise AnnotationRefused,
-which the views add to these forms as non-field errors. Every edit form carries `version`: the
+annotations.check_span_bounds. Rules that depend on what others just saved (a span overlapping
+another nugget) are judged once, by the service under a lock: annotations.py raises
+AnnotationRefused, which the views add to these forms as non-field errors. Every edit form carries `version`: the
 version of the row it was based on (optimistic concurrency).
 """
 
@@ -44,7 +45,7 @@ class SpanForm(forms.Form):
             raise forms.ValidationError("That turn is not part of this conversation.")
         start, end = sorted((data["start"], data["end"]))
         try:
-            annotations.check_span(turn, self.annotator, start, end)
+            annotations.check_span_bounds(turn, start, end)
         except annotations.AnnotationRefused as error:
             raise forms.ValidationError(str(error)) from error
         data.update(turn=turn, start=start, end=end)
@@ -85,7 +86,7 @@ class NuggetSpanForm(forms.Form):
         if start < 0:
             raise forms.ValidationError(f"A nugget stays inside its turn: its first word is after {self.offset}.")
         try:
-            annotations.check_span(self.nugget.turn, self.nugget.annotator, start, end, exclude=self.nugget.pk)
+            annotations.check_span_bounds(self.nugget.turn, start, end)
         except annotations.AnnotationRefused as error:
             raise forms.ValidationError(str(error)) from error
         data.update(start=start, end=end)
