@@ -13,14 +13,17 @@ there (FairWeb's convention for an entity of unknown group); the workspace flags
 
 from __future__ import annotations
 
-from collections import defaultdict
+import json
+from collections import OrderedDict, defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from threading import Lock
 
 import numpy as np
 import pandas as pd
 from django.db.models import F
 
+from annotator.compiled import CompiledQuery
 from annotator.models import Assignment, AttributeSet, Campaign, Conversation, Membership, Nugget, Turn, TopicType
 from scoring import gfrc
 from scoring.words import word_count
@@ -88,6 +91,10 @@ class ConversationScore:
     GF_m: dict[str, float]
     GFRC: float
     normaliser: float
+
+    # Renderings derived from this score alone (e.g. the score panel's HTML), kept with it:
+    # a remembered score (see `_Memo`) brings them along.
+    rendered: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def system_turns(self) -> list[TurnScore]:
@@ -174,26 +181,6 @@ _NUGGET_COLUMNS = (
 )
 
 
-def read_nugget_rows(query) -> list[NuggetRow]:
-    """The nuggets `query` selects, with entity and grade, as light rows (one query)."""
-    rows = []
-    grades: dict[int, GradeRow] = {}
-    for (pk, turn_id, start, end, entity_id, version, annotator_id, key, name, comment, e_version, grade_id,
-         topic_id, e_annotator_id, g_label, g_level, g_gain) in query.values_list(*_NUGGET_COLUMNS):
-        grade = None
-        if grade_id is not None:
-            grade = grades.get(grade_id)
-            if grade is None:
-                grade = grades[grade_id] = GradeRow(grade_id, g_label, g_level, g_gain)
-        entity = EntityRow(entity_id, key, name, comment, e_version, grade_id, topic_id, e_annotator_id, grade)
-        rows.append(NuggetRow(pk, turn_id, start, end, entity_id, version, annotator_id, entity))
-    return rows
-
-
-def read_turn_rows(query) -> list[TurnRow]:
-    return [TurnRow(*row) for row in query.values_list("pk", "conversation_id", "position", "role", "number", "text")]
-
-
 def _uniform_membership(n: int, k: int) -> np.ndarray:
     return np.full((n, k), 1.0 / k)
 
@@ -277,6 +264,99 @@ def _memberships(query) -> dict[int, dict[int, list[float]]]:
     return result
 
 
+_ATTRIBUTE_SETS = CompiledQuery(
+    lambda topic_type: AttributeSet.objects.filter(topic_type_id=topic_type), "topic_type"
+)
+
+
+def attribute_sets_of(topic_type_id: int) -> list[AttributeSet]:
+    """The attribute sets of a topic type, in their order."""
+    return _ATTRIBUTE_SETS.objects(topic_type=topic_type_id)
+
+
+_TURNS = CompiledQuery(
+    lambda conversation: Turn.objects.filter(conversation_id=conversation)
+    .order_by("position")
+    .values_list("pk", "conversation_id", "position", "role", "number", "text"),
+    "conversation",
+)
+_NUGGETS = CompiledQuery(
+    lambda conversation, annotator: Nugget.objects.filter(turn__conversation_id=conversation, annotator_id=annotator)
+    .order_by("turn__position", "start_word")
+    .values_list(*_NUGGET_COLUMNS),
+    "conversation", "annotator",
+)
+# By topic and annotator rather than by a list of entity ids: one join, no parameter list that
+# grows with the nuggets.
+_MEMBERSHIPS = CompiledQuery(
+    lambda topic, annotator: Membership.objects.filter(entity__topic_id=topic, entity__annotator_id=annotator)
+    .order_by("entity_id", "attribute_set_id")
+    .values_list("entity_id", "attribute_set_id", "vector"),
+    "topic", "annotator",
+)
+
+
+def _nugget_rows(rows: Sequence[tuple]) -> list[NuggetRow]:
+    result = []
+    grades: dict[int, GradeRow] = {}
+    for (pk, turn_id, start, end, entity_id, version, annotator_id, key, name, comment, e_version, grade_id,
+         topic_id, e_annotator_id, g_label, g_level, g_gain) in rows:
+        grade = None
+        if grade_id is not None:
+            grade = grades.get(grade_id)
+            if grade is None:
+                grade = grades[grade_id] = GradeRow(grade_id, g_label, g_level, float(g_gain))
+        entity = EntityRow(entity_id, key, name, comment, e_version, grade_id, topic_id, e_annotator_id, grade)
+        result.append(NuggetRow(pk, turn_id, start, end, entity_id, version, annotator_id, entity))
+    return result
+
+
+def _membership_vectors(rows: Sequence[tuple]) -> dict[int, dict[int, list[float]]]:
+    result: dict[int, dict[int, list[float]]] = defaultdict(dict)
+    for entity_id, attribute_set_id, vector in rows:
+        result[entity_id][attribute_set_id] = json.loads(vector) if isinstance(vector, (str, bytes)) else vector
+    return result
+
+
+class _Memo:
+    """The last score of each (conversation, annotator), with the exact inputs it came from.
+
+    The workspace asks for the same score several times in a row (the save's answer, then the
+    score panel its HX-Trigger reloads, then the next page), and the maths plus the rows built
+    for the views cost more than reading the inputs. Inputs are always read afresh and compared
+    whole (settings, attribute sets, every turn, nugget, entity, grade and membership row), so a
+    remembered score is only ever reused for identical inputs, whoever changed what, in
+    whichever process. Bounded; thread-safe.
+    """
+
+    def __init__(self, size: int = 256):
+        self.size = size
+        self._entries: OrderedDict[tuple[int, int], tuple[tuple, ConversationScore]] = OrderedDict()
+        self._lock = Lock()
+
+    def get(self, key: tuple[int, int], inputs: tuple) -> ConversationScore | None:
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None or entry[0] != inputs:
+                return None
+            self._entries.move_to_end(key)
+            return entry[1]
+
+    def put(self, key: tuple[int, int], inputs: tuple, score: ConversationScore) -> None:
+        with self._lock:
+            self._entries[key] = (inputs, score)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+_memo = _Memo()
+
+
 def score_conversation(
     conversation: Conversation, annotator, attribute_sets: Sequence[AttributeSet] | None = None
 ) -> ConversationScore:
@@ -285,26 +365,30 @@ def score_conversation(
     Four queries (turns, nuggets with entity and grade, memberships, attribute sets), whatever
     the number of nuggets; pass `attribute_sets` to save the last one. Turns and nuggets come
     back as read-only rows (`TurnRow`, `NuggetRow` with `.entity` and `.entity.grade`) that
-    keep the model's attribute names.
+    keep the model's attribute names. The result is shared with later calls on identical
+    inputs (see `_Memo`): treat it as read-only.
     """
     campaign = conversation.topic.campaign
     if attribute_sets is None:
-        attribute_sets = list(AttributeSet.objects.filter(topic_type_id=conversation.topic.topic_type_id))
-    # Light rows, not model instances: a 300-nugget conversation would otherwise build about a
-    # thousand Nugget / Entity / Grade / Turn objects only to copy a few columns out of them.
-    turns = read_turn_rows(Turn.objects.filter(conversation=conversation).order_by("position"))
-    nuggets = read_nugget_rows(
-        Nugget.objects.filter(turn__conversation=conversation, annotator=annotator).order_by(
-            "turn__position", "start_word"
-        )
-    )
-    # By topic and annotator rather than by a list of entity ids: one join, no parameter list
-    # that grows with the nuggets.
-    memberships = _memberships(
-        Membership.objects.filter(entity__topic_id=conversation.topic_id, entity__annotator=annotator)
-    )
+        attribute_sets = attribute_sets_of(conversation.topic.topic_type_id)
+    annotator_id = getattr(annotator, "pk", annotator)
+    turn_rows = _TURNS.rows(conversation=conversation.pk)
+    nugget_rows = _NUGGETS.rows(conversation=conversation.pk, annotator=annotator_id)
+    membership_rows = _MEMBERSHIPS.rows(topic=conversation.topic_id, annotator=annotator_id)
     settings = campaign_settings(campaign)
     specs = attribute_specs(attribute_sets)
+    inputs = (settings, specs, tuple(a.pk for a in attribute_sets), turn_rows, nugget_rows, membership_rows)
+    key = (conversation.pk, annotator_id)
+    remembered = _memo.get(key, inputs)
+    if remembered is not None:
+        return replace(remembered, conversation=conversation)
+    score = _score(conversation, [TurnRow(*row) for row in turn_rows], _nugget_rows(nugget_rows),
+                   _membership_vectors(membership_rows), attribute_sets, settings, specs)
+    _memo.put(key, inputs, score)
+    return score
+
+
+def _score(conversation, turns, nuggets, memberships, attribute_sets, settings, specs) -> ConversationScore:
     turn_table, nugget_table, turn_views, nugget_rows = _tables([turns], [nuggets], memberships, attribute_sets)
     scores = gfrc.score(turn_table, nugget_table, specs, settings, 1)
 
@@ -316,15 +400,19 @@ def score_conversation(
             for m, spec in enumerate(specs):
                 view.achieved[spec.name] = scores.achieved[spec.name][row].tolist()
                 view.distr_sim[spec.name] = float(scores.distr_sim[row, m])
+    pw, effective, contribution, duplicate = (
+        scores.pw.tolist(), scores.effective_gain.tolist(), scores.contribution.tolist(), scores.duplicate.tolist()
+    )
+    gain = nugget_table.gain.tolist()
     nugget_scores = [
         NuggetScore(
             nugget=nugget,
             wc=wc,
-            pw=float(scores.pw[i]),
-            gain=float(nugget_table.gain[i]),
-            effective_gain=float(scores.effective_gain[i]),
-            contribution=float(scores.contribution[i]),
-            duplicate=bool(scores.duplicate[i]),
+            pw=pw[i],
+            gain=gain[i],
+            effective_gain=effective[i],
+            contribution=contribution[i],
+            duplicate=duplicate[i],
             incomplete=missing,
         )
         for i, (nugget, wc, missing) in enumerate(nugget_rows[0])

@@ -83,6 +83,71 @@ def test_scoring_one_conversation_takes_the_same_queries_for_ten_nuggets_as_for_
     assert len(ten) == len(one) == 4
 
 
+def fresh(conversation):
+    """The conversation as a view reads it: with its topic and campaign as they are now."""
+    return type(conversation).objects.select_related("topic__campaign").get(pk=conversation.pk)
+
+
+def test_scoring_unchanged_judgments_again_gives_the_remembered_score_for_this_conversation_object():
+    conversation, annotator, _ = build_example()
+    first = score_conversation(fresh(conversation), annotator)
+    again_conversation = fresh(conversation)
+    again = score_conversation(again_conversation, annotator)
+    assert again.nuggets is first.nuggets and again.rendered is first.rendered
+    assert again.conversation is again_conversation
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "grade gain",
+        "membership vector",
+        "entity name",
+        "nugget span",
+        "campaign alpha",
+        "attribute set target",
+        "another annotator's work does not count",
+    ],
+)
+def test_any_change_to_what_the_score_is_made_of_gives_a_new_score(change):
+    from annotator.models import AttributeSet, Campaign, Entity, Grade, Membership
+
+    conversation, annotator, _ = build_example()
+    before = score_conversation(fresh(conversation), annotator)
+    first = Nugget.objects.filter(turn__conversation=conversation, annotator=annotator).order_by("pk").first()
+    if change == "grade gain":
+        Grade.objects.filter(campaign=conversation.topic.campaign, label="L1").update(gain=0.25)
+    elif change == "membership vector":
+        Membership.objects.filter(entity=first.entity, attribute_set__name="ORIGIN").update(vector=[0, 0, 0, 0, 0, 0, 0, 1])
+    elif change == "entity name":
+        Entity.objects.filter(pk=first.entity_id).update(name="Renamed")
+    elif change == "nugget span":
+        Nugget.objects.filter(pk=first.pk).update(end_word=first.end_word - 1)
+    elif change == "campaign alpha":
+        Campaign.objects.filter(pk=conversation.topic.campaign_id).update(alpha=0.9)
+    elif change == "attribute set target":
+        target = AttributeSet.objects.get(topic_type=conversation.topic.topic_type, name="ORIGIN").target
+        AttributeSet.objects.filter(topic_type=conversation.topic.topic_type, name="ORIGIN").update(target=target[::-1])
+    else:
+        other = make_user("other")
+        conversation.assignments.create(annotator=other)
+        mark(conversation, other, 2, 0, 3, "L2", {})
+        after = score_conversation(fresh(conversation), annotator)
+        assert after.nuggets is before.nuggets  # the other annotator's nuggets are not this score's inputs
+        return
+    after = score_conversation(fresh(conversation), annotator)
+    assert after.nuggets is not before.nuggets
+    expected = {
+        "grade gain": lambda: after.R != before.R,
+        "membership vector": lambda: after.GF != before.GF,
+        "entity name": lambda: after.nuggets[0].nugget.entity.name == "Renamed",
+        "nugget span": lambda: after.nuggets[0].wc == before.nuggets[0].wc - 1,
+        "campaign alpha": lambda: after.settings.alpha == 0.9 and after.GFRC != before.GFRC,
+        "attribute set target": lambda: after.GF_m["ORIGIN"] != before.GF_m["ORIGIN"],
+    }[change]
+    assert expected()
+
+
 def test_the_campaign_table_scores_each_conversation_from_its_judge():
     conversation, annotator, _ = build_example()
     table = score_table(conversation.topic.campaign)

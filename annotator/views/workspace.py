@@ -18,11 +18,13 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
 from annotator.access import assignment_for_annotator
+from annotator.compiled import CompiledQuery
 from annotator.forms import EntityDetailsForm, EntityLinkForm, GradeForm, MembershipForm, NuggetSpanForm
 from annotator.models import Assignment, AttributeSet, Entity, Grade, Membership, TurnLabel
 from annotator.vectors import format_vector
@@ -37,7 +39,7 @@ from annotator.views.workspace_render import (
     render_turn_tables,
     render_turns,
 )
-from scoring.adapter import ConversationScore, NuggetScore, score_conversation
+from scoring.adapter import ConversationScore, NuggetScore, attribute_sets_of, score_conversation
 
 TEMPLATE = "annotator/conversation.html"
 DISMISSED_SESSION_KEY = "gfrc_dismissed"
@@ -128,13 +130,36 @@ def _split_boxes(shares, name: str) -> SafeString:
     ))
 
 
-def panel_context(score: ConversationScore) -> dict:
-    """The score panel: the scores, Table 1 (nuggets) and Table 2 (turns), rendered without queries."""
-    return {
-        "score": score,
-        "nugget_rows": render_nugget_rows(score),
-        "turn_tables": render_turn_tables(score),
-    }
+def score_panel_html(score: ConversationScore) -> SafeString:
+    """The score panel (partial score-panel: the scores, Table 1 and Table 2), rendered without
+    queries and once per score: the panel reload that follows a save gets the score the save
+    computed (scoring.adapter remembers it for identical inputs), and its HTML with it."""
+    html = score.rendered.get("panel")
+    if html is None:
+        html = score.rendered["panel"] = render_to_string(
+            f"{TEMPLATE}#score-panel",
+            {
+                "conversation": score.conversation,
+                "score": score,
+                "nugget_rows": render_nugget_rows(score),
+                "turn_tables": render_turn_tables(score),
+            },
+        )
+    return mark_safe(html)
+
+
+# Asked on every workspace page and edit: compiled once (annotator.compiled).
+_LABELS = CompiledQuery(
+    lambda conversation, annotator: TurnLabel.objects.filter(turn__conversation_id=conversation, annotator_id=annotator),
+    "conversation", "annotator",
+)
+_ENTITIES = CompiledQuery(
+    lambda topic, annotator: Entity.objects.filter(topic_id=topic, annotator_id=annotator)
+    .order_by("name", "key")
+    .values_list("pk", "key", "name", "grade__label"),
+    "topic", "annotator",
+)
+_GRADES = CompiledQuery(lambda campaign: Grade.objects.filter(campaign_id=campaign).order_by("level"), "campaign")
 
 
 def workbench_context(
@@ -158,16 +183,11 @@ def workbench_context(
     conversation = assignment.conversation
     topic = conversation.topic
     bound = bound or {}
-    attribute_sets = list(AttributeSet.objects.filter(topic_type_id=topic.topic_type_id))
+    attribute_sets = attribute_sets_of(topic.topic_type_id)
     score = score_conversation(conversation, user, attribute_sets)
-    labels = {label.turn_id: label for label in TurnLabel.objects.filter(turn__conversation=conversation, annotator=user)}
-    entities = [
-        EntityRow(*row)
-        for row in Entity.objects.filter(topic=topic, annotator=user)
-        .order_by("name", "key")
-        .values_list("pk", "key", "name", "grade__label")
-    ]
-    grades = list(Grade.objects.filter(campaign_id=topic.campaign_id).order_by("level"))
+    labels = {label.turn_id: label for label in _LABELS.objects(conversation=conversation.pk, annotator=user.pk)}
+    entities = [EntityRow(*row) for row in _ENTITIES.rows(topic=topic.pk, annotator=user.pk)]
+    grades = _GRADES.objects(campaign=topic.campaign_id)
     entities_by_key = {e.key: e for e in entities}
     selected = next((n for n in score.nuggets if n.nugget.pk == selected_id), None)
     urls = urls_for(conversation.pk)
@@ -205,7 +225,7 @@ def workbench_context(
         "total_words": score.turns[-1].end_wc if score.turns else 0,
     }
     if with_panel:
-        context.update(panel_context(score))
+        context["score_panel"] = score_panel_html(score)
     if selected is not None:
         context.update(_editor_context(selected, score, attribute_sets, grades, bound, entities))
     return context
@@ -346,10 +366,7 @@ def score_panel(request: HttpRequest, conversation_id: int) -> HttpResponse:
     """The live score panel alone: R, GF, GF per attribute set, GFRC, Tables 1 and 2 (4 queries
     after the assignment: attribute sets, turns, nuggets with entities and grades, memberships)."""
     assignment = assignment_for_annotator(request.user, conversation_id)
-    score = score_conversation(assignment.conversation, request.user)
-    context = {"conversation": assignment.conversation, "campaign": assignment.conversation.topic.campaign}
-    context.update(panel_context(score))
-    return render(request, f"{TEMPLATE}#score-panel", context)
+    return HttpResponse(score_panel_html(score_conversation(assignment.conversation, request.user)))
 
 
 def nugget_in_conversation(request: HttpRequest, conversation_id: int, nugget_id: int):

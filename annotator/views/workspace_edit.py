@@ -18,6 +18,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from annotator import annotations
 from annotator.access import assignment_for_annotator, turn_for_annotator
+from annotator.compiled import CompiledQuery
 from annotator.forms import (
     DismissForm,
     EntityDetailsForm,
@@ -58,9 +59,12 @@ def _stale(request, assignment, error: annotations.StaleEdit, *, selected_id) ->
     return respond(request, assignment, selected_id=selected_id, message=str(error), level="error", status=409, changed=True)
 
 
+_TURNS = CompiledQuery(lambda conversation: Turn.objects.filter(conversation_id=conversation), "conversation")
+
+
 def _turns_of(assignment) -> dict[int, Turn]:
     conversation = assignment.conversation
-    turns = {t.pk: t for t in Turn.objects.filter(conversation=conversation)}
+    turns = {t.pk: t for t in _TURNS.objects(conversation=conversation.pk)}
     for turn in turns.values():
         turn.conversation = conversation
     return turns
