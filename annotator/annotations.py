@@ -469,10 +469,13 @@ class Undone:
 
 
 def last_undoable(conversation: Conversation, annotator) -> AnnotationEvent | None:
-    """The latest change to these judgments in this conversation that is not an undo and not undone."""
+    """The latest change to these judgments in this conversation that is not an undo and not undone.
+    Imported judgments are where the annotator started (an import creates the conversation):
+    undo never takes them back."""
     return (
         AnnotationEvent.objects.filter(
-            conversation=conversation, annotator=annotator, undo_of__isnull=True, undone_by__isnull=True
+            conversation=conversation, annotator=annotator, undo_of__isnull=True, undone_by__isnull=True,
+            imported=False,
         )
         .order_by("-id")
         .first()

@@ -16,8 +16,9 @@ labels; the annotator is assigned the conversation and becomes its gold annotato
 
 The rules are annotator.annotations' (check_span: nuggets lie in one system turn and never
 overlap; entity_key_and_name for identity; annotator.vectors.check_distribution for vectors),
-applied here to whole files in memory instead of row by row. Imports are not part of the
-per-annotator undo history (annotator.annotations records edits made in the workspace).
+applied here to whole files in memory instead of row by row. Every judgment an import
+writes, changes or deletes (with a replaced conversation) is recorded as an AnnotationEvent,
+like a workspace edit, marked `imported`: the history shows it, undo does not take it back.
 """
 
 from __future__ import annotations
@@ -36,7 +37,9 @@ from django.utils import timezone
 from annotator.campaigns import topic_type_for
 from annotator.evidence import EvidenceError, vector_from_evidence
 from annotator.formats import FormatError, ParsedConversation, ParsedNugget, format_for, parse_file
+from annotator.annotations import entity_state, label_state, membership_state, nugget_state
 from annotator.models import (
+    AnnotationEvent,
     Assignment,
     AttributeSet,
     Campaign,
@@ -52,6 +55,8 @@ from annotator.models import (
     TurnLabel,
 )
 from annotator.vectors import VectorError, check_distribution, format_vector
+
+Event = AnnotationEvent
 
 __all__ = ["ImportResult", "import_files", "default_annotator", "run_from_filename"]
 
@@ -433,6 +438,7 @@ class _Importer:
         if self.annotator is not None and self.annotator.pk is None:
             self.annotator.save()  # the user "gold", first needed now
         campaign, result, annotator = self.campaign, self.result, self.annotator
+        history = _History(actor=self.actor if getattr(self.actor, "pk", None) else None)
         new_topics: dict[str, Topic] = {}
         for p in plans:
             if p.topic not in self.topics and p.topic not in new_topics:
@@ -461,15 +467,24 @@ class _Importer:
                 ):
                     keep_assignees[conversation_id].append(annotator_id)
             others: set[int] = set()
+            topic_of = {c: t for chunk in _chunks(replaced)
+                        for c, t in Conversation.objects.filter(pk__in=chunk).values_list("pk", "topic_id")}
             for chunk in _chunks(replaced):
-                for conversation_id, annotator_id, entity_id in (
+                for pk, conversation_id, annotator_id, entity_id, turn_id, start, end in (
                     Nugget.objects.filter(turn__conversation_id__in=chunk)
-                    .values_list("turn__conversation_id", "annotator_id", "entity_id")
-                    .distinct()
+                    .values_list("pk", "turn__conversation_id", "annotator_id", "entity_id", "turn_id", "start_word", "end_word")
                 ):
                     touched_entities.add(entity_id)
                     if annotator is None or annotator_id != annotator.pk:
                         others.add(conversation_id)
+                    # the conversation's own history goes with it; the topic keeps a trace
+                    history.record(Event.Kind.NUGGET, Event.Action.DELETE, pk, topic_of[conversation_id], None,
+                                   annotator_id, before={"turn": turn_id, "entity": entity_id, "start_word": start,
+                                                         "end_word": end})
+            for chunk in _chunks(replaced):
+                for label in TurnLabel.objects.filter(turn__conversation_id__in=chunk).select_related("turn"):
+                    history.record(Event.Kind.LABEL, Event.Action.DELETE, label.pk, topic_of[label.turn.conversation_id],
+                                   None, label.annotator_id, before=label_state(label))
             for p in plans:
                 if p.replace_id in others:
                     self.warn(p.conv.source, p.conv.line, f"{p.topic} / {p.run}: the judgments other annotators had "
@@ -510,6 +525,7 @@ class _Importer:
                                     grade=grade, comment=e.comment)
                     new_entities.append(entity)
                 else:
+                    before = entity_state(entity)
                     changed = False
                     if grade is not None and entity.grade_id != grade.pk:
                         entity.grade, changed = grade, True
@@ -524,12 +540,19 @@ class _Importer:
                     if changed:
                         entity.version = F("version") + 1
                         entity.updated_at = now
-                        updated.append(entity)
+                        updated.append((entity, before))
                 entity_of[key] = entity
             Entity.objects.bulk_create(new_entities, batch_size=500)
             if updated:
-                Entity.objects.bulk_update(updated, ["grade", "comment", "name", "version", "updated_at"], batch_size=500)
+                Entity.objects.bulk_update([e for e, _ in updated], ["grade", "comment", "name", "version", "updated_at"],
+                                           batch_size=500)
             result.entities_created, result.entities_updated = len(new_entities), len(updated)
+            for entity in new_entities:
+                history.record(Event.Kind.ENTITY, Event.Action.CREATE, entity.pk, entity.topic_id, None, annotator.pk,
+                               after=entity_state(entity))
+            for entity, before in updated:
+                history.record(Event.Kind.ENTITY, Event.Action.UPDATE, entity.pk, entity.topic_id, None, annotator.pk,
+                               before=before, after=entity_state(entity))
 
             stale, fresh = [], []
             type_of_topic = {p.topic: self.types[p.type_code] for p in plans}
@@ -543,11 +566,16 @@ class _Importer:
                         continue
                     if old is not None:
                         stale.append(old.pk)
+                        history.record(Event.Kind.MEMBERSHIP, Event.Action.DELETE, old.pk, entity.topic_id, None,
+                                       annotator.pk, before=membership_state(old))
                     fresh.append(Membership(entity=entity, attribute_set=self.sets[topic_type.pk][name],
                                             vector=[float(v) for v in vector], evidence=evidence[:1000]))
             for chunk in _chunks(stale):
                 Membership.objects.filter(pk__in=chunk).delete()
             Membership.objects.bulk_create(fresh, batch_size=1000)
+            for membership in fresh:
+                history.record(Event.Kind.MEMBERSHIP, Event.Action.CREATE, membership.pk, membership.entity.topic_id,
+                               None, annotator.pk, after=membership_state(membership))
 
         nuggets, labels, assignments = [], [], []
         for ci, p in enumerate(plans):
@@ -564,11 +592,43 @@ class _Importer:
             assignments.extend(Assignment(conversation_id=conversations[ci].pk, annotator_id=a) for a in sorted(holders))
         Nugget.objects.bulk_create(nuggets, batch_size=1000)
         TurnLabel.objects.bulk_create(labels, batch_size=1000)
+        conversation_of_turn = {turn.pk: (conversations[ci].pk, conversations[ci].topic_id) for (ci, _), turn in turn_of.items()}
+        for nugget in nuggets:
+            conversation_id, topic_id = conversation_of_turn[nugget.turn_id]
+            history.record(Event.Kind.NUGGET, Event.Action.CREATE, nugget.pk, topic_id, conversation_id, annotator.pk,
+                           after=nugget_state(nugget))
+        for label in labels:
+            conversation_id, topic_id = conversation_of_turn[label.turn_id]
+            history.record(Event.Kind.LABEL, Event.Action.CREATE, label.pk, topic_id, conversation_id, annotator.pk,
+                           after=label_state(label))
         Assignment.objects.bulk_create(assignments, batch_size=1000, ignore_conflicts=True)
         result.nuggets, result.labels = len(nuggets), len(labels)
         for chunk in _chunks(sorted(touched_entities)):
             # entities only the replaced conversations mentioned, and this import does not
-            Entity.objects.filter(pk__in=chunk, nuggets__isnull=True).delete()
+            orphans = list(Entity.objects.filter(pk__in=chunk, nuggets__isnull=True))
+            for entity in orphans:
+                history.record(Event.Kind.ENTITY, Event.Action.DELETE, entity.pk, entity.topic_id, None,
+                               entity.annotator_id, before=entity_state(entity))
+            Entity.objects.filter(pk__in=[entity.pk for entity in orphans]).delete()
+        history.write()
+
+
+class _History:
+    """The import's changes to judgments, as AnnotationEvents (the same states as workspace
+    edits record), written in bulk with the rest of the import. `imported` keeps them out of
+    reach of the workspace's undo: an import is where the annotator's work starts."""
+
+    def __init__(self, actor):
+        self.actor = actor
+        self.events: list[Event] = []
+
+    def record(self, kind, action, object_id, topic_id, conversation_id, annotator_id, *, before=None, after=None):
+        self.events.append(Event(kind=kind, action=action, object_id=object_id, topic_id=topic_id,
+                                 conversation_id=conversation_id, annotator_id=annotator_id, actor=self.actor,
+                                 before=before, after=after, imported=True))
+
+    def write(self) -> None:
+        AnnotationEvent.objects.bulk_create(self.events, batch_size=1000)
 
 
 def import_files(

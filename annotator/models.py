@@ -385,6 +385,9 @@ class AnnotationEvent(models.Model):
     undo_of = models.OneToOneField(
         "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="undone_by"
     )
+    imported = models.BooleanField(
+        default=False, help_text="Written by a file import: in the history, but not undone from the workspace"
+    )
 
     class Meta:
         ordering = ["-at", "-id"]

@@ -154,3 +154,22 @@ def test_history_is_read_only(client, setup):
     client.force_login(olga)
     for url in urls(conversation):
         assert client.post(url).status_code == 405
+
+
+def test_the_history_shows_the_judgments_an_import_wrote_as_imported(client):
+    from annotator.importing import import_files
+    from annotator.models import Conversation
+    from tests.commands.helpers import EXAMPLE, load_fairweb
+    from annotator.models import Campaign
+
+    load_fairweb()
+    campaign = Campaign.objects.get(slug="fairweb1")
+    organiser = make_user("importer")
+    campaign.organisers.add(organiser)
+    import_files(campaign, [("M002-bing-trial1.txt", EXAMPLE.read_bytes())], actor=organiser)
+    conversation = Conversation.objects.get()
+    client.force_login(organiser)
+    html = client.get(reverse("history:conversation", args=[conversation.pk])).content.decode()
+    assert html.count('<span class="badge">import</span>') >= 10  # ten nuggets at least
+    rows = client.get(reverse("history:conversation-json", args=[conversation.pk])).json()["events"]
+    assert rows and all(row["imported"] for row in rows)

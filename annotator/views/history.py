@@ -186,6 +186,7 @@ def _record(row: Row) -> dict:
         "target": row.target,
         "changes": row.summary,
         "undo_of": event.undo_of_id,
+        "imported": event.imported,
         "before": event.before,
         "after": event.after,
     }
@@ -214,7 +215,10 @@ def _is_number(text: str) -> bool:
     return True
 
 
-CSV_COLUMNS = ["id", "at", "actor", "annotator", "action", "kind", "object_id", "target", "changes", "undo_of", "before", "after"]
+CSV_COLUMNS = [
+    "id", "at", "actor", "annotator", "action", "kind", "object_id", "target", "changes", "undo_of", "imported", "before",
+    "after",
+]
 
 
 @login_required
