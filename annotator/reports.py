@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import math
 from collections import Counter, defaultdict
+from itertools import combinations
 from dataclasses import dataclass, field
 
 from typing import TYPE_CHECKING
@@ -405,16 +406,24 @@ def conversation_agreement(conversation: Conversation, first, second) -> tuple[P
     return PairReport(conversation, first, second, span, grade_pairs, disagreements), membership_pairs
 
 
+def annotator_pairs(conversation: Conversation) -> list[tuple]:
+    """Every pair of the conversation's annotators (in the order they joined the campaign's users)."""
+    annotators = sorted((a.annotator for a in conversation.assignments.all()), key=lambda u: u.pk)
+    return list(combinations(annotators, 2))
+
+
 def campaign_agreement(campaign: Campaign) -> dict:
-    """Agreement over every conversation with two or more annotators (the first two compared)."""
+    """Agreement over every conversation with two or more annotators: every pair of its
+    annotators is compared (spans, grades, memberships, Cohen's kappa per pair), and
+    Krippendorff's alpha takes every annotator of every unit at once."""
     pairs: list[PairReport] = []
     membership_pairs = []
     kappa_by_pair: dict[tuple[str, str], tuple[list, list]] = defaultdict(lambda: ([], []))
     units: dict[tuple[int, str], dict[int, int]] = defaultdict(dict)  # (topic, entity name) -> coder -> level
     coders: set[int] = set()
-    for conversation in doubly_annotated(campaign):
-        annotators = sorted((a.annotator for a in conversation.assignments.all()), key=lambda u: u.pk)
-        first, second = annotators[0], annotators[1]
+    for conversation, (first, second) in (
+        (conversation, pair) for conversation in doubly_annotated(campaign) for pair in annotator_pairs(conversation)
+    ):
         report, vectors = conversation_agreement(conversation, first, second)
         pairs.append(report)
         membership_pairs.extend(vectors)

@@ -42,12 +42,10 @@ def adjudicate(request: HttpRequest, slug: str, conversation: int) -> HttpRespon
     if not form.is_bound and judge is not None:
         form.initial["gold_annotator"] = judge
     scores = [{"annotator": a, "score": score_conversation(conv, a)} for a in annotators]
-    pair = None
-    if len(annotators) >= 2:
-        pair, _ = reports.conversation_agreement(conv, annotators[0], annotators[1])
+    pairs = [reports.conversation_agreement(conv, first, second)[0] for first, second in reports.annotator_pairs(conv)]
     return render(
         request,
         "console/adjudicate.html",
-        {"campaign": campaign, "conversation": conv, "form": form, "scores": scores, "pair": pair,
+        {"campaign": campaign, "conversation": conv, "form": form, "scores": scores, "pairs": pairs,
          "judge": judge, "tab": "agreement"},
     )

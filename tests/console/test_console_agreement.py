@@ -62,3 +62,33 @@ def test_without_double_annotation_the_page_says_how_to_get_it(organiser, campai
     response = organiser.get(url(campaign))
     assert "Assign two per conversation" in response.content.decode()
     assert math.isnan(response.context["agreement"]["alpha_ordinal"])
+
+
+def test_three_annotators_are_compared_pair_by_pair_and_alpha_takes_all_three(campaign):
+    one, two, three = make_user("one"), make_user("two"), make_user("three")
+    conversation = make_conversation(campaign, [("U", "films please"), ("S", TEXT)], topic="M009", run="x-trial1",
+                                     annotators=[one, two, three])
+    for who, grade in ((one, "L2"), (two, "L2"), (three, "L1")):
+        mark(conversation, who, 2, 3, 4, grade=grade)
+    mark(conversation, three, 2, 6, 7, grade="L1")
+    result = reports.campaign_agreement(campaign)
+    mine = [p for p in result["pairs"] if p.conversation == conversation]
+    assert [(p.first.username, p.second.username) for p in mine] == [("one", "two"), ("one", "three"), ("two", "three")]
+    assert [p.disagreements == [] for p in mine] == [True, False, False]
+    assert {k["pair"] for k in result["kappas"]} >= {"one / two", "one / three", "two / three"}
+    # Alpha's data: one row per coder, all three of them
+    assert result["units"] >= 2
+
+
+def test_the_adjudication_page_shows_every_pair_of_three_annotators(organiser, campaign):
+    one, two, three = make_user("one"), make_user("two"), make_user("three")
+    conversation = make_conversation(campaign, [("U", "films please"), ("S", TEXT)], topic="M009", run="x-trial1",
+                                     annotators=[one, two, three])
+    for who, grade in ((one, "L2"), (two, "L1"), (three, "L0")):
+        mark(conversation, who, 2, 3, 4, grade=grade)
+    response = organiser.get(reverse("console:adjudicate", kwargs={"slug": campaign.slug, "conversation": conversation.pk}))
+    html = response.content.decode()
+    assert [(p.first.username, p.second.username) for p in response.context["pairs"]] == [
+        ("one", "two"), ("one", "three"), ("two", "three")]
+    assert "<h3>one / two</h3>" in html and "<h3>two / three</h3>" in html
+    assert "grade L1 (two) vs L0 (three)" in html
