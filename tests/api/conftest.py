@@ -3,18 +3,8 @@
 import pytest
 from rest_framework.test import APIClient
 
-from tests.console.demo import build_demo
+from tests.console.conftest import campaign, demo  # noqa: F401  (the same demo campaign as the console's)
 from tests.factories import make_campaign, make_user
-
-
-@pytest.fixture
-def demo(db):
-    return build_demo(n_topics=2)
-
-
-@pytest.fixture
-def campaign(demo):
-    return demo[0]
 
 
 @pytest.fixture
