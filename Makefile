@@ -58,7 +58,9 @@ _test-on-current-db:
 # a 10,000-conversation import. Loopback only; a few minutes in all.
 bench: $(VENV)/.installed
 	$(BIN)/python bench/bench_http.py
+	$(BIN)/python bench/bench_floor.py
 	GFRC_PG_DURABLE=1 scripts/with-postgres.sh --optional $(BIN)/python bench/bench_http.py
+	GFRC_PG_DURABLE=1 scripts/with-postgres.sh --optional $(BIN)/python bench/bench_floor.py
 	$(BIN)/python bench/bench_load.py
 	GFRC_PG_DURABLE=1 scripts/with-postgres.sh --optional $(BIN)/python bench/bench_load.py
 	$(BIN)/python bench/bench_import.py
