@@ -11,6 +11,7 @@ Queries for a page or an edit response do not grow with the number of nuggets: s
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from html import escape
 
 from django.contrib import messages
@@ -51,6 +52,7 @@ def dismissed_in_session(request: HttpRequest, conversation_id: int) -> set[str]
     return set(request.session.get(DISMISSED_SESSION_KEY, {}).get(str(conversation_id), []))
 
 
+@lru_cache(maxsize=4096)  # the URLconf does not change while the process runs
 def urls_for(conversation_id: int) -> Urls:
     marker = 987654321
 

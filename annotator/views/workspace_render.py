@@ -115,7 +115,7 @@ class Candidate:
     key: str | None = None  # the entity identity its text gives
 
 
-@dataclass
+@dataclass(frozen=True)
 class Urls:
     create: str
     dismiss: str
