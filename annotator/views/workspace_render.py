@@ -9,6 +9,7 @@ output: markup in it shows as text and never runs).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from html import escape
 
@@ -315,37 +316,50 @@ def _render_turn(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore], 
     )
 
 
-def _nugget_classes(bench: Workbench, n: NuggetScore) -> str:
-    grade = n.nugget.entity.grade
-    classes = ["nugget", f"g{grade.level}" if grade is not None else "ungraded"]
-    if n.duplicate:
-        classes.append("dup")
-    if n.incomplete and (grade is None or grade.gain > 0):
-        classes.append("incomplete")
-    if n.nugget.pk == bench.selected_id:
-        classes.append("selected")
-    return " ".join(classes)
+def _mark_values(bench: Workbench, n: NuggetScore) -> tuple:
+    """What a nugget's mark and badge show: the key of their cached renderings."""
+    entity = n.nugget.entity
+    grade = entity.grade
+    return (
+        n.nugget.pk, entity.name or entity.key, grade.label if grade else None, grade.level if grade else None,
+        n.wc, n.duplicate, bool(n.incomplete) and (grade is None or grade.gain > 0), n.nugget.pk == bench.selected_id,
+        bench.urls.nugget, bench.urls.page,
+    )
 
 
 def _open_mark(bench: Workbench, n: NuggetScore) -> str:
-    entity = n.nugget.entity
-    grade = entity.grade.label if entity.grade else "ungraded"
-    title = f"{entity.name or entity.key} · {grade} · WC {n.wc}" + (" · duplicate" if n.duplicate else "")
-    return f'<mark class="{_nugget_classes(bench, n)}" data-nugget="{n.nugget.pk}" title="{escape(title)}">'
+    return _mark_html(*_mark_values(bench, n))
 
 
 def _badge(bench: Workbench, n: NuggetScore) -> str:
-    url = bench.urls.nugget.format(n.nugget.pk)
-    grade = n.nugget.entity.grade
-    page = f"{bench.urls.page}?nugget={n.nugget.pk}"
-    text = f"WC {n.wc}" + (f" · {escape(grade.label)}" if grade else "") + (" · dup" if n.duplicate else "")
-    label = f"Nugget ending at word {n.wc}: {n.nugget.entity.name or n.nugget.entity.key}" + (
-        ", duplicate, gains nothing" if n.duplicate else ""
-    )
-    current = ' aria-current="true"' if n.nugget.pk == bench.selected_id else ""
+    return _badge_html(*_mark_values(bench, n))
+
+
+# A page or an edit renders hundreds of marks, nearly all as they were the last time: the
+# renderings are pure functions of what they show, remembered (bounded, thread-safe).
+@lru_cache(maxsize=16384)
+def _mark_html(pk, name, grade_label, grade_level, wc, duplicate, incomplete, selected, _nugget_url, _page_url) -> str:
+    classes = ["nugget", f"g{grade_level}" if grade_label is not None else "ungraded"]
+    if duplicate:
+        classes.append("dup")
+    if incomplete:
+        classes.append("incomplete")
+    if selected:
+        classes.append("selected")
+    title = f"{name} · {grade_label or 'ungraded'} · WC {wc}" + (" · duplicate" if duplicate else "")
+    return f'<mark class="{" ".join(classes)}" data-nugget="{pk}" title="{escape(title)}">'
+
+
+@lru_cache(maxsize=16384)
+def _badge_html(pk, name, grade_label, _grade_level, wc, duplicate, _incomplete, selected, nugget_url, page_url) -> str:
+    url = nugget_url.format(pk)
+    page = f"{page_url}?nugget={pk}"
+    text = f"WC {wc}" + (f" · {escape(grade_label)}" if grade_label is not None else "") + (" · dup" if duplicate else "")
+    label = f"Nugget ending at word {wc}: {name}" + (", duplicate, gains nothing" if duplicate else "")
+    current = ' aria-current="true"' if selected else ""
     return (
-        f'<a class="wc{" dup" if n.duplicate else ""}" href="{escape(page)}" hx-get="{escape(url)}" '
-        f'id="badge-{n.nugget.pk}" data-nugget="{n.nugget.pk}" aria-label="{escape(label)}"{current}>{text}</a>'
+        f'<a class="wc{" dup" if duplicate else ""}" href="{escape(page)}" hx-get="{escape(url)}" '
+        f'id="badge-{pk}" data-nugget="{pk}" aria-label="{escape(label)}"{current}>{text}</a>'
     )
 
 
@@ -363,26 +377,33 @@ def _gain(value: float) -> str:
 def render_nugget_rows(score: ConversationScore) -> SafeString:
     """Table 1 of the paper, one row per nugget: turn, entity, WC, pw, g, pw*g (duplicates marked)."""
     names = {t.turn.pk: f"{t.turn.role}{t.turn.number}" for t in score.turns}
-    rows = []
-    for n in score.nuggets:
-        entity = n.nugget.entity
-        name = entity.name or entity.key
-        if len(name) > 40:
-            name = name[:39] + "…"
-        badges = ""
-        if n.duplicate:
-            badges += ' <span class="badge dup">dup</span>'
-        if n.incomplete and n.gain > 0:
-            badges += f' <span class="badge warn" title="no membership: {escape(", ".join(n.incomplete))}">?</span>'
-        g = _gain(n.gain) if entity.grade_id is not None else '<span class="muted">–</span>'
-        rows.append(
-            f'<tr{" class=dup" if n.duplicate else ""}><td>{names[n.nugget.turn_id]}</td>'
-            f'<td class="ename">{escape(name)}{badges}</td><td class="num">{n.wc}</td>'
-            f'<td class="num">{_num(n.pw)}</td><td class="num">{g}</td><td class="num">{_num(n.contribution)}</td></tr>'
+    rows = [
+        _nugget_row_html(
+            names[n.nugget.turn_id], n.nugget.entity.name or n.nugget.entity.key, n.wc, n.pw, n.gain, n.contribution,
+            n.duplicate, n.incomplete if n.gain > 0 else (), n.nugget.entity.grade_id is not None,
         )
+        for n in score.nuggets
+    ]
     if not rows:
         rows.append('<tr><td colspan="6" class="muted">No nuggets yet.</td></tr>')
     return mark_safe("".join(rows))
+
+
+@lru_cache(maxsize=16384)  # a save changes few rows of Table 1: the others render as before
+def _nugget_row_html(turn, name, wc, pw, gain, contribution, duplicate, incomplete, graded) -> str:
+    if len(name) > 40:
+        name = name[:39] + "…"
+    badges = ""
+    if duplicate:
+        badges += ' <span class="badge dup">dup</span>'
+    if incomplete:
+        badges += f' <span class="badge warn" title="no membership: {escape(", ".join(incomplete))}">?</span>'
+    g = _gain(gain) if graded else '<span class="muted">–</span>'
+    return (
+        f'<tr{" class=dup" if duplicate else ""}><td>{turn}</td>'
+        f'<td class="ename">{escape(name)}{badges}</td><td class="num">{wc}</td>'
+        f'<td class="num">{_num(pw)}</td><td class="num">{g}</td><td class="num">{_num(contribution)}</td></tr>'
+    )
 
 
 def render_turn_tables(score: ConversationScore) -> SafeString:
