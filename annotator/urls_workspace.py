@@ -25,6 +25,7 @@ urlpatterns = [
     path(nugget, workspace_edit.nugget, name="nugget"),
     path(nugget + "delete/", workspace_edit.delete_nugget, name="nugget-delete"),
     path(nugget + "entity/", workspace_edit.link_entity, name="nugget-entity"),
+    path(nugget + "entity/options/", workspace.entity_options, name="nugget-entity-options"),
     path(nugget + "grade/", workspace_edit.grade, name="nugget-grade"),
     path(nugget + "details/", workspace_edit.entity_details, name="nugget-details"),
     path(nugget + "memberships/<int:attribute_set_id>/", workspace_edit.membership, name="nugget-membership"),

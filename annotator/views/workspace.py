@@ -292,13 +292,20 @@ def _editor_context(selected: NuggetScore, score: ConversationScore, attribute_s
             initial={"first": offset + nugget.start_word + 1, "last": selected.wc, "version": nugget.version},
         ),
         "link_form": bound.get("link") or EntityLinkForm(entities=[], initial={"version": nugget.version}),
-        "entity_options": render_datalist(entities, entity.pk),
+        # The link field's suggestions are every other entity of the topic (hundreds of options):
+        # loaded when its <details> opens (entity_options), not sent with every edit; inline
+        # only when the details are open because a link or details form came back with errors.
+        "entity_options": render_datalist(entities, entity.pk) if _details_open(bound) else "",
         "grade_form": bound.get("grade") or GradeForm(grades=grades, initial={"version": entity.version}),
         "details_form": bound.get("details")
         or EntityDetailsForm(initial={"name": entity.name, "comment": entity.comment, "version": entity.version}),
         "membership_rows": rows,
         "entity_url": entity.key if entity.key.startswith("https://") else "",
     }
+
+
+def _details_open(bound: dict) -> bool:
+    return any(bound.get(name) is not None and bound[name].errors for name in ("link", "details"))
 
 
 def respond(
@@ -369,6 +376,16 @@ def score_panel(request: HttpRequest, conversation_id: int) -> HttpResponse:
     after the assignment: attribute sets, turns, nuggets with entities and grades, memberships)."""
     assignment = assignment_for_annotator(request.user, conversation_id)
     return HttpResponse(score_panel_html(score_conversation(assignment.conversation, request.user)))
+
+
+@login_required
+@require_GET
+def entity_options(request: HttpRequest, conversation_id: int, nugget_id: int) -> HttpResponse:
+    """The <option>s of the entity link field: the annotator's other entities of the topic."""
+    assignment_for_annotator(request.user, conversation_id)
+    nugget = nugget_in_conversation(request, conversation_id, nugget_id)
+    entities = [EntityRow(*row) for row in _ENTITIES.rows(topic=nugget.entity.topic_id, annotator=request.user.pk)]
+    return HttpResponse(render_datalist(entities, nugget.entity_id))
 
 
 def nugget_in_conversation(request: HttpRequest, conversation_id: int, nugget_id: int):

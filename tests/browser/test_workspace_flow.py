@@ -198,3 +198,22 @@ def test_a_whole_conversation_can_be_annotated_with_the_keyboard_only(page, live
     assert [n.gain for n in score.nuggets] == [1.0, 0.5, 1.0]
     page.reload()
     expect(page.locator("#turns a.wc")).to_have_count(3)
+
+
+def test_opening_the_link_details_loads_the_other_entities_as_suggestions(page, live_server, login):
+    from tests.workspace.conftest import build_paper as build
+
+    conversation, annotator, _ = build(annotated=True, username="linker")
+    annotator.set_password("linker-pw")
+    annotator.save()
+    first, second = Nugget.objects.filter(turn__conversation=conversation).order_by("turn__position", "start_word")[:2]
+    login("linker", "linker-pw")
+    page.goto(f"{live_server.url}/conversations/{conversation.pk}/?nugget={second.pk}")
+    options = page.locator("#entity-names option")
+    expect(options).to_have_count(0)  # not sent with the editor
+    page.get_by_text("Link to another entity, rename, comment").click()
+    expect(options).to_have_count(9)  # the other nine entities of M002
+    expect(page.locator(f'#entity-names option[value="{first.entity.name}"]')).to_have_count(1)
+    page.locator("#link-entity").fill(first.entity.name)
+    page.locator("form.link-form").get_by_role("button", name="Link").click()
+    expect(page.locator(f"#badge-{second.pk}")).to_contain_text("dup")
