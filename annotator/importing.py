@@ -37,7 +37,7 @@ from django.utils import timezone
 from annotator.campaigns import topic_type_for
 from annotator.evidence import EvidenceError, vector_from_evidence
 from annotator.formats import FormatError, ParsedConversation, ParsedNugget, format_for, parse_file
-from annotator.annotations import entity_state, label_state, membership_state, nugget_state
+from annotator.annotations import Event, entity_state, label_state, membership_state, nugget_state
 from annotator.models import (
     AnnotationEvent,
     Assignment,
@@ -55,8 +55,6 @@ from annotator.models import (
     TurnLabel,
 )
 from annotator.vectors import VectorError, check_distribution, format_vector
-
-Event = AnnotationEvent
 
 __all__ = ["ImportResult", "import_files", "default_annotator", "run_from_filename"]
 
@@ -470,19 +468,22 @@ class _Importer:
             topic_of = {c: t for chunk in _chunks(replaced)
                         for c, t in Conversation.objects.filter(pk__in=chunk).values_list("pk", "topic_id")}
             for chunk in _chunks(replaced):
-                for pk, conversation_id, annotator_id, entity_id, turn_id, start, end in (
-                    Nugget.objects.filter(turn__conversation_id__in=chunk)
-                    .values_list("pk", "turn__conversation_id", "annotator_id", "entity_id", "turn_id", "start_word", "end_word")
+                for nugget in (
+                    Nugget.objects.filter(turn__conversation_id__in=chunk).select_related("turn")
+                    .only("turn_id", "entity_id", "start_word", "end_word", "annotator_id", "turn__conversation_id")
                 ):
-                    touched_entities.add(entity_id)
-                    if annotator is None or annotator_id != annotator.pk:
+                    conversation_id = nugget.turn.conversation_id
+                    touched_entities.add(nugget.entity_id)
+                    if annotator is None or nugget.annotator_id != annotator.pk:
                         others.add(conversation_id)
                     # the conversation's own history goes with it; the topic keeps a trace
-                    history.record(Event.Kind.NUGGET, Event.Action.DELETE, pk, topic_of[conversation_id], None,
-                                   annotator_id, before={"turn": turn_id, "entity": entity_id, "start_word": start,
-                                                         "end_word": end})
+                    history.record(Event.Kind.NUGGET, Event.Action.DELETE, nugget.pk, topic_of[conversation_id], None,
+                                   nugget.annotator_id, before=nugget_state(nugget))
             for chunk in _chunks(replaced):
-                for label in TurnLabel.objects.filter(turn__conversation_id__in=chunk).select_related("turn"):
+                for label in (
+                    TurnLabel.objects.filter(turn__conversation_id__in=chunk).select_related("turn")
+                    .only("turn_id", "annotator_id", "label", "turn__conversation_id")
+                ):
                     history.record(Event.Kind.LABEL, Event.Action.DELETE, label.pk, topic_of[label.turn.conversation_id],
                                    None, label.annotator_id, before=label_state(label))
             for p in plans:

@@ -22,10 +22,8 @@ from annotator import agreement  # noqa: E402
 from annotator.progress import progress_for  # noqa: E402
 from annotator.models import (  # noqa: E402
     Assignment,
-    AttributeSet,
     Campaign,
     Conversation,
-    Entity,
     Membership,
     Nugget,
     Topic,

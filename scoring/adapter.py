@@ -181,10 +181,6 @@ _NUGGET_COLUMNS = (
 )
 
 
-def _uniform_membership(n: int, k: int) -> np.ndarray:
-    return np.full((n, k), 1.0 / k)
-
-
 def _tables(
     turn_lists: Sequence[Sequence[Turn]],
     nugget_lists: Sequence[Sequence[Nugget]],

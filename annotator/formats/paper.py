@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -487,7 +488,7 @@ def write_paper(conversations: list[ParsedConversation]) -> str:
     return "".join(iter_paper(conversations))
 
 
-def iter_paper(conversations) -> "Iterator[str]":
+def iter_paper(conversations) -> Iterator[str]:
     """write_paper, one conversation at a time (for streaming exports)."""
     for conv in conversations:
         yield "".join(_conversation_lines(conv))

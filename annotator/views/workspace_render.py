@@ -219,7 +219,6 @@ def _render_turn(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore], 
     token = bench.csrf_token
     system = turn.is_system
     name = f"{turn.role}{turn.number}"
-    words_in_turn = view.end_wc - view.offset
     head = [
         f'<header class="turn-head"><h3 id="turn-{turn.pk}-h">{name}'
         f'<span class="visually-hidden"> ({"system" if system else "user"} turn)</span></h3>'
