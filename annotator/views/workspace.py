@@ -382,7 +382,6 @@ def score_panel(request: HttpRequest, conversation_id: int) -> HttpResponse:
 @require_GET
 def entity_options(request: HttpRequest, conversation_id: int, nugget_id: int) -> HttpResponse:
     """The <option>s of the entity link field: the annotator's other entities of the topic."""
-    assignment_for_annotator(request.user, conversation_id)
     nugget = nugget_in_conversation(request, conversation_id, nugget_id)
     entities = [EntityRow(*row) for row in _ENTITIES.rows(topic=nugget.entity.topic_id, annotator=request.user.pk)]
     return HttpResponse(render_datalist(entities, nugget.entity_id))
