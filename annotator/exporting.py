@@ -4,7 +4,7 @@ Everything here streams: conversations are read from the database in batches and
 as they come, so the console can serve any campaign as a download (StreamingHttpResponse over
 `stream(campaign, kind)`) and the management commands write the same chunks to files.
 
-Whose judgments: each conversation's judge (scoring.adapter.judges: its gold annotator, else
+Whose judgments: each conversation's judge (annotator.scores.judges: its gold annotator, else
 its first assigned annotator), or the one ``annotator`` asked for.
 
 Kinds (docs/formats.md, "Exports"):
@@ -34,7 +34,7 @@ from annotator.formats.jsonl import iter_jsonl
 from annotator.formats.paper import iter_paper
 from annotator.models import AttributeSet, Campaign, Conversation, Entity, Membership, Nugget, Turn, TurnLabel
 from annotator.vectors import format_vector
-from scoring import adapter
+from annotator import scores
 from scoring.words import tokenise
 
 __all__ = [
@@ -85,7 +85,7 @@ class _Batch:
         if annotator is not None:
             self.judge = {c.pk: annotator.pk for c in conversations}
         else:
-            self.judge = adapter.judges(conversations)
+            self.judge = scores.judges(conversations)
         self.turns: dict[int, list[Turn]] = defaultdict(list)
         for turn in Turn.objects.filter(conversation_id__in=ids).order_by("conversation_id", "position"):
             self.turns[turn.conversation_id].append(turn)
@@ -333,11 +333,11 @@ def iter_qrels_zip(campaign: Campaign, annotator=None) -> Iterator[bytes]:
 
 
 def score_tables(campaign: Campaign) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(one row per conversation, per-run means over topics), from scoring.adapter."""
+    """(one row per conversation, per-run means over topics), from annotator.scores."""
     from django.contrib.auth import get_user_model
 
-    table = adapter.score_table(campaign)
-    means = adapter.run_means(table) if len(table) else pd.DataFrame(columns=["run", "topics", "R", "GF", "GFRC"])
+    table = scores.score_table(campaign)
+    means = scores.run_means(table) if len(table) else pd.DataFrame(columns=["run", "topics", "R", "GF", "GFRC"])
     judge_ids = {int(j) for j in table["judge"].dropna()} if len(table) else set()
     names = dict(get_user_model().objects.filter(pk__in=judge_ids).values_list("pk", "username")) if judge_ids else {}
     table = table.copy()
@@ -359,7 +359,7 @@ def iter_scores_csv(campaign: Campaign) -> Iterator[str]:
 
 def iter_scores_json(campaign: Campaign) -> Iterator[str]:
     table, means = score_tables(campaign)
-    settings = adapter.campaign_settings(campaign)
+    settings = scores.campaign_settings(campaign)
 
     def records(frame: pd.DataFrame) -> list[dict]:
         frame = frame.astype(object).where(frame.notna(), None)

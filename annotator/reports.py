@@ -2,7 +2,7 @@
 scatter plot, the topic x run usefulness grid, progress and agreement.
 
 Everything is computed live from the campaign's current settings and judgments (scores come
-from `scoring.adapter.score_table`), so a changed setting shows at once.
+from `annotator.scores.score_table`), so a changed setting shows at once.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from annotator.models import (  # noqa: E402
     TurnLabel,
 )
 from scoring import usefulness  # noqa: E402
-from scoring.adapter import judges, score_table  # noqa: E402
+from annotator.scores import judges, score_table  # noqa: E402
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -29,7 +29,7 @@ from annotator.console_forms import CampaignSettingsForm, StaleForm
 from annotator.evidence import EvidenceError, vector_from_evidence
 from annotator.models import AttributeSet, Conversation, Entity, Grade, Nugget
 from annotator.views.console_exports import EXPORTS, export_response
-from scoring.adapter import judges, score_conversation, score_table
+from annotator.scores import judges, score_conversation, score_table
 
 
 def _conflict(error: annotations.StaleEdit, serializer_class, context=None) -> Response:

@@ -11,7 +11,7 @@ from annotator import reports
 from annotator.access import campaign_for_organiser, conversation_for_organiser
 from annotator.console_forms import GoldForm
 from annotator.models import Conversation
-from scoring.adapter import judges, score_conversation
+from annotator.scores import judges, score_conversation
 
 
 @login_required

@@ -40,7 +40,7 @@ from annotator.views.workspace_render import (
     render_turn_tables,
     render_turns,
 )
-from scoring.adapter import ConversationScore, NuggetScore, attribute_sets_of, score_conversation
+from annotator.scores import ConversationScore, NuggetScore, attribute_sets_of, score_conversation
 
 TEMPLATE = "annotator/conversation.html"
 DISMISSED_SESSION_KEY = "gfrc_dismissed"
@@ -135,7 +135,7 @@ def _split_boxes(shares, name: str) -> SafeString:
 def score_panel_html(score: ConversationScore) -> SafeString:
     """The score panel (partial score-panel: the scores, Table 1 and Table 2), rendered without
     queries and once per score: the panel reload that follows a save gets the score the save
-    computed (scoring.adapter remembers it for identical inputs), and its HTML with it."""
+    computed (annotator.scores remembers it for identical inputs), and its HTML with it."""
     html = score.rendered.get("panel")
     if html is None:
         html = score.rendered["panel"] = render_to_string(

@@ -17,7 +17,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from annotator.identity import entity_key_and_name, find_url
 from annotator.models import TurnLabel
-from scoring.adapter import ConversationScore, NuggetScore, TurnScore
+from annotator.scores import ConversationScore, NuggetScore, TurnScore
 from scoring.words import tokenise
 
 LABEL_NAMES = {"o": "looks useful", "x": "not useful", "-": "no turn"}

@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from scoring.adapter import score_conversation
+from annotator.scores import score_conversation
 from tests.factories import make_user
 from tests.workspace.conftest import HTMX
 

@@ -7,7 +7,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from annotator.models import Nugget
-from scoring.adapter import score_conversation, score_table
+from annotator.scores import score_conversation, score_table
 from scoring.words import tokenise
 from tests.factories import make_campaign, make_conversation, make_user, mark
 
