@@ -113,8 +113,8 @@ class TurnTable:
     """One row per system turn of the campaign, ordered by conversation then turn order.
 
     `end_wc` is the conversation-wide position of the turn's last word; it matters only for
-    turn_weight="max_pw", where a turn scored without a relevant nugget of its own is weighted
-    by how far down the conversation it ends.
+    turn_weight="max_pw" with uniform empty turns, where a turn without a relevant nugget of its
+    own is weighted by how far down the conversation it ends.
     """
 
     conversation: np.ndarray  # int (T,), 0..C-1, non-decreasing
@@ -237,17 +237,18 @@ def score(
     normaliser = hard_normaliser(settings.patience)
     R = np.bincount(conversation_of_nugget, weights=contribution, minlength=n_conv) / normaliser
 
-    # Which turns are scored: those with relevant nuggets (of their own, or so far when cumulative).
+    # Which turns are scored: those with relevant nuggets of their own, under both methods (paper,
+    # Section 3.1); cumulative only changes what a scored turn's distribution is built from.
     relevant = effective_gain > 0
     relevant_turn = nuggets.turn[relevant]
     own_relevant = np.bincount(relevant_turn, minlength=n_turns).astype(float)
     position = _position_in_conversation(conversation_of_turn)
     cumulative = settings.method == "cumulative"
     pooled_relevant = _cumulate_within_conversations(own_relevant, position) if cumulative else own_relevant
-    has_relevant = pooled_relevant > 0
+    has_relevant = own_relevant > 0
     scored = np.ones(n_turns, dtype=bool) if settings.empty_turns == "uniform" else has_relevant
 
-    turn_weight = _turn_weights(settings, turns, scored, own_relevant > 0, relevant_turn, nugget_pw[relevant])
+    turn_weight = _turn_weights(settings, turns, scored, has_relevant, relevant_turn, nugget_pw[relevant])
 
     # GF: per attribute set, achieved distribution -> DistrSim -> weighted mean over scored turns.
     weight_per_conversation = np.bincount(conversation_of_turn, weights=turn_weight, minlength=n_conv)
@@ -383,9 +384,9 @@ def _turn_weights(
 ) -> np.ndarray:
     """PW(S): 1 for a scored turn, or the largest pw of its own relevant nuggets (max_pw).
 
-    Under max_pw a scored turn with no relevant nugget of its own (uniform empty turn, or a
-    cumulative turn that only carries earlier nuggets) is weighted by pw of its last word: it
-    adds nothing new, so it counts for as much as its position says. Unscored turns weigh 0.
+    Under max_pw a uniform empty turn (scored, with no relevant nugget of its own) is weighted
+    by pw of its last word: the paper leaves this open, and the turn counts for as much as its
+    position says. Unscored turns weigh 0.
     """
     if settings.turn_weight == "one":
         return scored.astype(float)

@@ -140,7 +140,9 @@ def score_conversation(conversation: list[dict], attribute_sets, settings) -> di
     for turn in conversation:
         own = [n for n in turn["nuggets"] if effective_gain[n["row"]] > 0]
         pooled.extend(own)
-        basis = pooled if settings.method == "cumulative" else own
+        # Only a turn with relevant nuggets of its own gets an achieved distribution; under
+        # cumulative it is built from those and every earlier relevant nugget.
+        basis = (pooled if settings.method == "cumulative" else own) if own else []
         if not basis and settings.empty_turns == "ignore":
             turn_results[turn["row"]] = (None, 0.0)
             continue

@@ -62,12 +62,12 @@ def test_with_duplicates_counted_every_mention_gains_and_joins_the_distribution(
     assert scores.GF[0] == pytest.approx((0.5 + 0.9) / 2)
 
 
-def test_cumulative_method_pools_all_relevant_nuggets_so_far_and_scores_turns_that_add_none():
+def test_cumulative_method_pools_all_relevant_nuggets_so_far_but_ignores_turns_that_add_none():
     scores = run(method="cumulative")
-    assert scores.scored.tolist() == [False, True, True, True]  # S1: nothing relevant yet
-    assert scores.achieved["BANDS"][2].tolist() == [1.0, 0.0]  # S3 carries A from S2
+    assert scores.scored.tolist() == [False, True, False, True]  # S3 has no relevant nugget of its own
+    assert np.isnan(scores.achieved["BANDS"][2]).all()
     assert scores.achieved["BANDS"][3].tolist() == pytest.approx([0.6, 0.4])  # A and B, not A's repeat
-    assert scores.GF[0] == pytest.approx((0.5 + 0.5 + 0.9) / 3)
+    assert scores.GF[0] == pytest.approx((0.5 + 0.9) / 2)
 
 
 def test_uniform_empty_turns_count_a_turn_without_relevant_nuggets_as_perfectly_fair():
@@ -77,11 +77,11 @@ def test_uniform_empty_turns_count_a_turn_without_relevant_nuggets_as_perfectly_
     assert scores.GF[0] == pytest.approx((1 + 0.5 + 1 + 0.7) / 4)
 
 
-def test_cumulative_with_uniform_empty_turns_treats_only_turns_before_the_first_relevant_nugget_as_empty():
+def test_cumulative_with_uniform_empty_turns_treats_every_turn_without_its_own_relevant_nugget_as_empty():
     scores = run(method="cumulative", empty_turns="uniform")
     assert scores.achieved["BANDS"][0].tolist() == [0.5, 0.5]
-    assert scores.achieved["BANDS"][2].tolist() == [1.0, 0.0]
-    assert scores.GF[0] == pytest.approx((1 + 0.5 + 0.5 + 0.9) / 4)
+    assert scores.achieved["BANDS"][2].tolist() == [0.5, 0.5]  # after S2's A, still empty
+    assert scores.GF[0] == pytest.approx((1 + 0.5 + 1 + 0.9) / 4)
 
 
 def test_max_pw_weights_each_turn_by_its_best_placed_relevant_nugget():
@@ -102,10 +102,10 @@ def test_max_pw_weights_a_uniform_empty_turn_by_the_pw_of_its_last_word():
     assert scores.GF[0] == pytest.approx((0.81 * 1 + 0.7 * 0.5 + 0.41 * 1 + 0.3 * 0.7) / 2.22)
 
 
-def test_max_pw_weights_a_cumulative_turn_without_new_nuggets_by_the_pw_of_its_last_word():
+def test_max_pw_gives_a_cumulative_turn_without_new_nuggets_no_weight_when_empty_turns_are_ignored():
     scores = run(turn_weight="max_pw", method="cumulative")
-    assert scores.turn_weight.tolist() == pytest.approx([0, 0.7, 0.41, 0.3])
-    assert scores.GF[0] == pytest.approx((0.7 * 0.5 + 0.41 * 0.5 + 0.3 * 0.9) / 1.41)
+    assert scores.turn_weight.tolist() == pytest.approx([0, 0.7, 0, 0.3])
+    assert scores.GF[0] == pytest.approx((0.7 * 0.5 + 0.3 * 0.9) / 1.0)
 
 
 def test_alpha_moves_gfrc_between_gf_and_r():
