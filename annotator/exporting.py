@@ -14,11 +14,14 @@ Kinds (docs/formats.md, "Exports"):
 - ``nuggets-tsv``: one row per nugget (pandas);
 - ``qrels``: NTCIREVAL-style files: ``<campaign>.qrels``, ``<campaign>.<TYPE>-<ATTR>.gmemb``,
   ``<TYPE>-<ATTR>.golddistr`` (a zip for downloads, a folder for the command);
-- ``scores-csv`` / ``scores-json``: one row per conversation plus per-run means (pandas).
+- ``scores-csv`` / ``scores-json``: one row per conversation plus per-run means (pandas);
+- ``nuggets-csv`` / ``turns-csv``: the paper's Tables 1 and 2 for every conversation, the
+  figures of the workspace's score panel (annotator.scores.score_conversations).
 """
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import re
@@ -49,11 +52,13 @@ __all__ = [
     "score_tables",
     "iter_scores_csv",
     "iter_scores_json",
+    "iter_score_nuggets_csv",
+    "iter_score_turns_csv",
     "qrels_id",
 ]
 
 BATCH = 200
-KINDS = ("paper", "jsonl", "nuggets-tsv", "qrels", "scores-csv", "scores-json")
+KINDS = ("paper", "jsonl", "nuggets-tsv", "qrels", "scores-csv", "scores-json", "nuggets-csv", "turns-csv")
 
 
 def stream(campaign: Campaign, kind: str, annotator=None) -> Iterator[str | bytes]:
@@ -70,6 +75,10 @@ def stream(campaign: Campaign, kind: str, annotator=None) -> Iterator[str | byte
         return iter_scores_csv(campaign)
     if kind == "scores-json":
         return iter_scores_json(campaign)
+    if kind == "nuggets-csv":
+        return iter_score_nuggets_csv(campaign, annotator)
+    if kind == "turns-csv":
+        return iter_score_turns_csv(campaign, annotator)
     raise ValueError(f"unknown export {kind!r} (one of {', '.join(KINDS)})")
 
 
@@ -385,6 +394,95 @@ def iter_scores_json(campaign: Campaign) -> Iterator[str]:
         default=lambda o: o.item() if hasattr(o, "item") else str(o),
     )
     yield "\n"
+
+
+# -- the paper's Tables 1 and 2 ----------------------------------------------------------------
+
+SCORE_NUGGET_COLUMNS = [
+    "topic", "run", "annotator", "turn", "start", "end", "entity_key", "entity_name", "grade",
+    "wc", "pw", "g", "pw_g", "duplicate", "missing_membership",
+]
+SCORE_TURN_COLUMNS = [
+    "topic", "run", "annotator", "turn", "end_wc", "attribute_set", "scored", "turn_weight",
+    "achieved", "target", "distr_sim",
+]
+
+
+def _scored_batches(campaign: Campaign, annotator=None) -> Iterator[list[tuple[Conversation, str, scores.ConversationScore]]]:
+    """(conversation, its judge's username, its score) for every conversation, batch by batch."""
+    from django.contrib.auth import get_user_model
+
+    for batch in _conversation_batches(campaign, annotator):
+        judge_ids = {j for j in batch.judge.values() if j is not None}
+        usernames = dict(get_user_model().objects.filter(pk__in=judge_ids).values_list("pk", "username"))
+        memberships: dict[int, dict[int, list[float]]] = defaultdict(dict)
+        for entity_id, rows in batch.memberships.items():
+            for m in rows:
+                memberships[entity_id][m.attribute_set_id] = m.vector
+        scored = scores.score_conversations(batch.conversations, batch.turns, batch.nuggets, memberships, campaign)
+        yield [
+            (conversation, usernames.get(batch.judge[conversation.pk], ""), score)
+            for conversation, score in zip(batch.conversations, scored)
+        ]
+
+
+def _csv_chunks(columns: list[str], rows_of_batches: Iterator[list[list]]) -> Iterator[str]:
+    """A header, then one CSV chunk per batch of rows."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(columns)
+    for rows in rows_of_batches:
+        writer.writerows(rows)
+        yield buffer.getvalue()
+        buffer.seek(0)
+        buffer.truncate()
+    if buffer.tell():
+        yield buffer.getvalue()
+
+
+def iter_score_nuggets_csv(campaign: Campaign, annotator=None) -> Iterator[str]:
+    """Table 1 for every conversation: one row per nugget, WC, pw, g, pw x g, duplicate, and the
+    attribute sets a graded nugget has no membership in (counted uniform, or refused on import)."""
+
+    def rows() -> Iterator[list[list]]:
+        for batch in _scored_batches(campaign, annotator):
+            out = []
+            for conversation, judge, score in batch:
+                turn_names = {view.turn.pk: str(view.turn) for view in score.turns}
+                for n in score.nuggets:
+                    entity = n.nugget.entity
+                    out.append([
+                        conversation.topic.code, conversation.run.name, judge, turn_names[n.nugget.turn_id],
+                        n.nugget.start_word, n.nugget.end_word, entity.key, entity.name,
+                        entity.grade.label if entity.grade_id else "", n.wc, repr(n.pw), repr(n.gain),
+                        repr(n.contribution), n.duplicate, ";".join(n.incomplete) if n.gain > 0 else "",
+                    ])
+            yield out
+
+    return _csv_chunks(SCORE_NUGGET_COLUMNS, rows())
+
+
+def iter_score_turns_csv(campaign: Campaign, annotator=None) -> Iterator[str]:
+    """Table 2 for every conversation: one row per system turn and attribute set, achieved
+    distribution against the target, DistrSim (blank when the turn is not scored) and PW(S)."""
+
+    def rows() -> Iterator[list[list]]:
+        for batch in _scored_batches(campaign, annotator):
+            out = []
+            for conversation, judge, score in batch:
+                for view in score.system_turns:
+                    for spec in score.attribute_sets:
+                        scored = view.scored
+                        out.append([
+                            conversation.topic.code, conversation.run.name, judge, str(view.turn), view.end_wc,
+                            spec.name, scored, repr(view.weight),
+                            format_vector(view.achieved[spec.name]) if scored else "",
+                            format_vector(spec.target.tolist()),
+                            repr(view.distr_sim[spec.name]) if scored else "",
+                        ])
+            yield out
+
+    return _csv_chunks(SCORE_TURN_COLUMNS, rows())
 
 
 def write_chunks(chunks: Iterable[str | bytes], handle) -> None:

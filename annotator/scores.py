@@ -386,47 +386,94 @@ def score_conversation(
 
 
 def _score(conversation, turns, nuggets, memberships, attribute_sets, settings, specs) -> ConversationScore:
-    turn_table, nugget_table, turn_views, nugget_rows = _tables([turns], [nuggets], memberships, attribute_sets)
-    scores = gfrc.score(turn_table, nugget_table, specs, settings, 1)
+    return _score_many([conversation], [turns], [nuggets], memberships, attribute_sets, settings, specs)[0]
 
-    system_views = [v for v in turn_views[0] if v.turn.is_system]
-    for row, view in enumerate(system_views):
-        view.scored = bool(scores.scored[row])
-        view.weight = float(scores.turn_weight[row])
-        if view.scored:
-            for m, spec in enumerate(specs):
-                view.achieved[spec.name] = scores.achieved[spec.name][row].tolist()
-                view.distr_sim[spec.name] = float(scores.distr_sim[row, m])
+
+def _score_many(
+    conversations, turn_lists, nugget_lists, memberships, attribute_sets, settings, specs
+) -> list[ConversationScore]:
+    """Conversations of one topic type in one `gfrc.score` call, each laid out as its panel shows it."""
+    turn_table, nugget_table, turn_views, nugget_rows = _tables(turn_lists, nugget_lists, memberships, attribute_sets)
+    scores = gfrc.score(turn_table, nugget_table, specs, settings, len(conversations))
     pw, effective, contribution, duplicate = (
         scores.pw.tolist(), scores.effective_gain.tolist(), scores.contribution.tolist(), scores.duplicate.tolist()
     )
     gain = nugget_table.gain.tolist()
-    nugget_scores = [
-        NuggetScore(
-            nugget=nugget,
-            wc=wc,
-            pw=pw[i],
-            gain=gain[i],
-            effective_gain=effective[i],
-            contribution=contribution[i],
-            duplicate=duplicate[i],
-            incomplete=missing,
+    attribute_weights = {s.name: float(w) for s, w in zip(specs, scores.attribute_weights)}
+    results = []
+    turn_row = nugget_row = 0  # rows of the flat tables, conversation after conversation
+    for c, conversation in enumerate(conversations):
+        for view in turn_views[c]:
+            if not view.turn.is_system:
+                continue
+            view.scored = bool(scores.scored[turn_row])
+            view.weight = float(scores.turn_weight[turn_row])
+            if view.scored:
+                for m, spec in enumerate(specs):
+                    view.achieved[spec.name] = scores.achieved[spec.name][turn_row].tolist()
+                    view.distr_sim[spec.name] = float(scores.distr_sim[turn_row, m])
+            turn_row += 1
+        nugget_scores = []
+        for nugget, wc, missing in nugget_rows[c]:
+            i = nugget_row
+            nugget_scores.append(
+                NuggetScore(
+                    nugget=nugget,
+                    wc=wc,
+                    pw=pw[i],
+                    gain=gain[i],
+                    effective_gain=effective[i],
+                    contribution=contribution[i],
+                    duplicate=duplicate[i],
+                    incomplete=missing,
+                )
+            )
+            nugget_row += 1
+        results.append(
+            ConversationScore(
+                conversation=conversation,
+                settings=settings,
+                attribute_sets=specs,
+                attribute_weights=attribute_weights,
+                turns=turn_views[c],
+                nuggets=nugget_scores,
+                R=float(scores.R[c]),
+                GF=float(scores.GF[c]),
+                GF_m={s.name: float(scores.GF_m[c, m]) for m, s in enumerate(specs)},
+                GFRC=float(scores.GFRC[c]),
+                normaliser=float(scores.normaliser),
+            )
         )
-        for i, (nugget, wc, missing) in enumerate(nugget_rows[0])
-    ]
-    return ConversationScore(
-        conversation=conversation,
-        settings=settings,
-        attribute_sets=specs,
-        attribute_weights={s.name: float(w) for s, w in zip(specs, scores.attribute_weights)},
-        turns=turn_views[0],
-        nuggets=nugget_scores,
-        R=float(scores.R[0]),
-        GF=float(scores.GF[0]),
-        GF_m={s.name: float(scores.GF_m[0, m]) for m, s in enumerate(specs)},
-        GFRC=float(scores.GFRC[0]),
-        normaliser=float(scores.normaliser),
-    )
+    return results
+
+
+def score_conversations(
+    conversations: Sequence[Conversation],
+    turns: dict[int, Sequence[Turn]],
+    nuggets: dict[int, Sequence[Nugget]],
+    memberships: dict[int, dict[int, list[float]]],
+    campaign: Campaign,
+) -> list[ConversationScore]:
+    """What `score_conversation` gives each of many conversations, from rows already read.
+
+    `turns` and `nuggets` map a conversation id to its turns (in order) and to the judgments to
+    score (in turn and word order); `memberships` maps an entity id to attribute set id ->
+    vector. One query for the attribute sets of each topic type, one `gfrc.score` per type;
+    the result keeps the order of `conversations`.
+    """
+    settings = campaign_settings(campaign)
+    by_type: dict[int, list[Conversation]] = defaultdict(list)
+    for conversation in conversations:
+        by_type[conversation.topic.topic_type_id].append(conversation)
+    result: dict[int, ConversationScore] = {}
+    for topic_type_id, group in by_type.items():
+        attribute_sets = attribute_sets_of(topic_type_id)
+        scored = _score_many(
+            group, [turns.get(c.pk, []) for c in group], [nuggets.get(c.pk, []) for c in group],
+            memberships, attribute_sets, settings, attribute_specs(attribute_sets),
+        )
+        result.update((c.pk, score) for c, score in zip(group, scored))
+    return [result[c.pk] for c in conversations]
 
 
 def judges(conversations: Sequence[Conversation]) -> dict[int, int | None]:

@@ -31,6 +31,9 @@ from annotator.models import AttributeSet, Conversation, Entity, Grade, Nugget
 from annotator.views.console_exports import EXPORTS, export_response
 from annotator.scores import judges, score_conversation, score_table
 
+# ?detail= of a campaign's scores -> the export that holds it
+SCORE_DETAILS = {"nuggets": "nuggets-csv", "turns": "turns-csv"}
+
 
 def _conflict(error: annotations.StaleEdit, serializer_class, context=None) -> Response:
     current = serializer_class(error.current, context=context or {}).data if error.current is not None else None
@@ -113,12 +116,26 @@ class CampaignViewSet(ApiViewSet):
         campaign = campaign_for_user(request.user, slug)
         return Response(s.RunSerializer(campaign.runs.all(), many=True).data)
 
-    @extend_schema(responses=OpenApiTypes.OBJECT)
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "detail", str, enum=sorted(SCORE_DETAILS),
+                description="Stream how the scores were built instead, as CSV: the paper's Table 1 (nuggets) "
+                "or Table 2 (turns), one row per nugget or per system turn and attribute set.",
+            )
+        ],
+        responses={200: OpenApiTypes.OBJECT, (200, "text/csv"): OpenApiTypes.BINARY},
+    )
     @action(detail=True)
-    def scores(self, request: Request, slug: str) -> Response:
+    def scores(self, request: Request, slug: str):
         """Per-conversation scores (gold judgments) and per-run means with 95% CIs (organisers)."""
         campaign = campaign_for_user(request.user, slug)
         require_organiser(request.user, campaign)
+        detail = request.query_params.get("detail")
+        if detail is not None:
+            if detail not in SCORE_DETAILS:
+                raise ValidationError({"detail": f"one of {', '.join(sorted(SCORE_DETAILS))}"})
+            return export_response(campaign, SCORE_DETAILS[detail])
         table = score_table(campaign)
         summary = reports.run_summary(table)
         return Response(

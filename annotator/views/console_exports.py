@@ -21,6 +21,8 @@ EXPORTS = {
     "qrels": ("Qrels and gold distributions (zip)", "NTCIREVAL-style qrels and golddistr files.", "zip", "application/zip"),
     "scores-csv": ("Scores, CSV", "One row per conversation: R, GF per attribute set, GF, GFRC.", "csv", "text/csv; charset=utf-8"),
     "scores-json": ("Scores, JSON", "The same scores as JSON, with the settings used.", "json", "application/json"),
+    "nuggets-csv": ("Score detail per nugget, CSV (Table 1)", "How R was built: per nugget turn, WC, pw, g, pw x g, duplicate, attribute sets without a membership.", "csv", "text/csv; charset=utf-8"),
+    "turns-csv": ("Score detail per turn, CSV (Table 2)", "How GF was built: per system turn and attribute set, achieved distribution, target, DistrSim, turn weight.", "csv", "text/csv; charset=utf-8"),
 }
 
 

@@ -1,3 +1,8 @@
+import pytest
+
+from annotator import exporting
+
+
 def test_an_organiser_gets_every_conversations_scores_and_run_means_with_intervals(api_as):
     data = api_as("organiser").get("/api/campaigns/fw/scores/").json()
     assert len(data["conversations"]) == 6
@@ -18,3 +23,22 @@ def test_campaign_scores_are_for_organisers_only(api_as):
     assert api_as("annotator").get("/api/campaigns/fw/scores/").status_code == 403
     assert api_as("other organiser").get("/api/campaigns/fw/scores/").status_code == 404
     assert api_as("anonymous").get("/api/campaigns/fw/scores/").status_code == 401
+
+
+@pytest.mark.parametrize("detail, kind", [("nuggets", "nuggets-csv"), ("turns", "turns-csv")])
+def test_an_organiser_streams_how_the_scores_were_built_as_the_papers_tables(api_as, campaign, detail, kind):
+    response = api_as("organiser").get(f"/api/campaigns/fw/scores/?detail={detail}")
+    assert response.status_code == 200 and response.streaming
+    assert response["Content-Type"].startswith("text/csv")
+    content = b"".join(c if isinstance(c, bytes) else c.encode() for c in response.streaming_content).decode()
+    assert content == "".join(exporting.stream(campaign, kind))
+    assert content.startswith("topic,run,annotator,turn,") and content.count("\n") > 1
+
+
+def test_an_unknown_score_detail_is_refused(api_as):
+    response = api_as("organiser").get("/api/campaigns/fw/scores/?detail=pdf")
+    assert response.status_code == 400
+
+
+def test_score_details_are_for_organisers_only(api_as):
+    assert api_as("annotator").get("/api/campaigns/fw/scores/?detail=nuggets").status_code == 403

@@ -21,7 +21,7 @@ def test_only_the_campaigns_organiser_downloads_exports(client_as, campaign):
     assert_only_the_organiser_gets_in(client_as, url(campaign, "jsonl"))
 
 
-@pytest.mark.parametrize("kind", ["paper", "jsonl", "nuggets-tsv", "scores-csv"])
+@pytest.mark.parametrize("kind", ["paper", "jsonl", "nuggets-tsv", "scores-csv", "nuggets-csv", "turns-csv"])
 def test_each_text_export_streams_the_exporters_chunks(organiser, campaign, kind):
     response = organiser.get(url(campaign, kind))
     assert response.status_code == 200 and response.streaming

@@ -1,4 +1,4 @@
-"""python manage.py export_scores --campaign SLUG [--format csv|json] [--output FILE]"""
+"""python manage.py export_scores --campaign SLUG [--format csv|json|nuggets-csv|turns-csv] [--output FILE]"""
 
 from __future__ import annotations
 
@@ -9,20 +9,27 @@ from django.core.management.base import BaseCommand, CommandError
 from annotator import exporting
 from annotator.models import Campaign
 
+# --format -> exporting kind
+KINDS = {"csv": "scores-csv", "json": "scores-json", "nuggets-csv": "nuggets-csv", "turns-csv": "turns-csv"}
+
 
 class Command(BaseCommand):
-    help = "GFRC scores: one row per conversation (topic, run, R, GF_<attribute set>..., GF, GFRC) and per-run means over topics."
+    help = (
+        "GFRC scores: one row per conversation (topic, run, R, GF_<attribute set>..., GF, GFRC) and per-run "
+        "means over topics; or how they were built, the paper's Table 1 (nuggets-csv: per nugget WC, pw, g) "
+        "and Table 2 (turns-csv: per system turn and attribute set, achieved distribution, DistrSim)."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--campaign", required=True, metavar="SLUG")
-        parser.add_argument("--format", choices=["csv", "json"], default="csv")
+        parser.add_argument("--format", choices=list(KINDS), default="csv")
         parser.add_argument("--output", metavar="FILE", help="default: standard output")
 
     def handle(self, *args, campaign, format, output, **options):
         campaign_obj = Campaign.objects.filter(slug=campaign).first()
         if campaign_obj is None:
             raise CommandError(f"no campaign {campaign!r}")
-        chunks = exporting.stream(campaign_obj, f"scores-{format}")
+        chunks = exporting.stream(campaign_obj, KINDS[format])
         if output is None:
             for chunk in chunks:
                 self.stdout.write(chunk, ending="")
