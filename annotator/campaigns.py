@@ -49,6 +49,7 @@ PAPER_SETTINGS = {
     "empty_turns": "ignore",
     "turn_weight": "one",
     "duplicates_count_once": True,
+    "missing_membership": "uniform",
 }
 
 
@@ -175,6 +176,9 @@ def validate_campaign(data: Any, source: str = "campaign") -> tuple[dict, list[C
     if not isinstance(merged["duplicates_count_once"], bool):
         c.error("settings.duplicates_count_once", "must be true or false")
     spec["duplicates_count_once"] = bool(merged["duplicates_count_once"])
+    spec["missing_membership"] = c.choice(
+        merged["missing_membership"], "settings.missing_membership", Campaign.MissingMembership.values
+    )
     grades = merged["grades"]
     spec["grades"] = []
     if isinstance(grades, list):
@@ -424,7 +428,7 @@ def load_campaign(data: Any, source: str = "campaign") -> LoadReport:
     warnings: list[str] = []
     if created:
         campaign = Campaign(slug=spec["slug"])
-    fields = {k: spec[k] for k in ("name", "description", "patience", "alpha", "method", "empty_turns", "turn_weight", "duplicates_count_once")}
+    fields = {k: spec[k] for k in ("name", "description", "patience", "alpha", "method", "empty_turns", "turn_weight", "duplicates_count_once", "missing_membership")}
     if _set(campaign, changes, "settings", **fields) and not created:
         campaign.version += 1
     campaign.save()

@@ -62,7 +62,10 @@ class VersionedForm(forms.ModelForm):
 class CampaignSettingsForm(VersionedForm):
     class Meta:
         model = Campaign
-        fields = ["name", "description", "patience", "alpha", "method", "empty_turns", "turn_weight", "duplicates_count_once"]
+        fields = [
+            "name", "description", "patience", "alpha", "method", "empty_turns", "turn_weight", "duplicates_count_once",
+            "missing_membership",
+        ]
         widgets = {
             "description": forms.Textarea(attrs={"rows": 2}),
             "alpha": forms.NumberInput(attrs={"step": "0.05", "min": "0", "max": "1"}),
@@ -70,6 +73,7 @@ class CampaignSettingsForm(VersionedForm):
             "method": forms.RadioSelect,
             "empty_turns": forms.RadioSelect,
             "turn_weight": forms.RadioSelect,
+            "missing_membership": forms.RadioSelect,
         }
         labels = {"duplicates_count_once": "Duplicates count once"}
 

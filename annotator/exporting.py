@@ -384,6 +384,7 @@ def iter_scores_json(campaign: Campaign) -> Iterator[str]:
                 "empty_turns": settings.empty_turns,
                 "turn_weight": settings.turn_weight,
                 "duplicates_count_once": settings.duplicates_count_once,
+                "missing_membership": campaign.missing_membership,
                 "grades": {g.label: g.gain for g in campaign.grades.all()},
             },
             "conversations": records(table),

@@ -251,6 +251,7 @@ class _Importer:
             self.result.annotator = self.annotator.get_username()
 
         entities = self.plan_entities(annotated)
+        self.check_missing_memberships(annotated, entities)
         if self.result.errors:
             return self.result
         self.write(plans, entities)
@@ -428,6 +429,28 @@ class _Importer:
                     self.error(path, line, f"entity {e.key}: {name} is {format_vector(current.vector)} {there}; "
                                f"this file says {format_vector(vector)}", field_)
         return entities
+
+    def check_missing_memberships(self, plans: list[_ConversationPlan], entities: dict[tuple[str, str], _EntityPlan]) -> None:
+        """A relevant entity without a membership in an attribute set of its topic type is
+        counted as uniform there by the scores: a warning, or an error when the campaign says
+        `missing_membership: refuse`. Memberships the entity already has in the database count."""
+        refuse = self.campaign.missing_membership == Campaign.MissingMembership.REFUSE
+        type_of_topic = {p.topic: self.types[p.type_code] for p in plans}
+        for key, e in entities.items():
+            grade = self.grades.get(e.grade) if e.grade is not None else None
+            if grade is None or grade.gain <= 0:
+                continue
+            existing = self.existing_entities.get(key)
+            known = set(e.memberships) | set(self.existing_memberships.get(existing.pk, {}) if existing else ())
+            missing = [name for name in self.sets[type_of_topic[e.topic].pk] if name not in known]
+            if not missing:
+                continue
+            path, line, field_ = e.grade_at
+            lacking = f"entity {e.key} is {e.grade} but has no {', '.join(missing)} membership"
+            if refuse:
+                self.error(path, line, f"{lacking} (the campaign refuses it: missing_membership is refuse)", field_)
+            else:
+                self.warn(path, line, f"{lacking}: the scores count it as uniform there", field_)
 
     # -- writing --
 

@@ -35,6 +35,10 @@ class Campaign(models.Model):
         ONE = "one", "PW(S) = 1 (the paper)"
         MAX_PW = "max_pw", "PW(S) = largest pw(n) in the turn"
 
+    class MissingMembership(models.TextChoices):
+        UNIFORM = "uniform", "Count it as uniform (FairWeb's convention), with a warning"
+        REFUSE = "refuse", "Refuse the import"
+
     slug = models.SlugField(unique=True)
     name = models.CharField(max_length=200)
     description = models.TextField(blank=True)
@@ -47,6 +51,13 @@ class Campaign(models.Model):
     turn_weight = models.CharField(max_length=16, choices=TurnWeight, default=TurnWeight.ONE)
     duplicates_count_once = models.BooleanField(
         default=True, help_text="Later mentions of an entity in a conversation gain nothing."
+    )
+    missing_membership = models.CharField(
+        "a relevant nugget without a membership",
+        max_length=16,
+        choices=MissingMembership,
+        default=MissingMembership.UNIFORM,
+        help_text="What an import does with a graded nugget that has no membership vector for an attribute set.",
     )
     organisers = models.ManyToManyField(
         settings.AUTH_USER_MODEL, related_name="organised_campaigns", blank=True

@@ -19,10 +19,17 @@ def test_the_shipped_file_is_valid():
 def test_a_minimal_file_gets_the_papers_settings_and_uniform_targets():
     spec, problems = validate_campaign(MINIMAL)
     assert problems == []
-    assert (spec["patience"], spec["alpha"], spec["method"], spec["empty_turns"], spec["turn_weight"], spec["duplicates_count_once"]) == (
-        1250, 0.5, "independent", "ignore", "one", True)
+    assert (spec["patience"], spec["alpha"], spec["method"], spec["empty_turns"], spec["turn_weight"], spec["duplicates_count_once"],
+            spec["missing_membership"]) == (1250, 0.5, "independent", "ignore", "one", True, "uniform")
     (a,) = spec["topic_types"][0]["attribute_sets"]
     assert (a["target"], a["divergence"], a["weight"], a["helper"]) == ([0.5, 0.5], "rnod", 1.0, {})
+
+
+def test_missing_membership_is_uniform_or_refuse():
+    spec, problems = validate_campaign(dict(MINIMAL, settings={"missing_membership": "refuse"}))
+    assert problems == [] and spec["missing_membership"] == "refuse"
+    _, problems = validate_campaign(dict(MINIMAL, settings={"missing_membership": "skip"}))
+    assert [p.where for p in problems] == ["settings.missing_membership"]
 
 
 def test_topics_and_runs_may_be_plain_strings_and_targets_fractions():

@@ -171,7 +171,7 @@ def test_scores_json_holds_the_settings_the_conversations_and_the_run_means(judg
     campaign, _ = judged
     data = json.loads("".join(exporting.stream(campaign, "scores-json")))
     assert data["settings"] == {"L": 1250, "alpha": 0.5, "method": "independent", "empty_turns": "ignore", "turn_weight": "one",
-                                "duplicates_count_once": True, "grades": {"L0": 0.0, "L1": 0.5, "L2": 1.0}}
+                                "duplicates_count_once": True, "missing_membership": "uniform", "grades": {"L0": 0.0, "L1": 0.5, "L2": 1.0}}
     rows = {r["run"]: r for r in data["conversations"]}
     # the figure's Bard S1 is a 10-word placeholder for 452 words: its nuggets sit at 66 and 123, not 506 and 560
     assert round(rows["bing-trial1"]["R"], 4) == 0.0143 and round(rows["bard-trial1"]["R"], 4) == 0.0022

@@ -196,3 +196,37 @@ def test_a_refused_import_records_nothing(campaign):
     broken = EXAMPLE.read_text().replace("#L1\nwc= 46", "#L7\nwc= 46")
     result = import_files(campaign, [("M002-bing-trial1.txt", broken.encode())])
     assert not result.ok and not AnnotationEvent.objects.exists()
+
+
+WITHOUT_ORIGIN = EXAMPLE.read_text().replace("#ORIGIN: (0,1,0,0,0,0,0,0) #United States\nThe Terminator", "The Terminator")
+
+
+def test_a_relevant_nugget_without_a_membership_is_imported_with_a_warning_naming_its_line(campaign):
+    result = import_files(campaign, [("M002-bing-trial1.txt", WITHOUT_ORIGIN.encode())])
+    assert result.ok and result.nuggets == 10
+    assert [str(w) for w in result.warnings] == [
+        "M002-bing-trial1.txt:8: entity https://imdb.com/title/tt0088763 is L2 but has no ORIGIN membership: "
+        "the scores count it as uniform there"
+    ]
+
+
+def test_a_campaign_that_refuses_missing_memberships_refuses_the_whole_import(campaign):
+    Campaign.objects.filter(pk=campaign.pk).update(missing_membership="refuse")
+    campaign.refresh_from_db()
+    before = row_counts()
+    result = import_files(campaign, [("M002-bing-trial1.txt", WITHOUT_ORIGIN.encode())])
+    assert [str(e) for e in result.errors] == [
+        "M002-bing-trial1.txt:8: entity https://imdb.com/title/tt0088763 is L2 but has no ORIGIN membership "
+        "(the campaign refuses it: missing_membership is refuse)"
+    ]
+    assert row_counts() == before
+
+
+def test_a_membership_the_entity_already_has_counts_as_given(campaign):
+    gold = get_user_model().objects.create_user("gold")
+    assert import_files(campaign, [("M002-bing-trial1.txt", EXAMPLE.read_bytes())], annotator=gold).ok
+    Campaign.objects.filter(pk=campaign.pk).update(missing_membership="refuse")
+    campaign.refresh_from_db()
+    again = WITHOUT_ORIGIN.replace("##### M002", "##### M002 run=bing-trial2")
+    result = import_files(campaign, [("M002-bing-trial2.txt", again.encode())], annotator=gold)
+    assert result.ok and not result.warnings

@@ -31,7 +31,7 @@ class CampaignSerializer(serializers.ModelSerializer):
         model = Campaign
         fields = [
             "slug", "name", "description", "patience", "alpha", "method", "empty_turns", "turn_weight",
-            "duplicates_count_once", "version", "grades", "attribute_sets",
+            "duplicates_count_once", "missing_membership", "version", "grades", "attribute_sets",
         ]
         read_only_fields = fields
 
@@ -52,6 +52,7 @@ class CampaignSettingsSerializer(serializers.Serializer):
     empty_turns = serializers.ChoiceField(choices=Campaign.EmptyTurns.choices, required=False)
     turn_weight = serializers.ChoiceField(choices=Campaign.TurnWeight.choices, required=False)
     duplicates_count_once = serializers.BooleanField(required=False)
+    missing_membership = serializers.ChoiceField(choices=Campaign.MissingMembership.choices, required=False)
 
 
 class TopicSerializer(serializers.ModelSerializer):

@@ -27,6 +27,12 @@ def test_other_settings_are_kept_when_one_changes(api_as):
     assert campaign.method == "cumulative" and campaign.duplicates_count_once is True and campaign.patience == 1250
 
 
+def test_an_organiser_makes_imports_refuse_relevant_nuggets_without_memberships(api_as):
+    response = api_as("organiser").patch("/api/campaigns/fw/", {"version": 1, "missing_membership": "refuse"}, format="json")
+    assert response.status_code == 200 and response.json()["missing_membership"] == "refuse"
+    assert Campaign.objects.get(slug="fw").missing_membership == "refuse"
+
+
 def test_an_annotator_may_not_change_settings(api_as):
     response = api_as("annotator").patch("/api/campaigns/fw/", {"version": 1, "patience": 5}, format="json")
     assert response.status_code == 403

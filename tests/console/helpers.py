@@ -9,7 +9,8 @@ def settings_post(campaign: Campaign, grades: dict[str, float] | None = None, **
     data = {
         "name": campaign.name, "description": campaign.description, "patience": campaign.patience,
         "alpha": campaign.alpha, "method": campaign.method, "empty_turns": campaign.empty_turns,
-        "turn_weight": campaign.turn_weight, "version": campaign.version,
+        "turn_weight": campaign.turn_weight, "missing_membership": campaign.missing_membership,
+        "version": campaign.version,
     }
     if campaign.duplicates_count_once:
         data["duplicates_count_once"] = "on"

@@ -70,6 +70,13 @@ def test_a_gain_above_one_is_refused_and_nothing_is_saved(organiser, campaign):
     assert campaign.patience == 1250
 
 
+def test_refusing_nuggets_without_memberships_is_a_setting_of_the_page(organiser, campaign):
+    assert 'name="missing_membership"' in organiser.get(url(campaign)).content.decode()
+    organiser.post(url(campaign), settings_post(campaign, missing_membership="refuse"))
+    campaign.refresh_from_db()
+    assert campaign.missing_membership == "refuse"
+
+
 def test_switching_to_cumulative_and_uniform_empty_turns_is_saved(organiser, campaign):
     organiser.post(url(campaign), settings_post(campaign, method="cumulative", empty_turns="uniform", turn_weight="max_pw"))
     campaign.refresh_from_db()
