@@ -9,6 +9,7 @@ from annotator.views import (
     console_exports,
     console_progress,
     console_reports,
+    console_tokens,
 )
 
 urlpatterns = [
@@ -28,4 +29,6 @@ urlpatterns = [
     re_path(r"^(?P<slug>[-a-zA-Z0-9_]+)/r-vs-gf\.(?P<fmt>svg|png)$", console_reports.plot, name="plot"),
     path("<slug:slug>/exports/", console_exports.exports, name="exports"),
     path("<slug:slug>/exports/<str:kind>/", console_exports.download, name="download"),
+    path("<slug:slug>/tokens/", console_tokens.token_list, name="tokens"),
+    path("<slug:slug>/tokens/<int:annotator>/revoke/", console_tokens.token_revoke, name="token_revoke"),
 ]
