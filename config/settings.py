@@ -136,9 +136,9 @@ AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 if proxy_header:
-    # Behind the proxy every request comes from it: the client is the address it appends.
-    AXES_IPWARE_PROXY_COUNT = 1
-    AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR")
+    # Behind the proxy every request comes from it: the client's address is the X-Real-IP the
+    # proxy sets (README's nginx snippet), else failures of everyone would lock everyone out.
+    AXES_CLIENT_IP_CALLABLE = "annotator.throttling.client_address"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

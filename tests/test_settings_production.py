@@ -22,7 +22,7 @@ PRODUCTION_ENV = {
 SETTINGS = [
     "DEBUG", "SECURE_SSL_REDIRECT", "SECURE_HSTS_SECONDS", "SECURE_HSTS_INCLUDE_SUBDOMAINS", "SECURE_HSTS_PRELOAD",
     "SESSION_COOKIE_SECURE", "CSRF_COOKIE_SECURE", "CSRF_TRUSTED_ORIGINS", "SECURE_PROXY_SSL_HEADER",
-    "STORAGES", "AXES_IPWARE_META_PRECEDENCE_ORDER",
+    "STORAGES", "AXES_CLIENT_IP_CALLABLE",
 ]
 
 
@@ -73,7 +73,7 @@ def test_with_debug_off_every_https_protection_is_on_and_static_files_are_hashed
     assert config["CSRF_TRUSTED_ORIGINS"] == ["https://gfrc.example.org"]
     assert config["SECURE_PROXY_SSL_HEADER"] == ["HTTP_X_FORWARDED_PROTO", "https"]
     # Behind the proxy, the login lockout counts the client's address, not the proxy's.
-    assert config["AXES_IPWARE_META_PRECEDENCE_ORDER"][0] == "HTTP_X_FORWARDED_FOR"
+    assert config["AXES_CLIENT_IP_CALLABLE"] == "annotator.throttling.client_address"
     assert config["STORAGES"]["staticfiles"]["BACKEND"] == "whitenoise.storage.CompressedManifestStaticFilesStorage"
 
 
@@ -93,5 +93,5 @@ def test_in_development_nothing_insists_on_https_and_static_files_are_read_as_th
     config = settings_in_a_fresh_process()
     assert config["DEBUG"] is True
     assert not (config["SECURE_SSL_REDIRECT"] or config["SESSION_COOKIE_SECURE"] or config["SECURE_HSTS_SECONDS"])
-    assert config["SECURE_PROXY_SSL_HEADER"] is None
+    assert config["SECURE_PROXY_SSL_HEADER"] is None and config["AXES_CLIENT_IP_CALLABLE"] is None
     assert config["STORAGES"]["staticfiles"]["BACKEND"] == "django.contrib.staticfiles.storage.StaticFilesStorage"

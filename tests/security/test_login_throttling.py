@@ -93,3 +93,15 @@ def test_failures_on_the_login_page_lock_the_token_endpoint(ann):
     assert get_token("ann", "ann-pw", address="10.0.6.1").status_code == 429
     call_command("axes_reset_username", "ann")
     assert get_token("ann", "ann-pw", address="10.0.6.1").status_code == 200
+
+
+def test_behind_the_proxy_the_address_locked_is_the_clients_not_the_proxys(ann, throttling):
+    throttling.AXES_CLIENT_IP_CALLABLE = "annotator.throttling.client_address"
+    for i in range(5):
+        Client().post(LOGIN, {"username": f"someone-{i}", "password": "guess"},
+                      REMOTE_ADDR="127.0.0.1", HTTP_X_REAL_IP="198.51.100.7")
+    from_the_attacker = Client().post(LOGIN, {"username": "ann", "password": "ann-pw"},
+                                      REMOTE_ADDR="127.0.0.1", HTTP_X_REAL_IP="198.51.100.7")
+    from_a_colleague = Client().post(LOGIN, {"username": "ann", "password": "ann-pw"},
+                                     REMOTE_ADDR="127.0.0.1", HTTP_X_REAL_IP="198.51.100.8")
+    assert (from_the_attacker.status_code, from_a_colleague.status_code) == (429, 302)
