@@ -20,7 +20,7 @@ def test_the_organiser_revokes_an_annotators_token(organiser, demo):
     campaign, _, (ann, _) = demo
     Token.objects.create(user=ann)
     response = organiser.post(url(campaign, ann), follow=True)
-    assert response.redirect_chain[-1][0] == reverse("console:tokens", args=[campaign.slug])
+    assert response.redirect_chain[-1][0] == reverse("console:accounts", args=[campaign.slug])
     assert "revoked" in response.content.decode()
     assert not Token.objects.filter(user=ann).exists()
 
