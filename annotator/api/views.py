@@ -8,6 +8,7 @@ as the UI): a stale version answers 409 Conflict with the current state.
 
 from __future__ import annotations
 
+from axes.helpers import get_cool_off
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -25,7 +26,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotator import annotations, reports, tokens
-from annotator.access import annotator_for_organiser, entity_for_annotator, nugget_for_annotator, turn_for_annotator, visible_conversations
+from annotator.access import (
+    annotator_for_organiser,
+    entity_for_annotator,
+    nugget_for_annotator,
+    turn_for_annotator,
+    visible_conversations,
+)
 from annotator.api import serializers as s
 from annotator.api.permissions import campaign_for_user, require_organiser, visible_campaigns
 from annotator.console_forms import CampaignSettingsForm, StaleForm
@@ -391,7 +398,7 @@ class ObtainToken(ObtainAuthToken):
         if not serializer.is_valid():
             # authenticate() ran with this DRF request: axes marks it when the lockout applies.
             if getattr(request, "axes_locked_out", False):
-                raise Throttled(detail=LOCKED_OUT)
+                raise Throttled(wait=get_cool_off().total_seconds(), detail=LOCKED_OUT)
             raise ValidationError(serializer.errors)
         token, _ = Token.objects.get_or_create(user=serializer.validated_data["user"])
         response = Response({"token": token.key})

@@ -85,6 +85,7 @@ def test_the_token_endpoint_is_throttled_too_and_the_right_password_gets_no_toke
     assert set(statuses[5:]) == {429}
     locked = get_token("ann", "ann-pw")
     assert locked.status_code == 429 and "token" not in locked.json()
+    assert locked["Retry-After"] == str(15 * 60)
 
 
 def test_failures_on_the_login_page_lock_the_token_endpoint(ann):
