@@ -7,6 +7,7 @@ Organisers (the campaign's organisers, or superusers) see everything in their ca
 
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
 from django.db.models import Q, QuerySet
 from django.http import Http404
 
@@ -108,3 +109,18 @@ def entity_for_annotator(user, entity_id: int) -> Entity:
     if entity is None:
         raise Http404("No such entity.")
     return entity
+
+
+def annotator_for_organiser(user, campaign: Campaign, annotator_id: int):
+    """An annotator with an assignment in a campaign the user organises."""
+    if not 0 < annotator_id < 2**63 or not is_organiser_of(user, campaign):  # ids beyond a bigint: no such user
+        raise Http404("No such annotator in this campaign.")
+    annotator = (
+        get_user_model()
+        .objects.filter(pk=annotator_id, assignments__conversation__topic__campaign=campaign)
+        .distinct()
+        .first()
+    )
+    if annotator is None:
+        raise Http404("No such annotator in this campaign.")
+    return annotator

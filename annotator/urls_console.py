@@ -4,6 +4,7 @@ from django.urls import path, re_path
 
 from annotator.views import (
     console,
+    console_accounts,
     console_agreement,
     console_campaign,
     console_exports,
@@ -28,4 +29,7 @@ urlpatterns = [
     re_path(r"^(?P<slug>[-a-zA-Z0-9_]+)/r-vs-gf\.(?P<fmt>svg|png)$", console_reports.plot, name="plot"),
     path("<slug:slug>/exports/", console_exports.exports, name="exports"),
     path("<slug:slug>/exports/<str:kind>/", console_exports.download, name="download"),
+    path("<slug:slug>/accounts/", console_accounts.accounts, name="accounts"),
+    path("<slug:slug>/accounts/<int:annotator>/revoke-token/", console_accounts.token_revoke, name="token_revoke"),
+    path("<slug:slug>/accounts/<int:annotator>/unlock/", console_accounts.unlock, name="unlock"),
 ]

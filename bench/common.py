@@ -47,6 +47,9 @@ def bench_database():
         os.environ["DEBUG"] = "0"
         os.environ.setdefault("SECRET_KEY", "bench-only-secret-key-not-for-production-0123456789")
         os.environ["ALLOWED_HOSTS"] = "127.0.0.1,localhost"
+        # Plain HTTP on loopback: the README's trial settings (production is HTTPS behind a proxy).
+        os.environ.update(SECURE_SSL_REDIRECT="0", SESSION_COOKIE_SECURE="0", CSRF_COOKIE_SECURE="0")
+        os.environ["STATIC_ROOT"] = str(tmp / "static")  # collected when a server first starts
         subprocess.run([PYTHON, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, check=True)
         _django_setup()
         yield tmp
@@ -158,6 +161,9 @@ def free_port() -> int:
 @contextmanager
 def gunicorn(workers: int = 1, threads: int = 1, log: Path | None = None):
     """gunicorn serving config.wsgi on 127.0.0.1:<spare port>; yields the port."""
+    if not (Path(os.environ["STATIC_ROOT"]) / "staticfiles.json").exists():
+        # DEBUG=0 pages link the hashed files collectstatic writes (WhiteNoise's manifest).
+        subprocess.run([PYTHON, "manage.py", "collectstatic", "--noinput", "-v", "0"], cwd=ROOT, check=True)
     port = free_port()
     command = [
         PYTHON, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{port}",

@@ -2,7 +2,9 @@
 
 Configured through the environment so one file serves a laptop, CI and a server:
 DATABASE_URL (default: SQLite in the project folder), SECRET_KEY, DEBUG, ALLOWED_HOSTS,
-GFRC_MAX_UPLOAD_MB.
+GFRC_MAX_UPLOAD_MB, and for a server behind HTTPS the SECURE_* and CSRF_* variables below
+(README, "Running it for a campaign"). With DEBUG off every HTTPS protection is on unless the
+environment turns it off.
 """
 
 from __future__ import annotations
@@ -20,11 +22,29 @@ def env_flag(name: str, default: bool) -> bool:
     return os.environ.get(name, str(default)).lower() in {"1", "true", "yes", "on"}
 
 
+def env_list(name: str, default: str = "") -> list[str]:
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
 DEBUG = env_flag("DEBUG", True)
 SECRET_KEY = os.environ.get("SECRET_KEY", "dev-only-insecure-key-change-me" if DEBUG else "")
 if not SECRET_KEY:
     raise RuntimeError("SECRET_KEY must be set when DEBUG is off")
-ALLOWED_HOSTS = os.environ.get("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",")
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver")
+
+# HTTPS. Production answers only over HTTPS (a reverse proxy terminates TLS and says so in
+# X-Forwarded-Proto); a trial on plain HTTP turns these off one by one.
+SECURE_SSL_REDIRECT = env_flag("SECURE_SSL_REDIRECT", not DEBUG)
+SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0" if DEBUG else "31536000"))
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_flag("SECURE_HSTS_INCLUDE_SUBDOMAINS", not DEBUG)
+SECURE_HSTS_PRELOAD = env_flag("SECURE_HSTS_PRELOAD", not DEBUG)
+SESSION_COOKIE_SECURE = env_flag("SESSION_COOKIE_SECURE", not DEBUG)
+CSRF_COOKIE_SECURE = env_flag("CSRF_COOKIE_SECURE", not DEBUG)
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+# Only trust the header when a proxy in front sets it (and drops what clients send): a name
+# such as X-Forwarded-Proto, whose value "https" marks a request that arrived over HTTPS.
+if proxy_header := os.environ.get("SECURE_PROXY_SSL_HEADER", "").strip():
+    SECURE_PROXY_SSL_HEADER = ("HTTP_" + proxy_header.upper().replace("-", "_"), "https")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -32,17 +52,20 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
+    "whitenoise.runserver_nostatic",  # runserver serves static files the way production does
     "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
     "django_htmx",
     "template_partials",
+    "axes",
     "annotator",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -50,6 +73,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: turns a lockout into a 429 page
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -97,6 +121,25 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# Login throttling (django-axes): the login page, the admin's and POST /api/token/ all go
+# through authenticate(), which the first backend refuses while an account or an address is
+# locked. Locked after AXES_FAILURE_LIMIT failures per account and, separately, per address;
+# unlocked after the cool-off or by `manage.py axes_reset_username USER` / `axes_reset_ip IP`.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_ENABLED = env_flag("AXES_ENABLED", True)
+AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "10"))
+AXES_COOLOFF_TIME = float(os.environ.get("AXES_COOLOFF_MINUTES", "15")) / 60  # hours
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+if proxy_header:
+    # Behind the proxy every request comes from it: the client's address is the X-Real-IP the
+    # proxy sets (README's nginx snippet), else failures of everyone would lock everyone out.
+    AXES_CLIENT_IP_CALLABLE = "annotator.throttling.client_address"
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
@@ -108,7 +151,21 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
+# WhiteNoise serves /static/ from the app (gunicorn needs nothing else). With DEBUG off the files
+# are those `collectstatic` wrote: hashed names, gzip/brotli twins, cached for a year. With DEBUG
+# on (development, and the tests, which never run collectstatic) they are read from static/ as
+# they are.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
+        if DEBUG
+        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+    },
+}
+WHITENOISE_USE_FINDERS = DEBUG
+WHITENOISE_AUTOREFRESH = DEBUG
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
@@ -134,7 +191,10 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Campaigns, conversations, entities, nuggets and GFRC scores.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
-    "SWAGGER_UI_DIST": "/static/vendor/swagger-ui", "SWAGGER_UI_FAVICON_HREF": "/static/vendor/swagger-ui/favicon-32x32.png",  # vendored, no CDN
+    # Vendored, no CDN. drf-spectacular takes a path, not a static() name: WhiteNoise serves
+    # the unhashed copies collectstatic keeps beside the hashed ones.
+    "SWAGGER_UI_DIST": f"/{STATIC_URL}vendor/swagger-ui",
+    "SWAGGER_UI_FAVICON_HREF": f"/{STATIC_URL}vendor/swagger-ui/favicon-32x32.png",
 }
 
 SESSION_COOKIE_HTTPONLY = True

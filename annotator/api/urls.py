@@ -2,7 +2,6 @@
 
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
-from rest_framework.authtoken.views import obtain_auth_token
 from rest_framework.routers import DefaultRouter
 
 from annotator.api import views
@@ -15,7 +14,7 @@ router.register("entities", views.EntityViewSet, basename="api-entity")
 router.register("nuggets", views.NuggetViewSet, basename="api-nugget")
 
 urlpatterns = [
-    path("token/", obtain_auth_token, name="api-token"),
+    path("token/", views.obtain_token, name="api-token"),
     path("token/mine/", views.token_page, name="api-token-page"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),

@@ -8,21 +8,31 @@ as the UI): a stale version answers 409 Conflict with the current state.
 
 from __future__ import annotations
 
+from axes.helpers import get_cool_off
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.cache import add_never_cache_headers
+from django.views.decorators.cache import never_cache
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.authtoken.models import Token
+from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.decorators import action
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import NotFound, Throttled, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from annotator import annotations, reports
-from annotator.access import entity_for_annotator, nugget_for_annotator, turn_for_annotator, visible_conversations
+from annotator import annotations, reports, tokens
+from annotator.access import (
+    annotator_for_organiser,
+    entity_for_annotator,
+    nugget_for_annotator,
+    turn_for_annotator,
+    visible_conversations,
+)
 from annotator.api import serializers as s
 from annotator.api.permissions import campaign_for_user, require_organiser, visible_campaigns
 from annotator.console_forms import CampaignSettingsForm, StaleForm
@@ -144,6 +154,15 @@ class CampaignViewSet(ApiViewSet):
                 "runs": _records(summary),
             }
         )
+
+    @extend_schema(request=None, responses={204: None})
+    @action(detail=True, methods=["delete"], url_path=r"annotators/(?P<annotator>[0-9]+)/token")
+    def revoke_token(self, request: Request, slug: str, annotator: str) -> Response:
+        """Revoke the API token of an annotator of the campaign (organisers); 204 either way."""
+        campaign = campaign_for_user(request.user, slug)
+        require_organiser(request.user, campaign)
+        tokens.revoke(annotator_for_organiser(request.user, campaign, int(annotator)))
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(
         parameters=[OpenApiParameter("kind", str, OpenApiParameter.PATH, enum=sorted(EXPORTS))],
@@ -381,12 +400,38 @@ class NuggetViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet
 # -- tokens ---------------------------------------------------------------------------------
 
 
+LOCKED_OUT = (
+    "Too many failed logins: this account or address is locked for a while. "
+    "A campaign organiser or an administrator can unlock it."
+)
+
+
+class ObtainToken(ObtainAuthToken):
+    """POST username and password: the user's token. Failures count towards the same lockout
+    as the login page (django-axes): once locked, 429 even for the right password."""
+
+    def post(self, request: Request, *args, **kwargs) -> Response:
+        serializer = self.get_serializer(data=request.data)
+        if not serializer.is_valid():
+            # authenticate() ran with this DRF request: axes marks it when the lockout applies.
+            if getattr(request, "axes_locked_out", False):
+                raise Throttled(wait=get_cool_off().total_seconds(), detail=LOCKED_OUT)
+            raise ValidationError(serializer.errors)
+        token, _ = Token.objects.get_or_create(user=serializer.validated_data["user"])
+        response = Response({"token": token.key})
+        add_never_cache_headers(response)  # a secret: no cache may keep it
+        return response
+
+
+obtain_token = ObtainToken.as_view()
+
+
+@never_cache  # the page shows a secret: no cache (browser or proxy) may keep it
 @login_required
 def token_page(request: HttpRequest) -> HttpResponse:
     """Show (and on POST, create or replace) the user's API token."""
-    token = Token.objects.filter(user=request.user).first()
     if request.method == "POST":
-        if token is not None:
-            token.delete()
-        token = Token.objects.create(user=request.user)
+        token = tokens.replace(request.user)
+    else:
+        token = Token.objects.filter(user=request.user).first()
     return render(request, "console/token.html", {"token": token})

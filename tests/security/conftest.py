@@ -40,6 +40,7 @@ class Site:
         return {
             "conversation_id": conversation.pk,
             "conversation": conversation.pk,
+            "annotator": (self.alice if owner == "alice" else self.bob).pk,
             "nugget_id": nugget.pk,
             "turn_id": conversation.turns.get(position=2).pk,
             "entity_id": nugget.entity_id,

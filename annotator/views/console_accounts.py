@@ -1,0 +1,69 @@
+"""The campaign's annotators' accounts: their API tokens and failed logins; an organiser
+revokes a token or lifts a login lockout (django-axes) without a shell on the server."""
+
+from __future__ import annotations
+
+from axes.helpers import get_cool_off
+from axes.models import AccessAttempt
+from django.conf import settings
+from axes.utils import reset as reset_login_failures
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.db.models import Exists, OuterRef, Subquery, Sum
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+from rest_framework.authtoken.models import Token
+
+from annotator import tokens
+from annotator.access import annotator_for_organiser, campaign_for_organiser
+
+
+@login_required
+def accounts(request: HttpRequest, slug: str) -> HttpResponse:
+    campaign = campaign_for_organiser(request.user, slug)
+    failures = (
+        AccessAttempt.objects.filter(username=OuterRef("username"))
+        .values("username")
+        .annotate(total=Sum("failures_since_start"))
+        .values("total")
+    )
+    annotators = (
+        get_user_model()
+        .objects.filter(assignments__conversation__topic__campaign=campaign)
+        .distinct()
+        .annotate(has_token=Exists(Token.objects.filter(user=OuterRef("pk"))), failed_logins=Subquery(failures))
+        .order_by("username")
+    )
+    lockout = {"failures": settings.AXES_FAILURE_LIMIT, "minutes": round(get_cool_off().total_seconds() / 60)}
+    return render(
+        request, "console/accounts.html",
+        {"campaign": campaign, "annotators": annotators, "lockout": lockout, "tab": "accounts"},
+    )
+
+
+@login_required
+@require_POST
+def token_revoke(request: HttpRequest, slug: str, annotator: int) -> HttpResponse:
+    campaign = campaign_for_organiser(request.user, slug)
+    user = annotator_for_organiser(request.user, campaign, annotator)
+    if tokens.revoke(user):
+        messages.success(request, f"{user.get_username()}'s API token is revoked: scripts using it now get 401.")
+    else:
+        messages.info(request, f"{user.get_username()} has no API token.")
+    return redirect("console:accounts", campaign.slug)
+
+
+@login_required
+@require_POST
+def unlock(request: HttpRequest, slug: str, annotator: int) -> HttpResponse:
+    campaign = campaign_for_organiser(request.user, slug)
+    user = annotator_for_organiser(request.user, campaign, annotator)
+    reset_login_failures(username=user.get_username())
+    messages.success(
+        request,
+        f"{user.get_username()} can log in again. (An address locked by failures under other names stays "
+        "locked until its cool-off: an administrator runs manage.py axes_reset_ip.)",
+    )
+    return redirect("console:accounts", campaign.slug)

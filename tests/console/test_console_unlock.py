@@ -1,0 +1,53 @@
+from django.test import Client
+from django.urls import reverse
+
+from tests.console.conftest import assert_only_the_organiser_gets_in
+from tests.factories import make_user
+
+
+def url(campaign, annotator):
+    return reverse("console:unlock", kwargs={"slug": campaign.slug, "annotator": annotator.pk})
+
+
+def lock_out(username: str, settings) -> None:
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        Client().post("/accounts/login/", {"username": username, "password": "wrong"}, REMOTE_ADDR="10.9.0.1")
+
+
+def logs_in(username: str) -> bool:
+    return Client().post("/accounts/login/", {"username": username, "password": f"{username}-pw"},
+                         REMOTE_ADDR="10.9.0.2").status_code == 302
+
+
+def test_only_the_campaigns_organiser_unlocks(client_as, demo, settings):
+    settings.AXES_ENABLED = True
+    campaign, _, (ann, _) = demo
+    assert_only_the_organiser_gets_in(client_as, url(campaign, ann), method="post")
+    # (the helper logs ann in, which clears her failures: lock her out now)
+    lock_out("ann", settings)
+    for role in ("anonymous", "other organiser"):
+        assert client_as(role).post(url(campaign, ann)).status_code in {302, 404}
+    assert not logs_in("ann")
+
+
+def test_the_organiser_unlocks_a_locked_out_annotator(organiser, demo, settings):
+    settings.AXES_ENABLED = True
+    campaign, _, (ann, _) = demo
+    lock_out("ann", settings)
+    assert not logs_in("ann")
+    response = organiser.post(url(campaign, ann), follow=True)
+    assert response.redirect_chain[-1][0] == reverse("console:accounts", args=[campaign.slug])
+    assert "ann can log in again" in response.content.decode()
+    assert logs_in("ann")
+
+
+def test_unlocking_needs_a_post(organiser, demo):
+    assert organiser.get(url(demo[0], demo[2][0])).status_code == 405
+
+
+def test_a_user_outside_the_campaign_is_not_found(organiser, demo, settings):
+    settings.AXES_ENABLED = True
+    make_user("outsider")
+    lock_out("outsider", settings)
+    assert organiser.post(url(demo[0], make_user("outsider2"))).status_code == 404
+    assert not logs_in("outsider")
