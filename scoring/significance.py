@@ -130,7 +130,11 @@ def paired_t_pvalues(scores: np.ndarray) -> np.ndarray:
     if m < 2 or x.shape[0] < 2:
         return result
     first, second = np.triu_indices(m, k=1)
-    p = stats.ttest_rel(x[:, first], x[:, second], axis=0).pvalue
+    with warnings.catch_warnings():
+        # identical differences on every topic (e.g. standardised scores of two runs) leave the
+        # t statistic undefined or infinite: scipy's p-value stands, its warning is noise here
+        warnings.simplefilter("ignore", RuntimeWarning)
+        p = stats.ttest_rel(x[:, first], x[:, second], axis=0).pvalue
     result[first, second] = p
     result[second, first] = p
     return result
