@@ -112,8 +112,7 @@ def pairs_csv(comparisons: list[MeasureComparison]) -> str:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS, lineterminator="\n")
     writer.writeheader()
-    for row in pair_rows(comparisons):
-        writer.writerow({k: f"{v:.6g}" if isinstance(v, float) else v for k, v in row.items()})
+    writer.writerows(pair_rows(comparisons))  # floats in full (round-trip) precision
     return buffer.getvalue()
 
 
