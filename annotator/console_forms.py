@@ -397,11 +397,11 @@ class QueryForm(forms.Form):
         """Bound to the query string, the initial value standing in for each parameter it lacks
         (a first visit computes with the defaults). A submitted form leaves an unticked box
         out: it stays unticked."""
-        data = {name: field.initial for name, field in cls(**kwargs).fields.items() if field.initial is not None}
-        if query:
-            for name, field in cls(**kwargs).fields.items():
-                if isinstance(field, forms.BooleanField):
-                    data.pop(name, None)
+        fields = cls(**kwargs).fields
+        data = {
+            name: field.initial for name, field in fields.items()
+            if field.initial is not None and not (query and isinstance(field, forms.BooleanField))
+        }
         data.update(query.items())
         return cls(data=data, **kwargs)
 

@@ -15,10 +15,20 @@ from django.views.decorators.http import require_GET
 from annotator import analysis
 from annotator.access import campaign_for_organiser, conversation_for_organiser
 from annotator.console_forms import AnalysisForm, MeasureForm
-from annotator.models import Conversation
+from annotator.models import Campaign, Conversation
 from annotator.scores import judges, score_conversation, score_table, score_tables
 from annotator.views.workspace import score_panel_html
 from scoring.words import tokenise
+
+def _compared(campaign: Campaign, query) -> tuple[AnalysisForm, analysis.MeasureComparison | None]:
+    """The run comparison the query asks for; None when the form refuses it."""
+    table = score_table(campaign)
+    form = AnalysisForm.from_query(query, measures=analysis.measures_of(table))
+    if not form.is_valid():
+        return form, None
+    p = form.cleaned_data
+    return form, analysis.compare_measure(table, p["measure"], p["permutations"], p["seed"], p["standardise"])
+
 
 @login_required
 @require_GET
@@ -26,13 +36,11 @@ def significance(request: HttpRequest, slug: str) -> HttpResponse:
     """Run x run table of one measure (difference, Tukey HSD and paired t p-values, effect
     size), the ANOVA, and the topic set size the next round needs."""
     campaign = campaign_for_organiser(request.user, slug)
-    table = score_table(campaign)
-    form = AnalysisForm.from_query(request.GET, measures=analysis.measures_of(table))
+    form, comparison = _compared(campaign, request.GET)
     context = {"campaign": campaign, "tab": "report", "form": form}
-    if not form.is_valid():
+    if comparison is None:
         return render(request, "console/significance.html", context, status=400)
     p = form.cleaned_data
-    comparison = analysis.compare_measure(table, p["measure"], p["permutations"], p["seed"], p["standardise"])
     context.update({
         "comparison": comparison,
         "rows": comparison.table(p["alpha"]),
@@ -47,14 +55,11 @@ def significance(request: HttpRequest, slug: str) -> HttpResponse:
 def significance_csv(request: HttpRequest, slug: str) -> HttpResponse:
     """The page's comparison as CSV, one row per run pair (the compare_runs command's columns)."""
     campaign = campaign_for_organiser(request.user, slug)
-    table = score_table(campaign)
-    form = AnalysisForm.from_query(request.GET, measures=analysis.measures_of(table))
-    if not form.is_valid():
+    form, comparison = _compared(campaign, request.GET)
+    if comparison is None:
         return HttpResponse(form.errors.as_text(), status=400, content_type="text/plain; charset=utf-8")
-    p = form.cleaned_data
-    comparison = analysis.compare_measure(table, p["measure"], p["permutations"], p["seed"], p["standardise"])
     response = HttpResponse(analysis.pairs_csv([comparison]), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{campaign.slug}-{p["measure"]}-run-pairs.csv"'
+    response["Content-Disposition"] = f'attachment; filename="{campaign.slug}-{comparison.measure}-run-pairs.csv"'
     return response
 
 
