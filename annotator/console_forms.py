@@ -433,6 +433,8 @@ class MeasureForm(QueryForm):
 class AnalysisForm(MeasureForm, ComparisonForm):
     """The run comparison and topic set size inputs."""
 
+    field_order = ["measure", "alpha", "min_diff", "permutations", "seed", "standardise"]
+
     alpha = forms.FloatField(label="α (significance level)", min_value=0.001, max_value=0.5, initial=0.05)
     min_diff = forms.FloatField(
         label="Minimum difference", min_value=0.001, max_value=1.0, initial=0.05,

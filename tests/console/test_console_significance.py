@@ -70,3 +70,20 @@ def test_topics_a_run_lacks_are_named_and_the_comparison_uses_the_topics_every_r
     assert 'data-testid="missing"' in html and "<strong>solo-trial1</strong> lacks M002" in html
     # one topic left: nothing to compare, and the page says why
     assert response.context["rows"] == [] and "fewer than two topics that every run has" in html
+
+
+def test_the_queries_do_not_grow_with_the_runs_compared(organiser, campaign):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            assert organiser.get(url(campaign), {"permutations": 100}).status_code == 200
+        return len(captured.captured_queries)
+
+    before = queries()
+    for topic in ("M001", "M002"):
+        make_conversation(campaign, [("U", "Films?"), ("S", "None.")], topic=topic, run="extra-trial1")
+    # session, user, campaign; then score_table: conversations, judges' assignments, topic types
+    # with attribute sets (2), and per topic type turns, nuggets, memberships
+    assert queries() == before
