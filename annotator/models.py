@@ -206,7 +206,7 @@ class Run(models.Model):
         return (self.system, self.trial) if self.system else self.system_and_trial_of(self.name)
 
 
-_TRIAL_NAME = re.compile(r"^(?P<system>.+?)[-_]trial[-_]?(?P<trial>\d+)$", re.IGNORECASE)
+_TRIAL_NAME = re.compile(r"^(?P<system>.+?)[-_]trial[-_]?(?P<trial>[1-9][0-9]*)$", re.IGNORECASE)
 
 
 class Conversation(models.Model):
