@@ -55,7 +55,7 @@ _test-on-current-db:
 	  scripts/ensure-chromium.sh && DJANGO_ALLOW_ASYNC_UNSAFE=true $(PYTEST) -m browser -q -p no:randomly; fi
 
 # Benchmarks (docs/benchmarks.md): HTTP round trips, a load run on SQLite and PostgreSQL,
-# a 10,000-conversation import. Loopback only; a few minutes in all.
+# a 10,000-conversation import, comparing 30 runs. Loopback only; a few minutes in all.
 bench: $(VENV)/.installed
 	$(BIN)/python bench/bench_http.py
 	$(BIN)/python bench/bench_floor.py
@@ -64,6 +64,7 @@ bench: $(VENV)/.installed
 	$(BIN)/python bench/bench_load.py
 	GFRC_PG_DURABLE=1 scripts/with-postgres.sh --optional $(BIN)/python bench/bench_load.py
 	$(BIN)/python bench/bench_import.py
+	$(BIN)/python bench/bench_compare_runs.py
 	@if [ -f bench/bench_scoring.py ]; then $(BIN)/python bench/bench_scoring.py; fi
 
 clean:

@@ -274,10 +274,11 @@ def validate_campaign(data: Any, source: str = "campaign") -> tuple[dict, list[C
         if name in seen_runs:
             c.error(where + ".name", f"run {name} is listed twice")
         seen_runs.add(name)
+        named_system, named_trial = Run.system_and_trial_of(name or "")
         spec["runs"].append({
             "name": name,
-            "system": c.string(r.get("system", ""), where + ".system", max_length=100, required=False) or "",
-            "trial": c.number(r.get("trial", 1), where + ".trial", low=1, integer=True) or 1,
+            "system": c.string(r.get("system", ""), where + ".system", max_length=100, required=False) or named_system,
+            "trial": c.number(r.get("trial", named_trial), where + ".trial", low=1, integer=True) or named_trial,
         })
 
     organisers = top.get("organisers", [])

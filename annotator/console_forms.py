@@ -18,6 +18,7 @@ from django.db.models import F
 from annotator.evidence import EvidenceError, derived_target
 from annotator.models import AttributeSet, Campaign, Grade, Run, Topic, TopicType
 from annotator.vectors import VectorError, check_distribution, format_vector, parse_vector
+from scoring import significance
 
 STALE_MESSAGE = (
     "Someone else saved these settings while you were editing (now version {version}); "
@@ -387,3 +388,59 @@ class GoldForm(forms.Form):
         field = self.fields["gold_annotator"]
         field.queryset = get_user_model().objects.filter(assignments__conversation=conversation).order_by("username")
         field.label_from_instance = lambda u: u.get_username()
+
+
+# -- the evaluation report's inputs (GET forms: each bounded so no request stalls a worker) -------
+
+
+class QueryForm(forms.Form):
+    """A form of GET parameters, each falling back to its field's initial value."""
+
+    @classmethod
+    def from_query(cls, query, **kwargs):
+        """Bound to the query string, the initial value standing in for each parameter it lacks
+        (a first visit computes with the defaults). A submitted form leaves an unticked box
+        out: it stays unticked."""
+        fields = cls(**kwargs).fields
+        data = {
+            name: field.initial for name, field in fields.items()
+            if field.initial is not None and not (query and isinstance(field, forms.BooleanField))
+        }
+        data.update(query.items())
+        return cls(data=data, **kwargs)
+
+
+class ComparisonForm(QueryForm):
+    """How runs are compared: randomised Tukey HSD trials, its seed, standardised scores."""
+
+    permutations = forms.IntegerField(
+        label="B (permutations)", min_value=100, max_value=significance.MAX_PERMUTATIONS,
+        initial=significance.DEFAULT_PERMUTATIONS,
+        help_text=f"Randomised Tukey HSD trials, 100 to {significance.MAX_PERMUTATIONS:,}.",
+    )
+    seed = forms.IntegerField(label="Seed", min_value=0, max_value=2**32 - 1, initial=0,
+                              help_text="The same seed gives the same p-values.")
+    standardise = forms.BooleanField(
+        label="Standardise scores", required=False, initial=False,
+        help_text="z-score per topic over the runs, then the standard normal CDF: topics of different difficulty count alike.",
+    )
+
+
+class MeasureForm(QueryForm):
+    measure = forms.ChoiceField(label="Measure", initial="GFRC")
+
+    def __init__(self, *args, measures: list[str], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["measure"].choices = [(m, m) for m in measures]
+
+
+class AnalysisForm(MeasureForm, ComparisonForm):
+    """The run comparison and topic set size inputs."""
+
+    field_order = ["measure", "alpha", "min_diff", "permutations", "seed", "standardise"]
+
+    alpha = forms.FloatField(label="α (significance level)", min_value=0.001, max_value=0.5, initial=0.05)
+    min_diff = forms.FloatField(
+        label="Minimum difference", min_value=0.001, max_value=1.0, initial=0.05,
+        help_text="The smallest difference between runs the next round must detect (topic set size).",
+    )

@@ -472,7 +472,11 @@ class _Importer:
             result.topics_created = sorted(t.code for t in new_topics)
         new_runs = sorted({p.run for p in plans} - set(self.runs))
         if new_runs:
-            Run.objects.bulk_create([Run(campaign=campaign, name=name) for name in new_runs])
+            Run.objects.bulk_create([
+                Run(campaign=campaign, name=name, system=system, trial=trial)
+                for name in new_runs
+                for system, trial in [Run.system_and_trial_of(name)]
+            ])
             for chunk in _chunks(new_runs):
                 self.runs.update({r.name: r for r in Run.objects.filter(campaign=campaign, name__in=chunk)})
             result.runs_created = new_runs

@@ -13,6 +13,7 @@ refused when someone saved in between (optimistic concurrency, see annotator/ann
 from __future__ import annotations
 
 import math
+import re
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -202,6 +203,21 @@ class Run(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @staticmethod
+    def system_and_trial_of(name: str) -> tuple[str, int]:
+        """What a run name says: ``bing-trial2`` -> ("bing", 2); a name without ``-trial<N>``
+        (or ``_trial<N>``) is a system of its own, trial 1."""
+        match = _TRIAL_NAME.match(name)
+        return (match["system"], int(match["trial"])) if match else (name, 1)
+
+    def system_and_trial(self) -> tuple[str, int]:
+        """The stored system and trial; a run stored without a system (older imports) reads
+        both from its name."""
+        return (self.system, self.trial) if self.system else self.system_and_trial_of(self.name)
+
+
+_TRIAL_NAME = re.compile(r"^(?P<system>.+?)[-_]trial[-_]?(?P<trial>[1-9][0-9]*)$", re.IGNORECASE)
 
 
 class Conversation(models.Model):

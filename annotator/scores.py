@@ -492,8 +492,22 @@ def judges(conversations: Sequence[Conversation]) -> dict[int, int | None]:
     return result
 
 
+@dataclass
+class ScoreTables:
+    """The scores of a campaign's conversations and of their scored system turns."""
+
+    conversations: pd.DataFrame  # see score_table
+    system_turns: pd.DataFrame  # conversation, topic, run, turn ("S1"), attribute_set, distr_sim
+
+
 def score_table(campaign: Campaign) -> pd.DataFrame:
-    """One row per conversation: topic, run, judge, R, GF_<attribute set>..., GF, GFRC.
+    """One row per conversation: topic, run, judge, R, GF_<attribute set>..., GF, GFRC."""
+    return score_tables(campaign).conversations
+
+
+def score_tables(campaign: Campaign) -> ScoreTables:
+    """One row per conversation (topic, run, judge, R, GF_<attribute set>..., GF, GFRC) and one
+    per scored system turn and attribute set (its DistrSim).
 
     Conversations are scored per topic type (each has its own attribute sets), each type in one
     vectorised `gfrc.score` call. Rows are selected by topic type, not by lists of ids, so the
@@ -507,7 +521,7 @@ def score_table(campaign: Campaign) -> pd.DataFrame:
     for conversation in conversations:
         by_type[conversation.topic.topic_type_id].append(conversation)
 
-    frames = []
+    frames, turn_frames = [], []
     for topic_type in TopicType.objects.filter(pk__in=by_type).prefetch_related("attribute_sets").order_by("code"):
         group = by_type[topic_type.pk]
         attribute_sets = list(topic_type.attribute_sets.all())
@@ -527,7 +541,7 @@ def score_table(campaign: Campaign) -> pd.DataFrame:
                 nuggets_by_conversation[nugget.conversation_key].append(nugget)
                 judged_entities.add(nugget.entity_id)
         memberships = _memberships(Membership.objects.filter(entity__topic__topic_type=topic_type))
-        turn_table, nugget_table, _, _ = _tables(
+        turn_table, nugget_table, turn_views, _ = _tables(
             [turns_by_conversation[i] for i in ids],
             [nuggets_by_conversation[i] for i in ids],
             {e: memberships[e] for e in judged_entities if e in memberships},
@@ -550,12 +564,39 @@ def score_table(campaign: Campaign) -> pd.DataFrame:
         frame["GF"] = scores.GF
         frame["GFRC"] = scores.GFRC
         frames.append(frame)
+        turn_frames.append(_system_turn_frame(group, turn_views, scores, specs))
     if not frames:
-        return pd.DataFrame(columns=["conversation", "topic", "topic_type", "run", "judge", "R", "GF", "GFRC"])
+        return ScoreTables(
+            pd.DataFrame(columns=["conversation", "topic", "topic_type", "run", "judge", "R", "GF", "GFRC"]),
+            pd.DataFrame(columns=list(_TURN_COLUMNS)),
+        )
     table = pd.concat(frames, ignore_index=True)
     leading = ["conversation", "topic", "topic_type", "run", "judge", "R"]
     attribute_columns = sorted(c for c in table.columns if c.startswith("GF_"))
-    return table[leading + attribute_columns + ["GF", "GFRC"]].sort_values(["run", "topic"], ignore_index=True)
+    return ScoreTables(
+        table[leading + attribute_columns + ["GF", "GFRC"]].sort_values(["run", "topic"], ignore_index=True),
+        pd.concat(turn_frames, ignore_index=True),
+    )
+
+
+_TURN_COLUMNS = ("conversation", "topic", "run", "turn", "attribute_set", "distr_sim")
+
+
+def _system_turn_frame(group: Sequence[Conversation], turn_views, scores, specs) -> pd.DataFrame:
+    """One row per scored system turn and attribute set (rows of `scores` follow the system
+    turns of `turn_views` in order)."""
+    rows = []
+    row = 0
+    for conversation, views in zip(group, turn_views):
+        for view in views:
+            if not view.turn.is_system:
+                continue
+            if scores.scored[row]:
+                for m, spec in enumerate(specs):
+                    rows.append((conversation.pk, conversation.topic.code, conversation.run.name, str(view.turn),
+                                 spec.name, float(scores.distr_sim[row, m])))
+            row += 1
+    return pd.DataFrame(rows, columns=list(_TURN_COLUMNS))
 
 
 def run_means(table: pd.DataFrame) -> pd.DataFrame:

@@ -1,16 +1,33 @@
 """URLs of the organiser's console (namespace "console")."""
 
-from django.urls import path, re_path
+from django.urls import path, re_path, register_converter
 
 from annotator.views import (
     console,
     console_accounts,
     console_agreement,
+    console_analysis,
     console_campaign,
     console_exports,
     console_progress,
     console_reports,
 )
+
+
+
+class ConversationIds:
+    """Conversation ids separated by commas: ``12,13,14`` (at most ten side by side)."""
+
+    regex = r"[0-9]{1,12}(?:,[0-9]{1,12}){0,9}"
+
+    def to_python(self, value: str) -> list[int]:
+        return [int(i) for i in value.split(",")]
+
+    def to_url(self, value) -> str:
+        return ",".join(str(i) for i in value) if isinstance(value, (list, tuple)) else str(value)
+
+
+register_converter(ConversationIds, "ids")
 
 urlpatterns = [
     path("", console.index, name="index"),
@@ -27,6 +44,11 @@ urlpatterns = [
     path("<slug:slug>/report/", console_reports.report, name="report"),
     path("<slug:slug>/report.csv", console_reports.report_csv, name="report_csv"),
     re_path(r"^(?P<slug>[-a-zA-Z0-9_]+)/r-vs-gf\.(?P<fmt>svg|png)$", console_reports.plot, name="plot"),
+    path("<slug:slug>/report/significance/", console_analysis.significance, name="significance"),
+    path("<slug:slug>/report/significance.csv", console_analysis.significance_csv, name="significance_csv"),
+    path("<slug:slug>/report/trials/", console_analysis.trials, name="trials"),
+    path("<slug:slug>/report/worst/", console_analysis.worst, name="worst"),
+    path("<slug:slug>/conversations/<ids:ids>/", console_analysis.conversations, name="conversations"),
     path("<slug:slug>/exports/", console_exports.exports, name="exports"),
     path("<slug:slug>/exports/<str:kind>/", console_exports.download, name="download"),
     path("<slug:slug>/accounts/", console_accounts.accounts, name="accounts"),

@@ -1,4 +1,5 @@
-"""Screenshots of the organiser's console for the docs: docs/img/report.png and docs/img/grid.png.
+"""Screenshots of the organiser's console for the docs: docs/img/report.png, docs/img/grid.png and
+docs/img/significance.png (the others go to a temporary directory, for a look).
 
 Builds a demo-like campaign (several topics and runs, two annotators) from tests/console/demo.py
 in a throw-away SQLite database, serves it with runserver and drives Debian's chromium with
@@ -42,6 +43,8 @@ def main() -> None:
     from tests.console.demo import build_demo
 
     campaign, organiser, _ = build_demo()
+    first = campaign.topics.order_by("code").first().conversations.order_by("pk")
+    side_by_side = ",".join(str(c.pk) for c in first[:2])  # read here: Playwright's loop refuses the ORM
     organiser.set_password("org-pw")
     organiser.save()
     port = free_port()
@@ -71,10 +74,12 @@ def main() -> None:
             page.get_by_label("Password").fill("org-pw")
             page.get_by_role("button", name="Log in").click()
             page.wait_for_load_state("networkidle")
-            for name, path in [("report", "report"), ("grid", "grid"), ("agreement", "agreement"), ("settings", "settings"), ("progress", "progress")]:
-                page.goto(f"{base}/console/{campaign.slug}/{path}/")
+            for name, path in [("report", "report/"), ("grid", "grid/"), ("agreement", "agreement/"), ("settings", "settings/"),
+                               ("progress", "progress/"), ("significance", "report/significance/?measure=GFRC&permutations=10000"),
+                               ("trials", "report/trials/"), ("worst", "report/worst/"), ("conversations", f"conversations/{side_by_side}/")]:
+                page.goto(f"{base}/console/{campaign.slug}/{path}")
                 page.wait_for_load_state("networkidle")
-                target = OUT / f"{name}.png" if name in ("report", "grid") else workdir / f"{name}.png"
+                target = OUT / f"{name}.png" if name in ("report", "grid", "significance") else workdir / f"{name}.png"
                 page.screenshot(path=str(target), full_page=True)
                 print(target)
             browser.close()

@@ -44,7 +44,8 @@ def make_conversation(
     """turns: [("U", text), ("S", text), ...] in order."""
     topic_type = TopicType.objects.get(campaign=campaign, code=topic[0])
     topic_obj, _ = Topic.objects.get_or_create(campaign=campaign, code=topic, defaults={"topic_type": topic_type})
-    run_obj, _ = Run.objects.get_or_create(campaign=campaign, name=run)
+    system, trial = Run.system_and_trial_of(run)
+    run_obj, _ = Run.objects.get_or_create(campaign=campaign, name=run, defaults={"system": system, "trial": trial})
     conversation = Conversation.objects.create(topic=topic_obj, run=run_obj)
     numbers = {"U": 0, "S": 0}
     for position, (role, text) in enumerate(turns, start=1):

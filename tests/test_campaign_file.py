@@ -38,8 +38,15 @@ def test_topics_and_runs_may_be_plain_strings_and_targets_fractions():
     spec, problems = validate_campaign(data)
     assert problems == []
     assert spec["topics"] == [{"code": "M001", "type": "M", "description": ""}]
-    assert spec["runs"] == [{"name": "bing", "system": "", "trial": 1}]
+    assert spec["runs"] == [{"name": "bing", "system": "bing", "trial": 1}]
     assert spec["topic_types"][0]["attribute_sets"][0]["target"] == [1 / 3, 2 / 3]
+
+
+def test_a_runs_system_and_trial_come_from_its_name_unless_given():
+    data = dict(MINIMAL, runs=["bard-trial2", {"name": "bing_trial3", "system": "New Bing"}, {"name": "x-trial4", "trial": 1}])
+    spec, problems = validate_campaign(data)
+    assert problems == []
+    assert [(r["system"], r["trial"]) for r in spec["runs"]] == [("bard", 2), ("New Bing", 3), ("x", 1)]
 
 
 def test_a_target_from_the_mapping_counts_values_per_group():

@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 
 from annotator.formats import parse_paper, write_jsonl
 from annotator.importing import import_files, run_from_filename
-from annotator.models import Assignment, Campaign, Conversation, Entity, Membership, Nugget, TurnLabel
+from annotator.models import Assignment, Campaign, Conversation, Entity, Membership, Nugget, Run, TurnLabel
 from tests.commands.helpers import BARD_FIGURE, EXAMPLE, load_fairweb, row_counts
 
 pytestmark = pytest.mark.django_db
@@ -53,6 +53,13 @@ def test_a_file_without_annotations_imports_the_conversation_only(campaign):
     conversation = Conversation.objects.get()
     assert conversation.gold_annotator is None and not Assignment.objects.exists()
     assert not get_user_model().objects.filter(username="gold").exists()
+
+
+def test_a_new_run_takes_its_system_and_trial_from_its_name(campaign):
+    result = import_files(campaign, [("M002-bing-trial2.txt", EXAMPLE.read_bytes())])
+    assert result.ok, result.errors
+    run = Run.objects.get(campaign=campaign, name="bing-trial2")
+    assert (run.system, run.trial) == ("bing", 2)
 
 
 def test_the_console_upload_gives_the_judgments_to_the_uploading_organiser(campaign):

@@ -63,3 +63,15 @@ def _other_organiser():
     other = make_user("other-org")
     make_campaign("other", organiser=other)
     return other
+
+
+@pytest.fixture
+def with_second_trial(demo):
+    """The demo plus bing-trial2 on M001 and M002 (no nuggets yet: every score 0), so system
+    bing has two trials of two topics."""
+    from tests.factories import make_conversation
+
+    campaign, _organiser, (ann, _bob) = demo
+    turns = [("U", "Please list sci-fi movies that feature time travel."), ("S", "<b>Nothing</b> comes to mind."),
+             ("U", "Any?"), ("S", "Sorry.")]
+    return [make_conversation(campaign, turns, topic=topic, run="bing-trial2", annotators=[ann]) for topic in ("M001", "M002")]

@@ -10,6 +10,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PURE_MODULES = ["scoring", "scoring.words", "scoring.divergence", "scoring.gfrc", "scoring.usefulness",
                 "scoring.reference"]
+# Statistics over run scores may use scipy.stats too (still no Django).
+STATISTICS_MODULES = ["scoring.significance"]
 
 PROBE = """
 import importlib, json, sys
@@ -24,19 +26,32 @@ class RefuseDjango:
 sys.meta_path.insert(0, RefuseDjango())
 for module in MODULES:
     importlib.import_module(module)
+CALL
 top_level = sorted({name.split(".")[0] for name in sys.modules})
-outside = [n for n in top_level if n not in sys.stdlib_module_names and n not in ("numpy", "scoring")
+outside = [n for n in top_level if n not in sys.stdlib_module_names and n not in ALLOWED
            and not n.startswith("_")]
 print(json.dumps({"django": [n for n in sys.modules if n.startswith("django")], "outside": outside}))
 """
 
 
-def test_scoring_modules_import_with_django_made_unimportable_and_load_only_numpy_and_stdlib():
-    probe = PROBE.replace("MODULES", repr(PURE_MODULES))
+def _loaded(modules: list[str], allowed: tuple[str, ...], call: str = "") -> dict:
+    probe = PROBE.replace("MODULES", repr(modules)).replace("ALLOWED", repr(allowed)).replace("CALL", call)
     completed = subprocess.run(
         [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(ROOT)!r})\n{probe}"],
         capture_output=True, text=True, cwd=ROOT, timeout=120,
     )
     assert completed.returncode == 0, completed.stderr
-    loaded = json.loads(completed.stdout.strip().splitlines()[-1])
-    assert loaded == {"django": [], "outside": []}
+    return json.loads(completed.stdout.strip().splitlines()[-1])
+
+
+def test_scoring_modules_import_with_django_made_unimportable_and_load_only_numpy_and_stdlib():
+    assert _loaded(PURE_MODULES, ("numpy", "scoring")) == {"django": [], "outside": []}
+
+
+def test_the_statistics_module_compares_runs_with_django_made_unimportable_using_numpy_and_scipy_only():
+    call = (
+        "from scoring import significance; import numpy as np; "
+        "significance.compare_runs(np.random.default_rng(0).random((6, 3)), ['a', 'b', 'c'], permutations=50); "
+        "significance.topics_for_anova(0.02, 0.05, 3); significance.standardise(np.ones((2, 2)))"
+    )
+    assert _loaded(STATISTICS_MODULES, ("numpy", "scipy", "cython_runtime", "scoring"), call) == {"django": [], "outside": []}

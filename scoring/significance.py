@@ -1,0 +1,278 @@
+"""Comparing runs over a topic x run score matrix, as an NTCIR overview paper does.
+
+Pure numpy and scipy.stats (no Django): the database side is `annotator.analysis`.
+
+A matrix has one row per topic and one column per run; a cell is the run's score on the topic
+(the mean over the run's conversations of that topic). The tests follow Sakai's practice for
+comparing many systems: two-way ANOVA without replication (topic x run) for the residual
+variance V_E, the randomised Tukey HSD over all run pairs, the paired t-test beside it, the
+effect size ES_E = difference / sqrt(V_E), and topic set size design from V_E.
+
+scipy is imported where it is used: it adds a second to every process start that never
+compares runs (see annotator.reports).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+DEFAULT_PERMUTATIONS = 10_000
+MAX_PERMUTATIONS = 100_000
+# Permuted matrices are drawn this many at a time: B x topics x runs floats at once would be
+# 120 MB at 10,000 x 50 x 30.
+_CHUNK_CELLS = 2_000_000
+
+
+@dataclass(frozen=True)
+class CompleteMatrix:
+    """The topics every run has, and which topics each run lacks (reported, not dropped silently)."""
+
+    scores: np.ndarray  # topics x runs, no NaN
+    topics: tuple[str, ...]
+    runs: tuple[str, ...]
+    missing: dict[str, tuple[str, ...]]  # run -> the topics it has no score for
+
+
+def complete_topics(scores: np.ndarray, topics, runs) -> CompleteMatrix:
+    """Keep the topics (rows) with a score for every run; NaN marks a missing cell."""
+    scores = np.asarray(scores, dtype=float).reshape(len(topics), len(runs))
+    absent = np.isnan(scores)
+    keep = ~absent.any(axis=1)
+    missing = {run: tuple(t for t, gone in zip(topics, absent[:, j]) if gone) for j, run in enumerate(runs)}
+    return CompleteMatrix(
+        scores=scores[keep], topics=tuple(t for t, k in zip(topics, keep) if k), runs=tuple(runs),
+        missing={run: gone for run, gone in missing.items() if gone},
+    )
+
+
+@dataclass(frozen=True)
+class Anova:
+    """Two-way ANOVA without replication: topic and run effects, one score per cell."""
+
+    ss_run: float
+    ss_topic: float
+    ss_residual: float
+    df_run: int
+    df_topic: int
+    df_residual: int
+    V_E: float  # the residual mean square
+    F_run: float
+    p_run: float
+    F_topic: float
+    p_topic: float
+
+
+def anova(scores: np.ndarray) -> Anova:
+    from scipy import stats
+
+    x = np.asarray(scores, dtype=float)
+    n, m = x.shape
+    grand = x.mean()
+    ss_run = n * float(((x.mean(axis=0) - grand) ** 2).sum())
+    ss_topic = m * float(((x.mean(axis=1) - grand) ** 2).sum())
+    ss_residual = max(float(((x - grand) ** 2).sum()) - ss_run - ss_topic, 0.0)
+    df_run, df_topic, df_residual = m - 1, n - 1, (m - 1) * (n - 1)
+    V_E = ss_residual / df_residual if df_residual else math.nan
+
+    def f_test(ss: float, df: int) -> tuple[float, float]:
+        if not df_residual or not df:
+            return math.nan, math.nan
+        if V_E == 0:
+            return (math.inf, 0.0) if ss > 0 else (math.nan, math.nan)
+        F = (ss / df) / V_E
+        return F, float(stats.f.sf(F, df, df_residual))
+
+    F_run, p_run = f_test(ss_run, df_run)
+    F_topic, p_topic = f_test(ss_topic, df_topic)
+    return Anova(ss_run, ss_topic, ss_residual, df_run, df_topic, df_residual, V_E, F_run, p_run, F_topic, p_topic)
+
+
+def randomised_tukey_hsd(scores: np.ndarray, permutations: int = DEFAULT_PERMUTATIONS, seed: int | None = None) -> np.ndarray:
+    """Runs x runs p-values of the paired randomised Tukey HSD test (Sakai).
+
+    Each of B trials shuffles every topic's row independently (under the null hypothesis the
+    run labels of a topic's scores are exchangeable) and records the largest minus the smallest
+    run mean; the p-value of a pair is the share of trials whose max - min reaches the pair's
+    observed absolute difference. Comparing every pair with the max - min controls the
+    familywise error over all pairs at once.
+    """
+    if not 1 <= permutations <= MAX_PERMUTATIONS:
+        raise ValueError(f"permutations must be between 1 and {MAX_PERMUTATIONS}")
+    x = np.asarray(scores, dtype=float)
+    n, m = x.shape
+    rng = np.random.default_rng(seed)
+    spreads = np.empty(permutations)
+    chunk = max(1, _CHUNK_CELLS // max(n * m, 1))
+    for start in range(0, permutations, chunk):
+        size = min(chunk, permutations - start)
+        shuffled = rng.permuted(np.broadcast_to(x, (size, n, m)), axis=2)
+        means = shuffled.mean(axis=1)
+        spreads[start:start + size] = means.max(axis=1) - means.min(axis=1)
+    observed = np.abs(x.mean(axis=0)[:, None] - x.mean(axis=0)[None, :])
+    # Sorted spreads answer every pair with one binary search; a tiny tolerance keeps a trial
+    # that equals the observed difference (up to rounding of the sums) counting as reaching it.
+    spreads.sort()
+    reached = permutations - np.searchsorted(spreads, observed - 1e-12, side="left")
+    return reached / permutations
+
+
+def paired_t_pvalues(scores: np.ndarray) -> np.ndarray:
+    """Runs x runs two-sided p-values of the paired t-test (scipy.stats.ttest_rel) per pair."""
+    from scipy import stats
+
+    x = np.asarray(scores, dtype=float)
+    m = x.shape[1]
+    result = np.full((m, m), np.nan)
+    if m < 2 or x.shape[0] < 2:
+        return result
+    first, second = np.triu_indices(m, k=1)
+    with warnings.catch_warnings():
+        # identical differences on every topic (e.g. standardised scores of two runs) leave the
+        # t statistic undefined or infinite: scipy's p-value stands, its warning is noise here
+        warnings.simplefilter("ignore", RuntimeWarning)
+        p = stats.ttest_rel(x[:, first], x[:, second], axis=0).pvalue
+    result[first, second] = p
+    result[second, first] = p
+    return result
+
+
+def effect_sizes(scores: np.ndarray, V_E: float) -> np.ndarray:
+    """Runs x runs ES_E: (mean of the row run - mean of the column run) / sqrt(V_E)."""
+    means = np.asarray(scores, dtype=float).mean(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (means[:, None] - means[None, :]) / math.sqrt(V_E) if V_E > 0 else np.full((means.size,) * 2, np.nan)
+
+
+@dataclass(frozen=True)
+class PairComparison:
+    run_a: str
+    run_b: str
+    mean_a: float
+    mean_b: float
+    diff: float
+    p_tukey_hsd: float
+    p_paired_t: float
+    effect_size: float
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Every pair of runs on one matrix; runs ordered by mean, best first."""
+
+    runs: tuple[str, ...]
+    means: np.ndarray
+    topics: int
+    anova: Anova
+    p_tukey_hsd: np.ndarray  # runs x runs, in the order of `runs`
+    p_paired_t: np.ndarray
+    effect_size: np.ndarray
+
+    def pairs(self) -> list[PairComparison]:
+        """Each unordered pair once, the better run first."""
+        m = len(self.runs)
+        return [
+            PairComparison(
+                self.runs[i], self.runs[j], float(self.means[i]), float(self.means[j]),
+                float(self.means[i] - self.means[j]), float(self.p_tukey_hsd[i, j]), float(self.p_paired_t[i, j]),
+                float(self.effect_size[i, j]),
+            )
+            for i in range(m) for j in range(i + 1, m)
+        ]
+
+
+def compare_runs(scores: np.ndarray, runs, permutations: int = DEFAULT_PERMUTATIONS, seed: int | None = None) -> Comparison:
+    """ANOVA, randomised Tukey HSD, paired t-tests and effect sizes of a complete matrix."""
+    x = np.asarray(scores, dtype=float)
+    order = np.argsort(-x.mean(axis=0), kind="stable")
+    x = x[:, order]
+    table = anova(x)
+    return Comparison(
+        runs=tuple(runs[i] for i in order),
+        means=x.mean(axis=0),
+        topics=x.shape[0],
+        anova=table,
+        p_tukey_hsd=randomised_tukey_hsd(x, permutations, seed),
+        p_paired_t=paired_t_pvalues(x),
+        effect_size=effect_sizes(x, table.V_E),
+    )
+
+
+# -- topic set size design (Sakai 2016) -----------------------------------------------------------
+
+MAX_TOPICS = 100_000
+
+
+def _smallest_n(power_of, low: int) -> int | None:
+    """The smallest n >= low with power_of(n) >= its target (power grows with n), or None if
+    more than MAX_TOPICS would be needed."""
+    high = low
+    while not power_of(high):
+        if high >= MAX_TOPICS:
+            return None
+        low, high = high + 1, min(high * 2, MAX_TOPICS)
+    while low < high:
+        middle = (low + high) // 2
+        if power_of(middle):
+            high = middle
+        else:
+            low = middle + 1
+    return high
+
+
+def topics_for_paired_t(V_E: float, min_diff: float, alpha: float = 0.05, power: float = 0.8) -> int | None:
+    """Topics a two-sided paired t-test needs to detect `min_diff` with the given power, the
+    variance of a difference taken as 2 V_E (Sakai's topic set size design)."""
+    from scipy import stats
+
+    if not (V_E > 0 and min_diff > 0):
+        return None
+    sd = math.sqrt(2 * V_E)
+
+    def enough(n: int) -> bool:
+        df = n - 1
+        critical = stats.t.ppf(1 - alpha / 2, df)
+        shift = math.sqrt(n) * min_diff / sd
+        achieved = stats.nct.sf(critical, df, shift) + stats.nct.cdf(-critical, df, shift)
+        return achieved >= power
+
+    return _smallest_n(enough, 2)
+
+
+def topics_for_anova(V_E: float, min_diff: float, runs: int, alpha: float = 0.05, power: float = 0.8) -> int | None:
+    """Topics a one-way ANOVA over `runs` runs needs to detect a difference of `min_diff` between
+    the best and the worst run (the least favourable configuration: lambda = n D^2 / (2 V_E))."""
+    from scipy import stats
+
+    if not (V_E > 0 and min_diff > 0 and runs >= 2):
+        return None
+    delta = min_diff**2 / (2 * V_E)
+
+    def enough(n: int) -> bool:
+        df_between, df_within = runs - 1, runs * (n - 1)
+        critical = stats.f.ppf(1 - alpha, df_between, df_within)
+        return stats.ncf.sf(critical, df_between, df_within, n * delta) >= power
+
+    return _smallest_n(enough, 2)
+
+
+# -- standardisation -----------------------------------------------------------------------------
+
+
+def standardise(scores: np.ndarray) -> np.ndarray:
+    """Each score as the standard normal CDF of its z-score among the runs on its topic (the
+    topic's mean and sample standard deviation over runs), so topics of different difficulty
+    count alike. A topic on which every run scores the same gives 0.5 to all; NaN stays NaN."""
+    from scipy import stats
+
+    x = np.asarray(scores, dtype=float)
+    with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)  # a topic with fewer than two runs has no SD
+        mean = np.nanmean(x, axis=1, keepdims=True)
+        sd = np.nanstd(x, axis=1, ddof=1, keepdims=True)
+        z = np.where(sd > 0, (x - mean) / np.where(sd > 0, sd, 1.0), 0.0)
+    z = np.where(np.isnan(x), np.nan, z)
+    return stats.norm.cdf(z)

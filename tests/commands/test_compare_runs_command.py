@@ -1,0 +1,58 @@
+"""compare_runs: every run pair per measure as CSV or JSON, p-values as scipy and the analysis give them."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from scipy import stats
+
+from annotator import analysis
+from annotator.scores import score_table
+from tests.console.demo import build_demo
+
+from .helpers import refused, run
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def campaign():
+    return build_demo(n_topics=3)[0]
+
+
+def test_the_csv_has_the_issues_columns_for_every_measure_and_run_pair(campaign):
+    out, _ = run("compare_runs", campaign="fw", permutations=500, seed=1)
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert list(rows[0]) == ["measure", "run_a", "run_b", "mean_a", "mean_b", "diff", "p_tukey_hsd", "p_paired_t",
+                             "effect_size", "topics"]
+    measures = analysis.measures_of(score_table(campaign))
+    assert [r["measure"] for r in rows] == [m for m in measures for _ in range(3)]
+    matrix = analysis.topic_run_matrix(score_table(campaign), "GFRC")
+    for row in (r for r in rows if r["measure"] == "GFRC"):
+        a, b = matrix.runs.index(row["run_a"]), matrix.runs.index(row["run_b"])
+        expected = stats.ttest_rel(matrix.scores[:, a], matrix.scores[:, b]).pvalue
+        assert abs(float(row["p_paired_t"]) - expected) < 1e-9
+        assert row["topics"] == "3"
+
+
+def test_a_seed_repeats_the_tukey_hsd_p_values_and_measures_can_be_chosen(campaign):
+    first, _ = run("compare_runs", campaign="fw", measure=["GFRC", "R"], permutations=300, seed=9)
+    again, _ = run("compare_runs", campaign="fw", measure=["GFRC", "R"], permutations=300, seed=9)
+    assert first == again
+    assert {r["measure"] for r in csv.DictReader(io.StringIO(first))} == {"GFRC", "R"}
+
+
+def test_json_gives_the_anova_and_the_pairs_per_measure(campaign):
+    out, _ = run("compare_runs", campaign="fw", measure=["GF"], permutations=200, format="json", standardise=True)
+    (entry,) = json.loads(out)
+    assert entry["measure"] == "GF" and entry["standardised"] and entry["topics"] == 3
+    assert entry["anova"]["df_run"] == 2 and len(entry["pairs"]) == 3
+
+
+def test_unknown_campaigns_measures_and_unbounded_permutations_are_refused(campaign):
+    assert "no campaign" in refused("compare_runs", campaign="nope")[0]
+    assert "no measure GF_NOPE" in refused("compare_runs", campaign="fw", measure=["GF_NOPE"])[0]
+    assert "--permutations" in refused("compare_runs", campaign="fw", permutations=10**7)[0]

@@ -1,0 +1,89 @@
+"""The run comparison page: run x run table per measure, ANOVA, topic set size, bounded inputs."""
+
+import pytest
+from django.urls import reverse
+
+from annotator import analysis
+from annotator.scores import score_table
+from tests.console.conftest import assert_only_the_organiser_gets_in
+from tests.factories import make_conversation
+
+
+def url(campaign):
+    return reverse("console:significance", kwargs={"slug": campaign.slug})
+
+
+def test_only_the_campaigns_organiser_sees_the_run_comparison(client_as, campaign):
+    assert_only_the_organiser_gets_in(client_as, url(campaign))
+
+
+def test_the_first_visit_compares_gfrc_with_the_defaults_runs_ordered_by_mean(organiser, campaign):
+    response = organiser.get(url(campaign))
+    assert response.status_code == 200
+    rows = response.context["rows"]
+    assert [r["mean"] for r in rows] == sorted((r["mean"] for r in rows), reverse=True)
+    assert {r["run"] for r in rows} == {"bard-trial1", "bing-trial1", "chatgpt-trial1"}
+    params = response.context["form"].cleaned_data
+    assert (params["measure"], params["permutations"], params["alpha"]) == ("GFRC", 10_000, 0.05)
+    html = response.content.decode()
+    assert 'id="pairs"' in html and "Two-way ANOVA without replication" in html
+    assert 'data-testid="n-paired-t"' in html and reverse("console:trials", kwargs={"slug": campaign.slug}) in html
+
+
+def test_pairs_below_the_chosen_alpha_are_marked_significant(organiser, campaign):
+    loose = organiser.get(url(campaign), {"measure": "R", "alpha": 0.5, "permutations": 500, "seed": 1})
+    strict = organiser.get(url(campaign), {"measure": "R", "alpha": 0.001, "permutations": 500, "seed": 1})
+    def marked(response):
+        return sum(bool(c and c["significant"]) for r in response.context["rows"] for c in r["cells"])
+    p_values = [c["p_tukey_hsd"] for r in loose.context["rows"] for c in r["cells"] if c]
+    assert marked(loose) == sum(p < 0.5 for p in p_values) and marked(strict) == sum(p < 0.001 for p in p_values)
+    assert loose.content.decode().count("data-significant") == marked(loose)
+
+
+def test_the_page_shows_what_the_analysis_module_computes_for_the_same_seed(organiser, campaign):
+    response = organiser.get(url(campaign), {"measure": "GF", "permutations": 300, "seed": 5, "min_diff": 0.1})
+    expected = analysis.compare_measure(score_table(campaign), "GF", 300, 5)
+    assert response.context["comparison"].result.p_tukey_hsd.tolist() == expected.result.p_tukey_hsd.tolist()
+    size = response.context["topic_set_size"]
+    assert size.min_diff == 0.1 and size.paired_t == analysis.topic_set_size(expected, 0.1).paired_t
+
+
+def test_standardisation_is_an_option_of_the_report(organiser, campaign):
+    response = organiser.get(url(campaign), {"measure": "GFRC", "permutations": 200, "standardise": "on"})
+    assert response.context["comparison"].standardised
+    assert "(standardised)" in response.content.decode()
+
+
+@pytest.mark.parametrize("bad", [{"permutations": 100_001}, {"permutations": 10}, {"alpha": 2}, {"measure": "nope"},
+                                 {"min_diff": 0}, {"seed": -1}])
+def test_out_of_bounds_inputs_are_refused_with_the_form_and_nothing_computed(organiser, campaign, bad):
+    response = organiser.get(url(campaign), bad)
+    assert response.status_code == 400
+    assert "comparison" not in response.context and response.context["form"].errors
+
+
+def test_topics_a_run_lacks_are_named_and_the_comparison_uses_the_topics_every_run_has(organiser, campaign):
+    make_conversation(campaign, [("U", "Films?"), ("S", "None.")], topic="M001", run="solo-trial1")
+    response = organiser.get(url(campaign), {"permutations": 200})
+    assert response.context["comparison"].matrix.missing == {"solo-trial1": ("M002",)}
+    html = response.content.decode()
+    assert 'data-testid="missing"' in html and "<strong>solo-trial1</strong> lacks M002" in html
+    # one topic left: nothing to compare, and the page says why
+    assert response.context["rows"] == [] and "fewer than two topics that every run has" in html
+
+
+def test_the_queries_do_not_grow_with_the_runs_compared(organiser, campaign):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            assert organiser.get(url(campaign), {"permutations": 100}).status_code == 200
+        return len(captured.captured_queries)
+
+    before = queries()
+    for topic in ("M001", "M002"):
+        make_conversation(campaign, [("U", "Films?"), ("S", "None.")], topic=topic, run="extra-trial1")
+    # session, user, campaign; then score_table: conversations, judges' assignments, topic types
+    # with attribute sets (2), and per topic type turns, nuggets, memberships
+    assert queries() == before
