@@ -16,7 +16,7 @@ from django.db import transaction
 from django.db.models import F
 
 from annotator.evidence import EvidenceError, derived_target
-from annotator.models import AttributeSet, Campaign, Grade, Run, Topic, TopicType
+from annotator.models import AnnotatorProfile, AttributeSet, Campaign, Grade, Run, Topic, TopicType
 from annotator.vectors import VectorError, check_distribution, format_vector, parse_vector
 
 STALE_MESSAGE = (
@@ -381,5 +381,9 @@ class GoldForm(forms.Form):
     def __init__(self, *args, conversation, **kwargs):
         super().__init__(*args, **kwargs)
         field = self.fields["gold_annotator"]
-        field.queryset = get_user_model().objects.filter(assignments__conversation=conversation).order_by("username")
+        # an automatic judge is compared with the gold (console judges page), never chosen as it
+        field.queryset = (
+            get_user_model().objects.filter(assignments__conversation=conversation)
+            .exclude(AnnotatorProfile.automatic()).order_by("username")
+        )
         field.label_from_instance = lambda u: u.get_username()

@@ -24,7 +24,7 @@ import pandas as pd
 from django.db.models import F
 
 from annotator.compiled import CompiledQuery
-from annotator.models import Assignment, AttributeSet, Campaign, Conversation, Membership, Nugget, Turn, TopicType
+from annotator.models import AnnotatorProfile, Assignment, AttributeSet, Campaign, Conversation, Membership, Nugget, Turn, TopicType
 from scoring import gfrc
 from scoring.words import word_count
 
@@ -430,13 +430,15 @@ def _score(conversation, turns, nuggets, memberships, attribute_sets, settings, 
 
 
 def judges(conversations: Sequence[Conversation]) -> dict[int, int | None]:
-    """Whose judgments count for each conversation: the adjudicated gold, else the first assignee."""
+    """Whose judgments count for each conversation: the adjudicated gold, else the first human
+    assignee (an automatic judge is compared with the gold, never taken for it)."""
     result: dict[int, int | None] = {c.pk: c.gold_annotator_id for c in conversations}
     pending = [pk for pk, judge in result.items() if judge is None]
     # In batches: SQLite caps the parameters of one query.
     for start in range(0, len(pending), 5000):
         for conversation_id, annotator_id in (
             Assignment.objects.filter(conversation_id__in=pending[start : start + 5000])
+            .exclude(AnnotatorProfile.automatic("annotator__"))
             .order_by("assigned_at", "id")
             .values_list("conversation_id", "annotator_id")
         ):
