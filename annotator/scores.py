@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from threading import Lock
 
@@ -447,17 +447,25 @@ def judges(conversations: Sequence[Conversation]) -> dict[int, int | None]:
     return result
 
 
-def score_table(campaign: Campaign) -> pd.DataFrame:
+def score_table(campaign: Campaign, whose: Mapping[int, int] | None = None) -> pd.DataFrame:
     """One row per conversation: topic, run, judge, R, GF_<attribute set>..., GF, GFRC.
 
     Conversations are scored per topic type (each has its own attribute sets), each type in one
     vectorised `gfrc.score` call. Rows are selected by topic type, not by lists of ids, so the
     queries stay a handful (five per topic type) and never hit SQLite's cap on parameters,
     however large the campaign.
+
+    `whose` (conversation id -> annotator id) scores just those conversations from those
+    annotators' judgments (an automatic judge against the gold); by default every conversation
+    from its gold's (`judges`).
     """
     conversations = list(Conversation.objects.filter(topic__campaign=campaign).select_related("topic", "run"))
     settings = campaign_settings(campaign)
-    judge_of = judges(conversations)
+    if whose is None:
+        judge_of = judges(conversations)
+    else:
+        conversations = [c for c in conversations if c.pk in whose]
+        judge_of = {c.pk: whose[c.pk] for c in conversations}
     by_type: dict[int, list[Conversation]] = defaultdict(list)
     for conversation in conversations:
         by_type[conversation.topic.topic_type_id].append(conversation)
