@@ -387,3 +387,50 @@ class GoldForm(forms.Form):
             .exclude(AnnotatorProfile.automatic()).order_by("username")
         )
         field.label_from_instance = lambda u: u.get_username()
+
+
+def _campaign_annotators(campaign: Campaign):
+    return (
+        get_user_model().objects.filter(assignments__conversation__topic__campaign=campaign)
+        .distinct().select_related("annotator_profile").order_by("username")
+    )
+
+
+class JudgeComparisonForm(forms.Form):
+    """Which automatic judge to compare with which gold (a GET form: the page is a report)."""
+
+    judge = forms.ModelChoiceField(queryset=get_user_model().objects.none(), empty_label=None, label="Automatic judge")
+    gold = forms.ChoiceField(label="Gold", help_text="One human annotator, or each conversation's adjudicated gold.")
+
+    def __init__(self, *args, campaign: Campaign, **kwargs):
+        super().__init__(*args, **kwargs)
+        annotators = _campaign_annotators(campaign)
+        self.fields["judge"].queryset = annotators.filter(AnnotatorProfile.automatic())
+        self.fields["judge"].label_from_instance = lambda u: u.get_username()
+        humans = annotators.exclude(AnnotatorProfile.automatic())
+        self.fields["gold"].choices = [("adjudicated", "adjudicated gold")] + [(str(u.pk), u.get_username()) for u in humans]
+        self.humans = {str(u.pk): u for u in humans}
+
+    def gold_user(self):
+        """The chosen human annotator, or None for the adjudicated gold."""
+        return self.humans.get(self.cleaned_data["gold"])
+
+
+class AutomaticJudgeForm(forms.Form):
+    """Organisers mark one of the campaign's annotator accounts as an automatic judge (or back)."""
+
+    annotator = forms.ModelChoiceField(queryset=get_user_model().objects.none(), label="Annotator account")
+    is_automatic = forms.BooleanField(label="Automatic judge (an LLM or a pipeline)", required=False)
+    description = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}), required=False, max_length=5000,
+        help_text="Model, version, prompt: what produced its judgments.",
+    )
+
+    def __init__(self, *args, campaign: Campaign, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["annotator"].queryset = _campaign_annotators(campaign)
+        self.fields["annotator"].label_from_instance = lambda u: u.get_username()
+
+    def save(self) -> AnnotatorProfile:
+        data = self.cleaned_data
+        return AnnotatorProfile.mark(data["annotator"], automatic=data["is_automatic"], description=data["description"])

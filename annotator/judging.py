@@ -81,6 +81,10 @@ class JudgeComparison:
         labels = self.grade_labels + ["ungraded"]
         return [{"gold": labels[i], "counts": row} for i, row in enumerate(self.confusion)]
 
+    @property
+    def conversation_rows(self) -> list[dict]:
+        return self.conversations.to_dict(orient="records")
+
     def campaign_frame(self) -> pd.DataFrame:
         """One row per measure: measure, runs, kendall_tau_b, tau_ap, flips, mean_abs_error."""
         return pd.DataFrame(
