@@ -35,7 +35,7 @@ def test_grades_and_memberships_come_from_the_topics_other_conversations_only(de
         annotator=ann, topic=conversation.topic,
         nuggets__turn__conversation__in=conversation.topic.conversations.exclude(pk=conversation.pk)).distinct()}
     judged = list(Entity.objects.filter(annotator=judge).select_related("grade"))
-    assert any(e.grade_id for e in judged) and not all(e.grade_id for e in judged)  # both cases occur
+    assert any(e.grade_id for e in judged)  # (entities seen nowhere else stay ungraded: see the load_demo test)
     for entity in judged:
         known = elsewhere.get(entity.key)
         assert (entity.grade_id is not None) == (known is not None)
