@@ -485,11 +485,15 @@ def score_table(campaign: Campaign, whose: Mapping[int, int] | None = None) -> p
             .select_related("entity__grade")
             .annotate(conversation_key=F("turn__conversation_id"))
         )
+        membership_query = Membership.objects.filter(entity__topic__topic_type=topic_type)
+        if whose is not None:  # a few annotators: read only theirs
+            nugget_query = nugget_query.filter(annotator_id__in=set(judge_of.values()))
+            membership_query = membership_query.filter(entity__annotator_id__in=set(judge_of.values()))
         for nugget in nugget_query:
             if nugget.annotator_id == judge_of.get(nugget.conversation_key):
                 nuggets_by_conversation[nugget.conversation_key].append(nugget)
                 judged_entities.add(nugget.entity_id)
-        memberships = _memberships(Membership.objects.filter(entity__topic__topic_type=topic_type))
+        memberships = _memberships(membership_query)
         turn_table, nugget_table, _, _ = _tables(
             [turns_by_conversation[i] for i in ids],
             [nuggets_by_conversation[i] for i in ids],
