@@ -26,6 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.bench_scoring import best_time  # noqa: E402
 from bench.common import bench_database, database_label, machine, write_result  # noqa: E402
 
 FILMS = 10
@@ -85,15 +86,6 @@ def write_files(directory: Path, topics: int, runs: int) -> tuple[Path, Path]:
     return paths[0], paths[1]
 
 
-def best_of(repeats: int, function) -> tuple[float, object]:
-    best, result = float("inf"), None
-    for _ in range(repeats):
-        started = time.perf_counter()
-        result = function()
-        best = min(best, time.perf_counter() - started)
-    return best, result
-
-
 def run(topics: int, runs: int, repeats: int) -> dict:
     with bench_database() as tmp:
         from django.core.management import call_command
@@ -122,9 +114,9 @@ def run(topics: int, runs: int, repeats: int) -> dict:
 
         campaign = Campaign.objects.get(slug="bench")
         compare("csv")  # warm-up: imports (pandas, scipy) and first queries are not the comparison
-        csv_seconds, csv_text = best_of(repeats, lambda: compare("csv"))
-        json_seconds, json_text = best_of(repeats, lambda: compare("json"))
-        table_seconds, table = best_of(repeats, lambda: score_table(campaign))
+        csv_seconds, csv_text = best_time(lambda: compare("csv"), repeats)
+        json_seconds, json_text = best_time(lambda: compare("json"), repeats)
+        table_seconds, table = best_time(lambda: score_table(campaign), repeats)
         summary = json.loads(json_text)
     return {
         "machine": machine(),
