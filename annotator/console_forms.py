@@ -16,7 +16,7 @@ from django.db import transaction
 from django.db.models import F
 
 from annotator.evidence import EvidenceError, derived_target
-from annotator.models import AnnotatorProfile, AttributeSet, Campaign, Grade, Run, Topic, TopicType
+from annotator.models import AnnotatorProfile, AttributeSet, Campaign, Grade, Run, Topic, TopicType, is_automatic_judge
 from annotator.vectors import VectorError, check_distribution, format_vector, parse_vector
 
 STALE_MESSAGE = (
@@ -359,10 +359,14 @@ class AssignForm(forms.Form):
 
     def __init__(self, *args, campaign: Campaign, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["annotators"].queryset = get_user_model().objects.filter(is_active=True).order_by("username")
+        self.fields["annotators"].queryset = (
+            get_user_model().objects.filter(is_active=True).select_related("annotator_profile").order_by("username")
+        )
         self.fields["topics"].queryset = Topic.objects.filter(campaign=campaign)
         self.fields["runs"].queryset = Run.objects.filter(campaign=campaign)
-        self.fields["annotators"].label_from_instance = lambda u: u.get_username()
+        self.fields["annotators"].label_from_instance = (
+            lambda u: f"{u.get_username()} (automatic judge)" if is_automatic_judge(u) else u.get_username()
+        )
 
     def clean(self):
         data = super().clean()
