@@ -99,3 +99,17 @@ def test_a_judge_compared_with_itself_as_gold_compares_nothing(demo):
     comparison = compare_judge(campaign, bob, bob)
     assert comparison.conversations.empty and comparison.measures == []
     assert math.isnan(comparison.exact.precision)
+
+
+
+@pytest.mark.parametrize("topics", [1, 4])
+def test_the_comparison_reads_a_fixed_number_of_queries_however_many_conversations(db, topics, django_assert_num_queries):
+    campaign, _, (ann, bob) = build_demo(n_topics=topics)
+    AnnotatorProfile.mark(bob)
+    # 1 the judge's conversations; 2 their first human assignees (judges); 3-8 the gold's score
+    # table: conversations, topic types, their attribute sets, then turns, nuggets, memberships (per
+    # topic type: one here); 9-14 the judge's score table, the same six; 15 both sides' nuggets;
+    # 16 their memberships; 17 the campaign's grades
+    with django_assert_num_queries(17):
+        comparison = compare_judge(campaign, bob)
+    assert len(comparison.conversations) == len(shared(ann, bob))
