@@ -325,6 +325,16 @@ class UploadForm(forms.Form):
     replace = forms.BooleanField(
         required=False, label="Replace conversations that already exist (their judgments are deleted)",
     )
+    annotator = forms.ModelChoiceField(
+        queryset=get_user_model().objects.none(), required=False, label="Whose judgments (optional)",
+        help_text="Empty: yours. Someone else (a second annotator, an automatic judge): their judgments, "
+                  "added to conversations already there when the text is the same.",
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["annotator"].queryset = get_user_model().objects.filter(is_active=True).order_by("username")
+        self.fields["annotator"].label_from_instance = lambda u: u.get_username()
 
     def clean_files(self):
         files = self.cleaned_data["files"]
