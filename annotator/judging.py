@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from django.contrib.auth import get_user_model
 
 from annotator import agreement
 from annotator.models import AnnotatorProfile, Assignment, Campaign, Conversation, Grade, Membership, Nugget
@@ -145,8 +146,6 @@ class JudgeComparison:
 
 def automatic_judges(campaign: Campaign) -> list:
     """The campaign's automatic judges: accounts marked so that hold assignments in it."""
-    from django.contrib.auth import get_user_model
-
     return list(
         get_user_model().objects.filter(
             AnnotatorProfile.automatic(), assignments__conversation__topic__campaign=campaign
