@@ -65,6 +65,8 @@ bench: $(VENV)/.installed
 	GFRC_PG_DURABLE=1 scripts/with-postgres.sh --optional $(BIN)/python bench/bench_load.py
 	$(BIN)/python bench/bench_import.py
 	$(BIN)/python bench/bench_compare_runs.py
+
+	$(BIN)/python bench/bench_compare_judges.py
 	@if [ -f bench/bench_scoring.py ]; then $(BIN)/python bench/bench_scoring.py; fi
 
 clean:

@@ -115,3 +115,13 @@ class AnnotationEventAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+
+@admin.register(models.AnnotatorProfile)
+class AnnotatorProfileAdmin(admin.ModelAdmin):
+    """Organisers mark an account as an automatic judge and say what produced its judgments."""
+
+    list_display = ["user", "is_automatic", "description"]
+    list_filter = ["is_automatic"]
+    search_fields = ["user__username", "description"]
+    autocomplete_fields = ["user"]

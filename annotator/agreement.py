@@ -146,9 +146,13 @@ def membership_distance(pairs: Iterable[tuple[Sequence[float], Sequence[float]]]
     pairs = list(pairs)
     if not pairs:
         return VectorDistance(pairs=0, mean_jsd=float("nan"), mean_l1=float("nan"))
-    jsds, l1s = [], []
+    by_size: dict[int, list] = {}  # one vectorised jsd per vector length (attribute sets may be mixed)
     for p, q in pairs:
-        p, q = np.asarray(p, dtype=float), np.asarray(q, dtype=float)
-        jsds.append(float(jsd(p, q)))
-        l1s.append(float(np.abs(p - q).sum()))
-    return VectorDistance(pairs=len(pairs), mean_jsd=float(np.mean(jsds)), mean_l1=float(np.mean(l1s)))
+        by_size.setdefault(len(p), []).append((p, q))
+    jsd_sum = l1_sum = 0.0
+    for same in by_size.values():
+        p = np.asarray([p for p, _ in same], dtype=float)
+        q = np.asarray([q for _, q in same], dtype=float)
+        jsd_sum += float(np.sum(jsd(p, q)))
+        l1_sum += float(np.abs(p - q).sum())
+    return VectorDistance(pairs=len(pairs), mean_jsd=jsd_sum / len(pairs), mean_l1=l1_sum / len(pairs))

@@ -30,7 +30,7 @@ from annotator.models import (
     Turn,
     TurnLabel,
 )
-from annotator.vectors import VectorError, check_distribution
+from annotator.vectors import VectorError, check_distribution, parse_vector
 from scoring.words import tokenise
 
 Event = AnnotationEvent
@@ -535,3 +535,117 @@ def undo_last(conversation: Conversation, annotator, *, actor) -> Undone | None:
         # Memberships are guarded by their entity's version: an undo moves it on like any edit.
         Entity.objects.filter(pk=(before or after)["entity"]).update(version=F("version") + 1)
     return Undone(event=event, description=f"Undid: {event.get_action_display()} {event.get_kind_display()}")
+
+
+# -- a whole conversation at once (the API's judgments endpoint, automatic judges) -----------
+
+
+@dataclass(frozen=True)
+class JudgedNugget:
+    """One nugget of a whole-conversation submission: words of a system turn ("S1"), the entity
+    it names (a URL or a name; default: its own words), the entity's grade and memberships."""
+
+    turn: str
+    start_word: int
+    end_word: int
+    entity: str | None = None
+    grade: str | None = None
+    memberships: dict[str, Any] | None = None  # attribute set -> vector (numbers, or "(0,1/2,...)")
+
+
+@dataclass(frozen=True)
+class JudgmentsSet:
+    nuggets: int
+    labels: int
+    entities: int
+
+
+@transaction.atomic
+def set_conversation_judgments(
+    conversation: Conversation,
+    *,
+    annotator,
+    actor,
+    nuggets: list[JudgedNugget],
+    labels: dict[str, str | None] | None = None,
+) -> JudgmentsSet:
+    """Make the annotator's judgments of the conversation exactly these, all or nothing.
+
+    The annotator's nuggets and turn labels already there are removed, then every nugget,
+    grade, membership and label is written through the same services as a human edit (span
+    bounds and overlaps, grades of the campaign, vectors that are distributions over the
+    attribute set's groups), each recorded in the history. Any refusal (AnnotationRefused,
+    naming the nugget as "nuggets[i]") undoes the whole submission. An entity's grade and
+    memberships are per topic, as in the workspace: they change wherever it is mentioned.
+    """
+    turns = {str(t): t for t in conversation.turns.select_related("conversation__topic__campaign").all()}
+    grades = {g.label: g for g in Grade.objects.filter(campaign_id=conversation.topic.campaign_id)}
+    sets = {a.name: a for a in AttributeSet.objects.filter(topic_type_id=conversation.topic.topic_type_id)}
+    for nugget in Nugget.objects.filter(turn__conversation=conversation, annotator=annotator).select_related("turn__conversation"):
+        delete_nugget(nugget, actor=actor, expected_version=nugget.version)
+    judged: dict[int, tuple[str | None, dict]] = {}  # entity -> (grade, memberships) as first given
+    for i, given in enumerate(nuggets):
+        where = f"nuggets[{i}]"
+        turn = turns.get(given.turn)
+        if turn is None:
+            raise AnnotationRefused(f"{where}: no turn {given.turn} in this conversation ({', '.join(turns)}).")
+        if given.grade is not None and given.grade not in grades:
+            raise AnnotationRefused(f"{where}: {given.grade} is not a grade of this campaign ({', '.join(grades)}).")
+        unknown = sorted(set(given.memberships or {}) - set(sets))
+        if unknown:
+            raise AnnotationRefused(f"{where}: {', '.join(unknown)} is not an attribute set of this topic ({', '.join(sets)}).")
+        try:
+            check_span_bounds(turn, given.start_word, given.end_word)
+            entity = None
+            if given.entity:
+                if entity_key_and_name(given.entity)[0] is None:
+                    raise AnnotationRefused(f"{given.entity!r} names no entity (give a URL or a name).")
+                entity = entity_for_text(turn, annotator, given.entity, actor=actor)
+            nugget = create_nugget(annotator=annotator, actor=actor, turn=turn, start_word=given.start_word,
+                                   end_word=given.end_word, entity=entity)
+        except AnnotationRefused as refused:
+            raise AnnotationRefused(f"{where}: {refused}") from refused
+        entity = Entity.objects.select_related("topic__campaign", "topic__topic_type").get(pk=nugget.entity_id)
+        memberships = {name: _vector(vector, sets[name], where) for name, vector in (given.memberships or {}).items()}
+        if entity.pk in judged:
+            first_grade, first_memberships = judged[entity.pk]
+            if given.grade is not None and first_grade is not None and given.grade != first_grade or any(
+                name in first_memberships and first_memberships[name] != vector for name, vector in memberships.items()
+            ):
+                raise AnnotationRefused(f"{where}: {entity} is judged differently by an earlier nugget (one entity, one grade "
+                                        "and one membership per attribute set)")
+        judged.setdefault(entity.pk, (given.grade, {}))
+        judged[entity.pk][1].update(memberships)
+        if given.grade is not None and entity.grade_id != grades[given.grade].pk:
+            update_entity(entity, actor=actor, expected_version=entity.version, conversation=conversation,
+                          grade=grades[given.grade])
+        for name, vector in memberships.items():
+            set_membership(entity, sets[name], actor=actor, expected_version=entity.version, vector=vector,
+                           conversation=conversation)
+    labels = labels or {}
+    unknown_turns = sorted(set(labels) - set(turns))
+    if unknown_turns:
+        raise AnnotationRefused(f"labels: no turn {', '.join(unknown_turns)} in this conversation.")
+    current = {label.turn_id: label for label in TurnLabel.objects.filter(turn__conversation=conversation, annotator=annotator)}
+    written = 0
+    for name, turn in turns.items():
+        label, existing = labels.get(name), current.get(turn.pk)
+        if label is None and existing is None:
+            continue
+        try:
+            set_turn_label(turn, annotator=annotator, actor=actor, label=label,
+                           expected_version=existing.version if existing else None)
+        except AnnotationRefused as refused:
+            raise AnnotationRefused(f"labels: {name}: {refused}") from refused
+        written += label is not None
+    return JudgmentsSet(nuggets=len(nuggets), labels=written, entities=len(judged))
+
+
+def _vector(vector, attribute_set: AttributeSet, where: str) -> list[float]:
+    """A membership vector as numbers, or as annotators type it: "(0,1/2,0,0,0,1/2,0,0)"."""
+    try:
+        values = list(parse_vector(vector)) if isinstance(vector, str) else [float(v) for v in vector]
+        check_distribution(values, length=attribute_set.size)
+    except (VectorError, TypeError, ValueError) as error:
+        raise AnnotationRefused(f"{where}: the {attribute_set.name} vector {error}.") from error
+    return values

@@ -16,7 +16,7 @@ from django.db import transaction
 from django.db.models import F
 
 from annotator.evidence import EvidenceError, derived_target
-from annotator.models import AttributeSet, Campaign, Grade, Run, Topic, TopicType
+from annotator.models import AnnotatorProfile, AttributeSet, Campaign, Grade, Run, Topic, TopicType, is_automatic_judge
 from annotator.vectors import VectorError, check_distribution, format_vector, parse_vector
 from scoring import significance
 
@@ -330,6 +330,16 @@ class UploadForm(forms.Form):
     replace = forms.BooleanField(
         required=False, label="Replace conversations that already exist (their judgments are deleted)",
     )
+    annotator = forms.ModelChoiceField(
+        queryset=get_user_model().objects.none(), required=False, label="Whose judgments (optional)",
+        help_text="Empty: yours. Someone else (a second annotator, an automatic judge): their judgments, "
+                  "added to conversations already there when the text is the same.",
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["annotator"].queryset = get_user_model().objects.filter(is_active=True).order_by("username")
+        self.fields["annotator"].label_from_instance = lambda u: u.get_username()
 
     def clean_files(self):
         files = self.cleaned_data["files"]
@@ -364,10 +374,14 @@ class AssignForm(forms.Form):
 
     def __init__(self, *args, campaign: Campaign, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["annotators"].queryset = get_user_model().objects.filter(is_active=True).order_by("username")
+        self.fields["annotators"].queryset = (
+            get_user_model().objects.filter(is_active=True).select_related("annotator_profile").order_by("username")
+        )
         self.fields["topics"].queryset = Topic.objects.filter(campaign=campaign)
         self.fields["runs"].queryset = Run.objects.filter(campaign=campaign)
-        self.fields["annotators"].label_from_instance = lambda u: u.get_username()
+        self.fields["annotators"].label_from_instance = (
+            lambda u: f"{u.get_username()} (automatic judge)" if is_automatic_judge(u) else u.get_username()
+        )
 
     def clean(self):
         data = super().clean()
@@ -386,7 +400,11 @@ class GoldForm(forms.Form):
     def __init__(self, *args, conversation, **kwargs):
         super().__init__(*args, **kwargs)
         field = self.fields["gold_annotator"]
-        field.queryset = get_user_model().objects.filter(assignments__conversation=conversation).order_by("username")
+        # an automatic judge is compared with the gold (console judges page), never chosen as it
+        field.queryset = (
+            get_user_model().objects.filter(assignments__conversation=conversation)
+            .exclude(AnnotatorProfile.automatic()).order_by("username")
+        )
         field.label_from_instance = lambda u: u.get_username()
 
 
@@ -444,3 +462,49 @@ class AnalysisForm(MeasureForm, ComparisonForm):
         label="Minimum difference", min_value=0.001, max_value=1.0, initial=0.05,
         help_text="The smallest difference between runs the next round must detect (topic set size).",
     )
+
+def _campaign_annotators(campaign: Campaign):
+    return (
+        get_user_model().objects.filter(assignments__conversation__topic__campaign=campaign)
+        .distinct().select_related("annotator_profile").order_by("username")
+    )
+
+
+class JudgeComparisonForm(forms.Form):
+    """Which automatic judge to compare with which gold (a GET form: the page is a report)."""
+
+    judge = forms.ModelChoiceField(queryset=get_user_model().objects.none(), empty_label=None, label="Automatic judge")
+    gold = forms.ChoiceField(label="Gold", help_text="One human annotator, or each conversation's adjudicated gold.")
+
+    def __init__(self, *args, campaign: Campaign, **kwargs):
+        super().__init__(*args, **kwargs)
+        annotators = _campaign_annotators(campaign)
+        self.fields["judge"].queryset = annotators.filter(AnnotatorProfile.automatic())
+        self.fields["judge"].label_from_instance = lambda u: u.get_username()
+        humans = annotators.exclude(AnnotatorProfile.automatic())
+        self.fields["gold"].choices = [("adjudicated", "adjudicated gold")] + [(str(u.pk), u.get_username()) for u in humans]
+        self.humans = {str(u.pk): u for u in humans}
+
+    def gold_user(self):
+        """The chosen human annotator, or None for the adjudicated gold."""
+        return self.humans.get(self.cleaned_data["gold"])
+
+
+class AutomaticJudgeForm(forms.Form):
+    """Organisers mark one of the campaign's annotator accounts as an automatic judge (or back)."""
+
+    annotator = forms.ModelChoiceField(queryset=get_user_model().objects.none(), label="Annotator account")
+    is_automatic = forms.BooleanField(label="Automatic judge (an LLM or a pipeline)", required=False)
+    description = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}), required=False, max_length=5000,
+        help_text="Model, version, prompt: what produced its judgments.",
+    )
+
+    def __init__(self, *args, campaign: Campaign, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["annotator"].queryset = _campaign_annotators(campaign)
+        self.fields["annotator"].label_from_instance = lambda u: u.get_username()
+
+    def save(self) -> AnnotatorProfile:
+        data = self.cleaned_data
+        return AnnotatorProfile.mark(data["annotator"], automatic=data["is_automatic"], description=data["description"])

@@ -66,6 +66,7 @@ class ImportResult:
     errors: list[FormatError] = field(default_factory=list)
     warnings: list[FormatError] = field(default_factory=list)
     conversations: int = 0
+    added_to: int = 0  # conversations already there that this import adds an annotator's judgments to
     replaced: int = 0
     turns: int = 0
     nuggets: int = 0
@@ -84,6 +85,8 @@ class ImportResult:
         if self.errors:
             return f"Nothing imported: {len(self.errors)} problem(s)."
         parts = [f"{self.conversations} conversation(s) imported"]
+        if self.added_to:
+            parts.append(f"judgments added to {self.added_to} conversation(s) already there")
         if self.replaced:
             parts.append(f"{self.replaced} replaced")
         parts.append(f"{self.turns} turns, {self.nuggets} nuggets, {self.labels} turn labels")
@@ -157,6 +160,7 @@ class _ConversationPlan:
     topic: str
     type_code: str
     replace_id: int | None = None
+    add_to_id: int | None = None  # an existing conversation that gets this annotator's judgments
     has_annotations: bool = False
 
 
@@ -237,12 +241,16 @@ class _Importer:
             seen[key] = where
             if key in existing:
                 pk, source = existing[key]
-                if not self.replace:
+                if self.replace:
+                    p.replace_id = pk
+                elif self.annotator_arg is not None:
+                    p.add_to_id = pk
+                else:
                     self.error(p.conv.source, p.conv.line,
                                f"conversation {p.topic} / {p.run} exists already"
-                               f"{' (imported from ' + source + ')' if source else ''}: use --replace to replace it")
-                else:
-                    p.replace_id = pk
+                               f"{' (imported from ' + source + ')' if source else ''}: use --replace to replace it, "
+                               "or --annotator to add that annotator's judgments to it")
+        self.existing_turns = self.check_additions([p for p in plans if p.add_to_id])
 
         annotated = [p for p in plans if p.has_annotations]
         self.annotator = None
@@ -256,6 +264,43 @@ class _Importer:
             return self.result
         self.write(plans, entities)
         return self.result
+
+    def check_additions(self, plans: list[_ConversationPlan]) -> dict[int, list[int]]:
+        """An annotator's judgments go onto a conversation already there only if its text is the
+        same, turn for turn, and the annotator has not judged it yet. Returns the ids of each
+        existing conversation's turns, in order."""
+        if not plans:
+            return {}
+        ids = [p.add_to_id for p in plans]
+        stored: dict[int, list[tuple]] = defaultdict(list)
+        judged: set[int] = set()
+        for chunk in _chunks(ids):
+            for row in Turn.objects.filter(conversation_id__in=chunk).order_by("conversation_id", "position").values_list(
+                "conversation_id", "pk", "role", "number", "text"
+            ):
+                stored[row[0]].append(row[1:])
+            judged.update(Nugget.objects.filter(turn__conversation_id__in=chunk, annotator=self.annotator_arg)
+                          .values_list("turn__conversation_id", flat=True))
+            judged.update(TurnLabel.objects.filter(turn__conversation_id__in=chunk, annotator=self.annotator_arg)
+                          .values_list("turn__conversation_id", flat=True))
+        name = self.annotator_arg.get_username()
+        for p in plans:
+            path, there = p.conv.source, f"{p.topic} / {p.run}"
+            turns = stored[p.add_to_id]
+            if p.add_to_id in judged:
+                self.error(path, p.conv.line, f"{name} has judged conversation {there} already: "
+                           "use --replace to import it anew")
+            for parsed, (_, role, number, text) in zip(p.conv.turns, turns):
+                if (parsed.role, parsed.number, parsed.text) != (role, number, text):
+                    self.error(path, parsed.line or p.conv.line, f"{parsed.name} differs from {role}{number} of "
+                               f"conversation {there} already imported: judgments are added only to the same text",
+                               parsed.field)
+                    break
+            else:
+                if len(p.conv.turns) != len(turns):
+                    self.error(path, p.conv.line, f"{len(p.conv.turns)} turns, but conversation {there} already "
+                               f"imported has {len(turns)}: judgments are added only to the same text")
+        return {pk: [row[0] for row in rows] for pk, rows in stored.items()}
 
     def plan_conversation(self, conv: ParsedConversation) -> _ConversationPlan | None:
         path, line = conv.source, conv.line
@@ -521,7 +566,9 @@ class _Importer:
                 Conversation.objects.filter(pk__in=chunk).delete()
             result.replaced = len(replaced)
 
+        # a conversation already there (additions) keeps its text, source and gold
         conversations = [
+            Conversation(pk=p.add_to_id, topic=self.topics[p.topic], run=self.runs[p.run]) if p.add_to_id else
             Conversation(
                 topic=self.topics[p.topic],
                 run=self.runs[p.run],
@@ -530,16 +577,21 @@ class _Importer:
             )
             for p in plans
         ]
-        Conversation.objects.bulk_create(conversations, batch_size=500)
+        Conversation.objects.bulk_create([c for c, p in zip(conversations, plans) if not p.add_to_id], batch_size=500)
         turns: list[Turn] = []
         turn_of: dict[tuple[int, int], Turn] = {}
         for ci, p in enumerate(plans):
+            existing_turns = self.existing_turns.get(p.add_to_id, [])
             for ti, t in enumerate(p.conv.turns):
                 turn = Turn(conversation_id=conversations[ci].pk, position=ti + 1, role=t.role, number=t.number, text=t.text)
-                turns.append(turn)
+                if p.add_to_id:
+                    turn.pk = existing_turns[ti]
+                else:
+                    turns.append(turn)
                 turn_of[(ci, ti)] = turn
         Turn.objects.bulk_create(turns, batch_size=1000)
-        result.conversations, result.turns = len(conversations), len(turns)
+        result.added_to = sum(1 for p in plans if p.add_to_id)
+        result.conversations, result.turns = len(conversations) - result.added_to, len(turns)
 
         entity_of: dict[tuple[str, str], Entity] = {}
         if annotator is not None and entities:

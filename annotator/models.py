@@ -422,3 +422,40 @@ class AnnotationEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.actor} {self.get_action_display()} {self.kind} {self.object_id}"
+
+
+class AnnotatorProfile(models.Model):
+    """What the project knows about an annotator account beyond its login.
+
+    An automatic judge (an LLM or a pipeline) annotates like anyone, through imports or the API,
+    but it is nobody's colleague: it stays out of human progress figures, adjudication pairs
+    and the choice of gold, and is compared with the gold on the judges page instead.
+    """
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="annotator_profile")
+    is_automatic = models.BooleanField(
+        "automatic judge", default=False, help_text="An LLM or a pipeline, not a person."
+    )
+    description = models.TextField(blank=True, help_text="Model, version, prompt: what produced its judgments.")
+
+    def __str__(self) -> str:
+        return f"{self.user} ({'automatic judge' if self.is_automatic else 'human'})"
+
+    @staticmethod
+    def automatic(prefix: str = "") -> Q:
+        """Rows whose user (reached through `prefix`, e.g. "annotator__") is an automatic judge."""
+        return Q(**{f"{prefix}annotator_profile__is_automatic": True})
+
+    @classmethod
+    def mark(cls, user, *, automatic: bool = True, description: str | None = None) -> AnnotatorProfile:
+        profile, _ = cls.objects.get_or_create(user=user)
+        profile.is_automatic = automatic
+        if description is not None:
+            profile.description = description
+        profile.save()
+        return profile
+
+
+def is_automatic_judge(user) -> bool:
+    profile = getattr(user, "annotator_profile", None) if getattr(user, "pk", None) else None
+    return bool(profile and profile.is_automatic)

@@ -10,17 +10,19 @@ from __future__ import annotations
 import io
 import math
 from collections import Counter, defaultdict
-from itertools import combinations
 from dataclasses import dataclass, field
+from itertools import combinations
 
 from typing import TYPE_CHECKING
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from django.db.models import Prefetch  # noqa: E402
 
 from annotator import agreement  # noqa: E402
 from annotator.progress import progress_for  # noqa: E402
 from annotator.models import (  # noqa: E402
+    AnnotatorProfile,
     Assignment,
     Campaign,
     Conversation,
@@ -282,10 +284,12 @@ def usefulness_grid(campaign: Campaign) -> dict:
 
 
 def progress(campaign: Campaign) -> dict:
-    """Per annotator and per topic: conversations finished (annotator.progress rules), nuggets,
+    """Per human annotator and per topic (automatic judges are not counted): conversations finished (annotator.progress rules), nuggets,
     entities still incomplete (no grade, or a relevant one without every membership)."""
     assignments = list(
-        Assignment.objects.filter(conversation__topic__campaign=campaign).select_related(
+        Assignment.objects.filter(conversation__topic__campaign=campaign)
+        .exclude(AnnotatorProfile.automatic("annotator__"))
+        .select_related(
             "annotator", "conversation__topic"
         )
     )
@@ -342,17 +346,23 @@ class PairReport:
     disagreements: list[str]
 
 
-def doubly_annotated(campaign: Campaign) -> list[Conversation]:
-    ids = [
-        c.pk
-        for c in Conversation.objects.filter(topic__campaign=campaign).prefetch_related("assignments")
-        if c.assignments.count() >= 2
-    ]
-    return list(
-        Conversation.objects.filter(pk__in=ids).select_related("topic", "run", "gold_annotator").prefetch_related(
-            "assignments__annotator"
-        )
+def human_assignments() -> Prefetch:
+    """A conversation's assignments to people: automatic judges are nobody's colleague."""
+    return Prefetch(
+        "assignments",
+        queryset=Assignment.objects.exclude(AnnotatorProfile.automatic("annotator__")).select_related("annotator"),
     )
+
+
+def doubly_annotated(campaign: Campaign) -> list[Conversation]:
+    """Conversations two or more people annotate (automatic judges aside), their assignments prefetched."""
+    return [
+        c
+        for c in Conversation.objects.filter(topic__campaign=campaign)
+        .select_related("topic", "run", "gold_annotator")
+        .prefetch_related(human_assignments())
+        if len(c.assignments.all()) >= 2
+    ]
 
 
 def _judgments(conversation: Conversation, annotator_ids: list[int]):
@@ -405,8 +415,13 @@ def conversation_agreement(conversation: Conversation, first, second) -> tuple[P
 
 
 def annotator_pairs(conversation: Conversation) -> list[tuple]:
-    """Every pair of the conversation's annotators (in the order they joined the campaign's users)."""
-    annotators = sorted((a.annotator for a in conversation.assignments.all()), key=lambda u: u.pk)
+    """Every pair of the conversation's human annotators (in the order they joined the campaign's
+    users). Prefetch `human_assignments()` to save the query."""
+    if "assignments" in getattr(conversation, "_prefetched_objects_cache", {}):
+        assignments = conversation.assignments.all()
+    else:
+        assignments = conversation.assignments.exclude(AnnotatorProfile.automatic("annotator__")).select_related("annotator")
+    annotators = sorted((a.annotator for a in assignments), key=lambda u: u.pk)
     return list(combinations(annotators, 2))
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from threading import Lock
 
@@ -24,7 +24,7 @@ import pandas as pd
 from django.db.models import F
 
 from annotator.compiled import CompiledQuery
-from annotator.models import Assignment, AttributeSet, Campaign, Conversation, Membership, Nugget, Turn, TopicType
+from annotator.models import AnnotatorProfile, Assignment, AttributeSet, Campaign, Conversation, Membership, Nugget, Turn, TopicType
 from scoring import gfrc
 from scoring.words import word_count
 
@@ -477,13 +477,15 @@ def score_conversations(
 
 
 def judges(conversations: Sequence[Conversation]) -> dict[int, int | None]:
-    """Whose judgments count for each conversation: the adjudicated gold, else the first assignee."""
+    """Whose judgments count for each conversation: the adjudicated gold, else the first human
+    assignee (an automatic judge is compared with the gold, never taken for it)."""
     result: dict[int, int | None] = {c.pk: c.gold_annotator_id for c in conversations}
     pending = [pk for pk, judge in result.items() if judge is None]
     # In batches: SQLite caps the parameters of one query.
     for start in range(0, len(pending), 5000):
         for conversation_id, annotator_id in (
             Assignment.objects.filter(conversation_id__in=pending[start : start + 5000])
+            .exclude(AnnotatorProfile.automatic("annotator__"))
             .order_by("assigned_at", "id")
             .values_list("conversation_id", "annotator_id")
         ):
@@ -500,12 +502,12 @@ class ScoreTables:
     system_turns: pd.DataFrame  # conversation, topic, run, turn ("S1"), attribute_set, distr_sim
 
 
-def score_table(campaign: Campaign) -> pd.DataFrame:
+def score_table(campaign: Campaign, whose: Mapping[int, int] | None = None) -> pd.DataFrame:
     """One row per conversation: topic, run, judge, R, GF_<attribute set>..., GF, GFRC."""
-    return score_tables(campaign).conversations
+    return score_tables(campaign, whose).conversations
 
 
-def score_tables(campaign: Campaign) -> ScoreTables:
+def score_tables(campaign: Campaign, whose: Mapping[int, int] | None = None) -> ScoreTables:
     """One row per conversation (topic, run, judge, R, GF_<attribute set>..., GF, GFRC) and one
     per scored system turn and attribute set (its DistrSim).
 
@@ -513,10 +515,18 @@ def score_tables(campaign: Campaign) -> ScoreTables:
     vectorised `gfrc.score` call. Rows are selected by topic type, not by lists of ids, so the
     queries stay a handful (five per topic type) and never hit SQLite's cap on parameters,
     however large the campaign.
+
+    `whose` (conversation id -> annotator id) scores just those conversations from those
+    annotators' judgments (an automatic judge against the gold); by default every conversation
+    from its gold's (`judges`).
     """
     conversations = list(Conversation.objects.filter(topic__campaign=campaign).select_related("topic", "run"))
     settings = campaign_settings(campaign)
-    judge_of = judges(conversations)
+    if whose is None:
+        judge_of = judges(conversations)
+    else:
+        conversations = [c for c in conversations if c.pk in whose]
+        judge_of = {c.pk: whose[c.pk] for c in conversations}
     by_type: dict[int, list[Conversation]] = defaultdict(list)
     for conversation in conversations:
         by_type[conversation.topic.topic_type_id].append(conversation)
@@ -536,11 +546,15 @@ def score_tables(campaign: Campaign) -> ScoreTables:
             .select_related("entity__grade")
             .annotate(conversation_key=F("turn__conversation_id"))
         )
+        membership_query = Membership.objects.filter(entity__topic__topic_type=topic_type)
+        if whose is not None:  # a few annotators: read only theirs
+            nugget_query = nugget_query.filter(annotator_id__in=set(judge_of.values()))
+            membership_query = membership_query.filter(entity__annotator_id__in=set(judge_of.values()))
         for nugget in nugget_query:
             if nugget.annotator_id == judge_of.get(nugget.conversation_key):
                 nuggets_by_conversation[nugget.conversation_key].append(nugget)
                 judged_entities.add(nugget.entity_id)
-        memberships = _memberships(Membership.objects.filter(entity__topic__topic_type=topic_type))
+        memberships = _memberships(membership_query)
         turn_table, nugget_table, turn_views, _ = _tables(
             [turns_by_conversation[i] for i in ids],
             [nuggets_by_conversation[i] for i in ids],

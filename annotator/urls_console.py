@@ -9,6 +9,7 @@ from annotator.views import (
     console_analysis,
     console_campaign,
     console_exports,
+    console_judges,
     console_progress,
     console_reports,
 )
@@ -41,6 +42,9 @@ urlpatterns = [
     path("<slug:slug>/grid/", console_progress.grid, name="grid"),
     path("<slug:slug>/agreement/", console_agreement.agreement, name="agreement"),
     path("<slug:slug>/adjudicate/<int:conversation>/", console_agreement.adjudicate, name="adjudicate"),
+    path("<slug:slug>/judges/", console_judges.judges, name="judges"),
+    re_path(r"^(?P<slug>[-a-zA-Z0-9_]+)/judges-(?P<level>campaign|conversations)\.csv$", console_judges.judges_csv,
+            name="judges_csv"),
     path("<slug:slug>/report/", console_reports.report, name="report"),
     path("<slug:slug>/report.csv", console_reports.report_csv, name="report_csv"),
     re_path(r"^(?P<slug>[-a-zA-Z0-9_]+)/r-vs-gf\.(?P<fmt>svg|png)$", console_reports.plot, name="plot"),

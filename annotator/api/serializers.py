@@ -188,3 +188,42 @@ class ScoresSerializer(serializers.Serializer):
 class NuggetWithScoresSerializer(serializers.Serializer):
     nugget = NuggetSerializer()
     scores = ScoresSerializer()
+
+
+class VectorField(serializers.Field):
+    """A membership vector: a list of numbers, or the text annotators type, "(0,1/2,0,0,0,1/2,0,0)"."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, str) or (isinstance(data, list) and all(isinstance(v, int | float) and not isinstance(v, bool) for v in data)):
+            return data
+        raise serializers.ValidationError("A list of numbers, or a vector written as text.")
+
+    def to_representation(self, value):
+        return value
+
+
+class JudgedNuggetSerializer(serializers.Serializer):
+    turn = serializers.CharField(max_length=8, help_text='A system turn: "S1", "S2", ...')
+    start_word = serializers.IntegerField(min_value=0, help_text="0-based index of the first word within the turn")
+    end_word = serializers.IntegerField(min_value=0, help_text="0-based index of the last word within the turn")
+    entity = serializers.CharField(required=False, allow_blank=True, max_length=1000,
+                                   help_text="The entity's URL or name (default: the nugget's own words)")
+    grade = serializers.CharField(required=False, allow_null=True, max_length=16, help_text='e.g. "L2"')
+    memberships = serializers.DictField(child=VectorField(), required=False,
+                                        help_text='Attribute set -> vector, e.g. {"RATINGS": [0, 0, 0, 1]}')
+
+
+class JudgmentsSerializer(serializers.Serializer):
+    """A whole conversation's judgments by the requesting annotator: they replace what was there."""
+
+    nuggets = JudgedNuggetSerializer(many=True)
+    labels = serializers.DictField(
+        child=serializers.ChoiceField(choices=["o", "x", "-"]), required=False, help_text='e.g. {"S1": "o", "S2": "x"}'
+    )
+
+
+class JudgmentsResultSerializer(serializers.Serializer):
+    nuggets = serializers.IntegerField()
+    labels = serializers.IntegerField()
+    entities = serializers.IntegerField()
+    scores = ScoresSerializer()

@@ -28,6 +28,7 @@ from rest_framework.response import Response
 from annotator import annotations, reports, tokens
 from annotator.access import (
     annotator_for_organiser,
+    assignment_for_annotator,
     entity_for_annotator,
     nugget_for_annotator,
     turn_for_annotator,
@@ -218,6 +219,32 @@ class ConversationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiV
         if annotator is not None and not str(annotator).isdigit():
             raise ValidationError({"annotator": "A user id."})
         return Response(conversation_scores(conversation, int(annotator) if annotator else None))
+
+
+    @extend_schema(request=s.JudgmentsSerializer, responses={200: s.JudgmentsResultSerializer, 400: OpenApiTypes.OBJECT})
+    @action(detail=True, methods=["post"])
+    def judgments(self, request: Request, pk: str) -> Response:
+        """Set your whole judgment of a conversation in one request (an automatic judge's token, or
+        any annotator assigned to it): nuggets by word span with their entities, grades and
+        membership vectors, and turn labels. They replace your judgments there; checked by the
+        same rules as edits in the workspace, all or nothing; answers the conversation's new scores."""
+        try:
+            assignment = assignment_for_annotator(request.user, int(pk))
+        except Http404 as missing:
+            raise NotFound("No such conversation in your queue.") from missing
+        incoming = s.JudgmentsSerializer(data=request.data)
+        incoming.is_valid(raise_exception=True)
+        data = incoming.validated_data
+        conversation = assignment.conversation
+        try:
+            written = annotations.set_conversation_judgments(
+                conversation, annotator=request.user, actor=request.user,
+                nuggets=[annotations.JudgedNugget(**n) for n in data["nuggets"]], labels=data.get("labels"),
+            )
+        except annotations.AnnotationRefused as refused:
+            return _refused(refused)
+        return Response({"nuggets": written.nuggets, "labels": written.labels, "entities": written.entities,
+                         "scores": conversation_scores(conversation, request.user)})
 
 
 # -- entities -------------------------------------------------------------------------------

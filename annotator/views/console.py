@@ -12,7 +12,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from annotator.access import campaign_for_organiser, organised_campaigns
-from annotator.models import Assignment, Conversation, Nugget
+from annotator.models import AnnotatorProfile, Assignment, Conversation, Nugget
 
 
 @login_required
@@ -27,7 +27,10 @@ def index(request: HttpRequest) -> HttpResponse:
 def overview(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = campaign_for_organiser(request.user, slug)
     conversations = Conversation.objects.filter(topic__campaign=campaign)
-    assignments = Assignment.objects.filter(conversation__topic__campaign=campaign)
+    # people's work: automatic judges' assignments are on the judges page
+    assignments = Assignment.objects.filter(conversation__topic__campaign=campaign).exclude(
+        AnnotatorProfile.automatic("annotator__")
+    )
     counts = {
         "topics": campaign.topics.count(),
         "runs": campaign.runs.count(),

@@ -94,7 +94,7 @@ def upload(request: HttpRequest, slug: str) -> HttpResponse:
             files = [(f.name, f.read()) for f in form.cleaned_data["files"]]
             result = importing.import_files(
                 campaign, files, run=form.cleaned_data["run"] or None, replace=form.cleaned_data["replace"],
-                actor=request.user,
+                annotator=form.cleaned_data["annotator"], actor=request.user,
             )
             errors = [str(e) for e in result.errors]
             warnings = [str(w) for w in result.warnings]

@@ -161,7 +161,50 @@ def test_importing_the_same_conversation_twice_needs_replace(gold):
     before = row_counts()
     message, err = refused("import_conversations", "--campaign", "fairweb1", "--run", "bing-trial1", str(EXAMPLE))
     assert err.strip() == (f"{EXAMPLE}:1: conversation M002 / bing-trial1 exists already (imported from M002-bing-trial1.txt): "
-                           "use --replace to replace it")
+                           "use --replace to replace it, or --annotator to add that annotator's judgments to it")
+    assert row_counts() == before
+
+
+@pytest.fixture
+def judge(gold):
+    return get_user_model().objects.create_user("robot")
+
+
+def test_an_annotator_s_file_adds_their_judgments_to_the_conversation_already_there(gold, judge, tmp_path):
+    import_example()
+    conversation = Conversation.objects.get()
+    theirs = write(tmp_path, "M002-bing-trial1.txt", EXAMPLE.read_text().replace("#L1\nwc= 46", "#L2\nwc= 46"))
+    out, err = run("import_conversations", "--campaign", "fairweb1", "--annotator", "robot", theirs)
+    assert out.strip() == ("0 conversation(s) imported; judgments added to 1 conversation(s) already there; "
+                           "0 turns, 10 nuggets, 2 turn labels; 10 new and 0 updated entities, judged by robot.")
+    assert err == ""
+    assert Conversation.objects.get().pk == conversation.pk and Turn.objects.count() == 4
+    assert Nugget.objects.filter(annotator=gold).count() == Nugget.objects.filter(annotator=judge).count() == 10
+    assert Entity.objects.get(key="https://imdb.com/title/tt0816692", annotator=gold).grade.label == "L1"
+    assert Entity.objects.get(key="https://imdb.com/title/tt0816692", annotator=judge).grade.label == "L2"
+    assert sorted(Assignment.objects.values_list("annotator", flat=True)) == [gold.pk, judge.pk]
+    assert Conversation.objects.get().gold_annotator == gold
+    (row,) = scores()["conversations"]
+    assert row["judge"] == "gold-annotator" and round(row["R"], 4) == 0.0143  # the gold's scores are untouched
+
+
+def test_judgments_are_added_only_to_the_same_text_and_a_difference_is_refused_with_its_line(gold, judge, tmp_path):
+    import_example()
+    before = row_counts()
+    theirs = write(tmp_path, "M002-bing-trial1.txt", EXAMPLE.read_text().replace("Can you name a few more?", "Any more?"))
+    _, err = refused("import_conversations", "--campaign", "fairweb1", "--annotator", "robot", theirs)
+    errors = [line for line in err.splitlines() if not line.startswith("warning: ")]  # (and the wc= now off by 4)
+    assert errors == [f"{theirs}:33: U2 differs from U2 of conversation M002 / bing-trial1 already imported: "
+                           "judgments are added only to the same text"]
+    assert row_counts() == before
+
+
+def test_an_annotator_who_judged_the_conversation_already_is_sent_to_replace(gold):
+    import_example()
+    before = row_counts()
+    _, err = refused("import_conversations", "--campaign", "fairweb1", "--annotator", "gold-annotator", str(EXAMPLE))
+    assert err.strip() == (f"{EXAMPLE}:1: gold-annotator has judged conversation M002 / bing-trial1 already: "
+                           "use --replace to import it anew")
     assert row_counts() == before
 
 

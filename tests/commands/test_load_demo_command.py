@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import authenticate
 
-from annotator.models import Assignment, Campaign, Conversation, Nugget
+from annotator.models import AnnotatorProfile, Assignment, Campaign, Conversation, Nugget
 
 from .helpers import row_counts, run
 
@@ -26,10 +26,22 @@ def test_load_demo_sets_up_the_campaign_the_logins_and_the_judged_example():
     assert list(campaign.organisers.all()) == [organiser]
     conversation = Conversation.objects.get()
     assert (conversation.topic.code, conversation.run.name, conversation.gold_annotator) == ("M002", "bing-trial1", annotator)
-    assert list(Assignment.objects.values_list("annotator", flat=True)) == [annotator.pk]
+    assert list(Assignment.objects.exclude(AnnotatorProfile.automatic("annotator__")).values_list("annotator", flat=True)) == [annotator.pk]
     assert Nugget.objects.filter(annotator=annotator).count() == 10
     scores, _ = run("export_scores", "--campaign", "fairweb1")
     assert scores.splitlines()[1].startswith("M002,bing-trial1,annotator,0.0143")
+
+
+def test_the_demo_has_a_baseline_automatic_judge_to_compare_with_the_gold():
+    out, _ = run("load_demo")
+    assert "M002 / bing-trial1: the baseline judge marked 10 nuggets" in out
+    judge = AnnotatorProfile.objects.get(user__username="baseline")
+    assert judge.is_automatic and judge.description.startswith("Baseline, not a model")
+    assert not judge.user.has_usable_password()
+    csv_out, _ = run("compare_judges", "--campaign", "fairweb1", "--judge", "baseline")
+    # the paper's annotator marked exactly the URL lines; the topic has no other conversation
+    # whose grades the baseline could reuse, so it finds every nugget and grades none
+    assert csv_out.splitlines()[-1] == "GFRC,1,,,0,0.264076"
 
 
 def test_load_demo_twice_changes_nothing():

@@ -45,3 +45,11 @@ def test_two_per_conversation_with_one_annotator_is_refused(organiser, campaign,
     response = organiser.post(url(campaign), {"annotators": [demo[2][0].pk], "per_conversation": 2})
     assert response.status_code == 200
     assert "need at least 2 annotators" in str(response.context["form"].errors)
+
+
+def test_automatic_judges_are_named_as_such_among_the_annotators_to_assign(organiser, campaign, demo):
+    from annotator.models import AnnotatorProfile
+
+    AnnotatorProfile.mark(demo[2][1], description="a model")
+    body = organiser.get(reverse("console:assign", kwargs={"slug": campaign.slug})).content.decode()
+    assert "bob (automatic judge)" in body and "ann (automatic judge)" not in body

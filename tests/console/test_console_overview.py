@@ -18,3 +18,12 @@ def test_the_overview_counts_topics_runs_conversations_and_shows_the_settings(or
     assert counts["topics"] == 2 and counts["runs"] == 3 and counts["conversations"] == 6
     assert counts["nuggets"] > 0
     assert b"1250 words" in response.content and b"RATINGS" in response.content
+
+
+def test_the_assignments_counted_are_peoples_not_automatic_judges(organiser, campaign, demo):
+    from annotator.models import AnnotatorProfile, Assignment
+
+    everyone = organiser.get(url(campaign)).context["counts"]["assignments"]
+    AnnotatorProfile.mark(demo[2][1])
+    counts = organiser.get(url(campaign)).context["counts"]
+    assert counts["assignments"] == everyone - Assignment.objects.filter(annotator=demo[2][1]).count() < everyone

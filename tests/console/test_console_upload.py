@@ -65,3 +65,18 @@ def test_a_file_over_the_size_limit_is_refused_before_it_is_read(organiser, camp
     assert response.status_code == 400
     assert "larger than the 1 MB limit" in str(response.context["form"].errors["files"])
     assert Conversation.objects.count() == before
+
+
+def test_an_upload_for_another_annotator_adds_their_judgments_to_the_conversation_already_there(organiser, campaign, demo):
+    from annotator.models import Assignment
+    from tests.factories import make_user
+
+    organiser.post(url(campaign), {"files": [example()], "run": "bing-trial9"})
+    conversation = Conversation.objects.get(topic__code="M002", run__name="bing-trial9")
+    bob = make_user("second-annotator")
+    response = organiser.post(url(campaign), {"files": [example()], "run": "bing-trial9", "annotator": bob.pk}, follow=True)
+    assert "judgments added to 1 conversation(s) already there" in response.content.decode()
+    assert Conversation.objects.get(topic__code="M002", run__name="bing-trial9").pk == conversation.pk
+    assert Nugget.objects.filter(turn__conversation=conversation, annotator=bob).count() == 10
+    assert Nugget.objects.filter(turn__conversation=conversation, annotator=demo[1]).count() == 10
+    assert Assignment.objects.filter(conversation=conversation, annotator=bob).exists()

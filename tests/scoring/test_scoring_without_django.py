@@ -9,7 +9,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PURE_MODULES = ["scoring", "scoring.words", "scoring.divergence", "scoring.gfrc", "scoring.usefulness",
-                "scoring.reference"]
+                "scoring.reference", "scoring.rankings"]
 # Statistics over run scores may use scipy.stats too (still no Django).
 STATISTICS_MODULES = ["scoring.significance"]
 

@@ -1,4 +1,5 @@
-"""python manage.py load_demo: the FairWeb-1 campaign, two demo users and the paper's example.
+"""python manage.py load_demo: the FairWeb-1 campaign, two demo users and the paper's example,
+with a baseline automatic judge (annotator.baseline) to compare with the gold.
 
 Idempotent: running it again changes nothing (an existing demo conversation is left as it is,
 with whatever the demo annotator did to it).
@@ -13,9 +14,10 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
+from annotator import baseline
 from annotator.campaigns import CampaignFileError, load_campaign_file
 from annotator.importing import import_files
-from annotator.models import Conversation
+from annotator.models import AnnotatorProfile, Conversation, Nugget
 
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
 CAMPAIGN_FILE = FIXTURES / "fairweb-campaign.json"
@@ -28,6 +30,7 @@ USERS = [
     ("organiser", "organiser", "organiser of the campaign"),
     ("annotator", "annotator", "gold annotator of the demo conversations"),
 ]
+BASELINE_JUDGE = "baseline"  # an automatic judge (no login): the workspace's own suggestions
 
 
 class Command(BaseCommand):
@@ -58,8 +61,24 @@ class Command(BaseCommand):
             if result.errors:
                 raise CommandError("\n".join(str(e) for e in result.errors))
             self.stdout.write(f"{topic} / {run}: {result.summary()}")
+        self.load_baseline_judge(campaign)
 
         self.stdout.write(f"{report.summary()}.")
         self.stdout.write("Demo logins (user / password):")
         for username, password, role in USERS:
             self.stdout.write(f"  {username} / {password}   ({role})")
+
+    def load_baseline_judge(self, campaign) -> None:
+        User = get_user_model()
+        judge = User.objects.filter(username=BASELINE_JUDGE).first()
+        if judge is None:
+            judge = User(username=BASELINE_JUDGE)
+            judge.set_unusable_password()
+            judge.save()
+            AnnotatorProfile.mark(judge, description=baseline.DESCRIPTION)
+        for conversation in Conversation.objects.filter(topic__campaign=campaign).select_related("topic__campaign", "run"):
+            if Nugget.objects.filter(annotator=judge, turn__conversation=conversation).exists():
+                continue
+            written = baseline.judge_conversation(conversation, judge)
+            self.stdout.write(f"{conversation}: the baseline judge marked {written.nuggets} nuggets")
+        self.stdout.write(f"Automatic judge {BASELINE_JUDGE} (a baseline): compare it at /console/{campaign.slug}/judges/")

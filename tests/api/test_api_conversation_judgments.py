@@ -1,0 +1,129 @@
+"""POST /api/conversations/<id>/judgments/: a whole conversation's judgments in one request
+(an automatic judge's token), checked by the workspace's rules, all or nothing, answered with
+the conversation's new scores."""
+
+import pytest
+from rest_framework.test import APIClient
+
+from annotator.models import AnnotatorProfile, Assignment, Entity, Nugget, TurnLabel
+from annotator.scores import score_conversation
+from tests.api.helpers import assigned_conversation
+from tests.factories import make_user
+
+
+@pytest.fixture
+def robot(demo):
+    user = make_user("robot")
+    AnnotatorProfile.mark(user, description="GPT-4o, prompt v1")
+    return user
+
+
+@pytest.fixture
+def conversation(demo, robot):
+    conversation = assigned_conversation(demo[2][0])
+    Assignment.objects.create(conversation=conversation, annotator=robot)
+    return conversation
+
+
+@pytest.fixture
+def api(robot):
+    client = APIClient()
+    client.force_authenticate(robot)
+    return client
+
+
+def url(conversation):
+    return f"/api/conversations/{conversation.pk}/judgments/"
+
+
+def anns_judgments(conversation, ann) -> list[dict]:
+    """ann's nuggets of the conversation, as a submission: span, entity URL, grade, memberships."""
+    nuggets = []
+    for n in Nugget.objects.filter(annotator=ann, turn__conversation=conversation).select_related("turn", "entity__grade"):
+        nuggets.append({
+            "turn": str(n.turn), "start_word": n.start_word, "end_word": n.end_word, "entity": n.entity.key,
+            "grade": n.entity.grade.label,
+            "memberships": {m.attribute_set.name: m.vector for m in n.entity.memberships.select_related("attribute_set")},
+        })
+    return nuggets
+
+
+def test_a_judge_sends_a_whole_conversation_and_gets_its_new_scores(api, conversation, robot, demo):
+    ann = demo[2][0]
+    nuggets = anns_judgments(conversation, ann)
+    response = api.post(url(conversation), {"nuggets": nuggets, "labels": {"S1": "o", "S2": "x"}}, format="json")
+    assert response.status_code == 200, response.json()
+    data = response.json()
+    assert (data["nuggets"], data["labels"]) == (len(nuggets), 2)
+    assert data["scores"]["annotator"] == robot.pk
+    assert data["scores"]["GFRC"] == pytest.approx(score_conversation(conversation, robot).GFRC)
+    # the same judgments as ann's: the same scores
+    assert data["scores"]["GFRC"] == pytest.approx(score_conversation(conversation, ann).GFRC)
+    assert Nugget.objects.filter(annotator=robot).count() == len(nuggets)
+    assert dict(TurnLabel.objects.filter(annotator=robot).values_list("turn__number", "label")) == {1: "o", 2: "x"}
+
+
+def test_a_second_submission_replaces_the_first(api, conversation, robot, demo):
+    nuggets = anns_judgments(conversation, demo[2][0])
+    api.post(url(conversation), {"nuggets": nuggets, "labels": {"S1": "o"}}, format="json")
+    response = api.post(url(conversation), {"nuggets": nuggets[:1]}, format="json")
+    assert response.status_code == 200
+    assert Nugget.objects.filter(annotator=robot).count() == 1
+    assert not TurnLabel.objects.filter(annotator=robot).exists()
+
+
+def test_vectors_may_be_written_as_annotators_type_them(api, conversation, robot, demo):
+    nugget = {**anns_judgments(conversation, demo[2][0])[0], "memberships": {"ORIGIN": "(0,1/2,0,0,0,1/2,0,0)"}}
+    assert api.post(url(conversation), {"nuggets": [nugget]}, format="json").status_code == 200
+    assert Entity.objects.get(annotator=robot).memberships.get(attribute_set__name="ORIGIN").vector == [0, 0.5, 0, 0, 0, 0.5, 0, 0]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"memberships": {"ORIGIN": [0.5, 0.6, 0, 0, 0, 0, 0, 0]}}, "nuggets[1]: the ORIGIN vector sums to"),
+        ({"memberships": {"ORIGIN": [1, 0]}}, "nuggets[1]: the ORIGIN vector has 2 values, expected 8"),
+        ({"memberships": {"GENDER": [1, 0]}}, "nuggets[1]: GENDER is not an attribute set of this topic"),
+        ({"grade": "L7"}, "nuggets[1]: L7 is not a grade of this campaign"),
+        ({"turn": "U1"}, "nuggets[1]: Nuggets are parts of system turns"),
+        ({"turn": "S9"}, "nuggets[1]: no turn S9 in this conversation"),
+        ({"end_word": 100000}, "nuggets[1]: Words"),
+        ({"entity": "-"}, "nuggets[1]: '-' names no entity"),
+    ],
+)
+def test_any_problem_refuses_the_whole_submission_naming_the_nugget(api, conversation, robot, demo, change, message):
+    nuggets = anns_judgments(conversation, demo[2][0])
+    api.post(url(conversation), {"nuggets": nuggets[:1]}, format="json")
+    before = list(Nugget.objects.filter(annotator=robot).values_list("pk", flat=True))
+    nuggets[1] = {**nuggets[1], **change}
+    response = api.post(url(conversation), {"nuggets": nuggets}, format="json")
+    assert response.status_code == 400
+    assert message in response.json()["detail"]
+    assert list(Nugget.objects.filter(annotator=robot).values_list("pk", flat=True)) == before
+
+
+def test_overlapping_nuggets_and_an_entity_graded_two_ways_are_refused(api, conversation, demo):
+    nuggets = anns_judgments(conversation, demo[2][0])
+    overlapping = {**nuggets[0], "start_word": nuggets[0]["end_word"], "end_word": nuggets[0]["end_word"] + 1, "entity": "Other"}
+    response = api.post(url(conversation), {"nuggets": [nuggets[0], overlapping]}, format="json")
+    assert response.status_code == 400 and "overlap" in response.json()["detail"]
+    twice = {**nuggets[1], "entity": nuggets[0]["entity"], "grade": "L0" if nuggets[0]["grade"] != "L0" else "L1"}
+    response = api.post(url(conversation), {"nuggets": [nuggets[0], twice]}, format="json")
+    assert response.status_code == 400, (nuggets[:2], response.json())
+    assert "judged differently by an earlier nugget" in response.json()["detail"]
+
+
+def test_a_malformed_request_is_refused_by_shape(api, conversation):
+    response = api.post(url(conversation), {"nuggets": [{"turn": "S1", "start_word": -1, "end_word": "x"}],
+                                            "labels": {"S1": "maybe"}}, format="json")
+    assert response.status_code == 400
+    assert set(response.json()) == {"nuggets", "labels"}
+
+
+def test_only_an_annotator_assigned_to_the_conversation_may_send_its_judgments(api_as, demo, robot):
+    other = assigned_conversation(demo[2][1])
+    assert api_as("anonymous").post(url(other), {"nuggets": []}, format="json").status_code == 401
+    client = APIClient()
+    client.force_authenticate(robot)
+    assert client.post(url(other), {"nuggets": []}, format="json").status_code == 404
+    assert api_as("organiser").post(url(other), {"nuggets": []}, format="json").status_code == 404

@@ -1,0 +1,115 @@
+"""annotator.judging: an automatic judge against the gold, checked against the app's other
+ways of computing the same figures (score_conversation, the agreement maths, scipy)."""
+
+import math
+from collections import defaultdict
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from annotator import agreement
+from annotator.judging import CAMPAIGN_COLUMNS, compare_judge
+from annotator.models import AnnotatorProfile, Conversation, Nugget
+from annotator.scores import score_conversation
+from tests.console.demo import build_demo
+
+
+@pytest.fixture
+def demo(db):
+    campaign, _, (ann, bob) = build_demo(n_topics=3)
+    AnnotatorProfile.mark(bob, description="test judge")
+    return campaign, ann, bob
+
+
+def shared(ann, bob):
+    return list(Conversation.objects.filter(assignments__annotator=bob).filter(assignments__annotator=ann)
+                .select_related("topic__campaign", "run"))
+
+
+def test_every_conversation_the_judge_shares_with_the_gold_is_compared_and_no_other(demo):
+    campaign, ann, bob = demo
+    comparison = compare_judge(campaign, bob, ann)
+    assert sorted(comparison.conversations["conversation"]) == sorted(c.pk for c in shared(ann, bob))
+
+
+def test_score_errors_are_the_judges_score_minus_the_golds_conversation_by_conversation(demo):
+    campaign, ann, bob = demo
+    frame = compare_judge(campaign, bob).conversations.set_index("conversation")
+    for conversation in shared(ann, bob):
+        gold, judge = score_conversation(conversation, ann), score_conversation(conversation, bob)
+        assert frame.loc[conversation.pk, "error_GFRC"] == pytest.approx(judge.GFRC - gold.GFRC, abs=1e-12)
+        assert frame.loc[conversation.pk, "error_R"] == pytest.approx(judge.R - gold.R, abs=1e-12)
+        assert frame.loc[conversation.pk, "error_GF_ORIGIN"] == pytest.approx(judge.GF_m["ORIGIN"] - gold.GF_m["ORIGIN"], abs=1e-12)
+
+
+def test_run_rankings_are_compared_on_run_means_over_topics_with_kendalls_tau_b(demo):
+    campaign, ann, bob = demo
+    comparison = compare_judge(campaign, bob)
+    gold, judge = defaultdict(list), defaultdict(list)
+    for conversation in shared(ann, bob):
+        gold[conversation.run.name].append(score_conversation(conversation, ann).GFRC)
+        judge[conversation.run.name].append(score_conversation(conversation, bob).GFRC)
+    runs = sorted(gold)
+    expected = stats.kendalltau([np.mean(gold[r]) for r in runs], [np.mean(judge[r]) for r in runs])
+    gfrc = next(m for m in comparison.measures if m.measure == "GFRC")
+    assert gfrc.runs == runs
+    assert gfrc.ranking.tau_b == pytest.approx(expected.statistic, abs=1e-12)
+    frame = comparison.campaign_frame()
+    assert list(frame.columns) == CAMPAIGN_COLUMNS
+    assert frame.set_index("measure").loc["GFRC", "flips"] == len(gfrc.flips)
+
+
+def test_nugget_detection_counts_the_spans_of_both_sides(demo):
+    campaign, ann, bob = demo
+    comparison = compare_judge(campaign, bob)
+    conversations = shared(ann, bob)
+
+    def spans(who):
+        return {(n.turn.conversation_id, n.turn_id, n.start_word, n.end_word)
+                for n in Nugget.objects.filter(annotator=who, turn__conversation__in=conversations).select_related("turn")}
+
+    gold, judge = spans(ann), spans(bob)
+    assert (comparison.exact.gold, comparison.exact.judge) == (len(gold), len(judge))
+    assert comparison.exact.recall == pytest.approx(len(gold & judge) / len(gold))
+    assert comparison.exact.precision == pytest.approx(len(gold & judge) / len(judge))
+    assert comparison.exact.recall < 1  # bob misses a film the gold marked
+
+
+def test_grades_of_matched_nuggets_give_the_agreement_modules_ordinal_alpha_and_a_confusion_matrix(demo):
+    campaign, ann, bob = demo
+    comparison = compare_judge(campaign, bob)
+    levels = {"gold": [], "judge": []}
+    conversations = shared(ann, bob)
+    for who, key in ((ann, "gold"), (bob, "judge")):
+        for n in Nugget.objects.filter(annotator=who, turn__conversation__in=conversations).select_related("entity__grade"):
+            levels[key].append(((n.turn.conversation_id, n.turn_id, n.start_word), n.entity.grade.level))
+    judge_of = dict(levels["judge"])
+    pairs = [(g, judge_of[span]) for span, g in levels["gold"] if span in judge_of]
+    assert comparison.grade_pairs == len(pairs)
+    assert sum(map(sum, comparison.confusion)) == len(pairs)
+    assert comparison.confusion[2][1] == sum(1 for g, j in pairs if (g, j) == (2, 1))  # bob grades two films lower
+    expected = agreement.krippendorff_alpha([[g for g, _ in pairs], [j for _, j in pairs]], "ordinal")
+    assert comparison.grade_alpha == pytest.approx(expected)
+    assert comparison.memberships["ORIGIN"].pairs == len(pairs) and comparison.memberships["ORIGIN"].mean_jsd == 0
+
+
+def test_a_judge_compared_with_itself_as_gold_compares_nothing(demo):
+    campaign, _, bob = demo
+    comparison = compare_judge(campaign, bob, bob)
+    assert comparison.conversations.empty and comparison.measures == []
+    assert math.isnan(comparison.exact.precision)
+
+
+
+@pytest.mark.parametrize("topics", [1, 4])
+def test_the_comparison_reads_a_fixed_number_of_queries_however_many_conversations(db, topics, django_assert_num_queries):
+    campaign, _, (ann, bob) = build_demo(n_topics=topics)
+    AnnotatorProfile.mark(bob)
+    # 1 the judge's conversations; 2 their first human assignees (judges); 3-8 the gold's score
+    # table: conversations, topic types, their attribute sets, then turns, nuggets, memberships (per
+    # topic type: one here); 9-14 the judge's score table, the same six; 15 both sides' nuggets;
+    # 16 their memberships; 17 the campaign's grades
+    with django_assert_num_queries(17):
+        comparison = compare_judge(campaign, bob)
+    assert len(comparison.conversations) == len(shared(ann, bob))
