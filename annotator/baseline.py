@@ -2,8 +2,9 @@
 
 Every URL line of a system turn that the workspace proposes as a candidate nugget becomes a
 nugget; an entity people already judged in the topic (same identity key) keeps their grade and
-memberships, any other stays ungraded (gain 0); a system turn is labelled o when it holds a
-candidate, else x. "Already judged" means in the topic's *other* conversations: the baseline
+memberships; any other is taken as fully relevant (the campaign's top grade) with no memberships
+(uniform in GF, FairWeb's convention for an entity of unknown group); a system turn is labelled o
+when it holds a candidate, else x. "Already judged" means in the topic's *other* conversations: the baseline
 never reads the judgments of the conversation it is compared on (that would copy the gold). It is what an annotator who accepted every suggestion and nothing else
 would produce: the floor a real automatic judge should beat on the judges page.
 """
@@ -17,8 +18,8 @@ from annotator.views.workspace_render import find_candidates  # the suggestions'
 
 DESCRIPTION = (
     "Baseline, not a model: every URL line the workspace suggests is a nugget; entities people judged in the "
-    "topic's other conversations keep their grades and memberships, others stay ungraded; turns with a URL line "
-    "are labelled o."
+    "topic's other conversations keep their grades and memberships, others get the top grade and no memberships; "
+    "turns with a URL line are labelled o."
 )
 
 
@@ -37,13 +38,14 @@ def suggested_nuggets(conversation: Conversation, judge) -> tuple[list[JudgedNug
         .select_related("grade").prefetch_related("memberships__attribute_set").order_by("annotator_id", "pk")
     ):
         known.setdefault(entity.key, entity)
+    top_grade = conversation.topic.campaign.grades.order_by("-level").values_list("label", flat=True).first()
     turn_names = {view.turn.pk: str(view.turn) for view in score.turns}
     nuggets = []
     for candidate in candidates:
         entity = known.get(candidate.key)
         nuggets.append(JudgedNugget(
             turn=turn_names[candidate.turn_id], start_word=candidate.start, end_word=candidate.end, entity=candidate.text,
-            grade=entity.grade.label if entity else None,
+            grade=entity.grade.label if entity else top_grade,
             memberships={m.attribute_set.name: m.vector for m in entity.memberships.all()} if entity else None,
         ))
     useful = {turn_names[c.turn_id] for c in candidates}

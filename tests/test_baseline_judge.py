@@ -1,5 +1,6 @@
 """The demo's baseline automatic judge: the workspace's URL-line suggestions, with grades and
-memberships only from the topic's other conversations (never the gold it is compared with)."""
+memberships only from the topic's other conversations (never the gold it is compared with); an
+entity seen nowhere else is taken as fully relevant with no memberships."""
 
 import pytest
 
@@ -35,11 +36,13 @@ def test_grades_and_memberships_come_from_the_topics_other_conversations_only(de
         annotator=ann, topic=conversation.topic,
         nuggets__turn__conversation__in=conversation.topic.conversations.exclude(pk=conversation.pk)).distinct()}
     judged = list(Entity.objects.filter(annotator=judge).select_related("grade"))
-    assert any(e.grade_id for e in judged)  # (entities seen nowhere else stay ungraded: see the load_demo test)
+    top_grade = campaign.grades.order_by("-level").first()
+    assert any(e.key in elsewhere for e in judged)  # (the unknown ones: see the load_demo test)
     for entity in judged:
         known = elsewhere.get(entity.key)
-        assert (entity.grade_id is not None) == (known is not None)
-        if known is not None:
+        if known is None:
+            assert entity.grade == top_grade and not entity.memberships.exists()
+        else:
             assert entity.grade == known.grade
             assert {m.attribute_set_id: m.vector for m in entity.memberships.all()} == {
                 m.attribute_set_id: m.vector for m in known.memberships.all()}

@@ -3,6 +3,7 @@ annotator.annotations (judgments) and annotator.console_forms (campaign settings
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from annotator.models import AttributeSet, Campaign, Conversation, Entity, Grade, Nugget, Run, Topic, Turn
@@ -190,6 +191,9 @@ class NuggetWithScoresSerializer(serializers.Serializer):
     scores = ScoresSerializer()
 
 
+@extend_schema_field(
+    {"oneOf": [{"type": "array", "items": {"type": "number"}}, {"type": "string", "example": "(0,1/2,0,0,0,1/2,0,0)"}]}
+)
 class VectorField(serializers.Field):
     """A membership vector: a list of numbers, or the text annotators type, "(0,1/2,0,0,0,1/2,0,0)"."""
 

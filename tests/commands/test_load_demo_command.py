@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.contrib.auth import authenticate
 
@@ -40,8 +42,13 @@ def test_the_demo_has_a_baseline_automatic_judge_to_compare_with_the_gold():
     assert not judge.user.has_usable_password()
     csv_out, _ = run("compare_judges", "--campaign", "fairweb1", "--judge", "baseline")
     # the paper's annotator marked exactly the URL lines; the topic has no other conversation
-    # whose grades the baseline could reuse, so it finds every nugget and grades none
-    assert csv_out.splitlines()[-1] == "GFRC,1,,,0,0.264076"
+    # whose grades the baseline could reuse, so it finds every nugget, grades each with the top
+    # grade and gives no memberships (uniform): R is close, GF far from the gold
+    assert csv_out.splitlines()[-1] == "GFRC,1,,,0,0.225590"
+    detail = json.loads(run("compare_judges", "--campaign", "fairweb1", "--judge", "baseline", "--format", "json")[0])
+    gfrc = next(m for m in detail["measures"] if m["measure"] == "GFRC")
+    assert gfrc["ranking"][0]["judge"] > gfrc["ranking"][0]["gold"]  # uniform memberships look fair
+    assert detail["grades"]["confusion"][1] == [0, 0, 1, 0]  # Interstellar: gold L1, baseline L2
 
 
 def test_load_demo_twice_changes_nothing():
