@@ -25,7 +25,7 @@ from annotator import agreement
 from annotator.models import AnnotatorProfile, Assignment, Campaign, Conversation, Grade, Membership, Nugget
 from annotator.reports import score_columns
 from annotator.scores import judges, score_table
-from scoring import rankings
+from scoring import rankings, significance
 
 ADJUDICATED = "adjudicated"
 CAMPAIGN_COLUMNS = ["measure", "runs", "kendall_tau_b", "tau_ap", "flips", "mean_abs_error"]
@@ -35,7 +35,7 @@ CAMPAIGN_COLUMNS = ["measure", "runs", "kendall_tau_b", "tau_ap", "flips", "mean
 class Flip:
     above: str  # the run the gold ranks higher
     below: str
-    significant: bool | None  # does the gold tell them apart (paired t-test over topics; None: cannot say)
+    significant: bool | None  # does the gold tell them apart (randomised Tukey HSD; None: cannot say)
 
 
 @dataclass
@@ -250,9 +250,9 @@ def _measure_ranking(measure: str, gold_table: pd.DataFrame, judge_table: pd.Dat
     runs = [r for r in gold_means.index if not math.isnan(judge_means[r])]
     x, y = gold_means[runs].to_numpy(), judge_means[runs].to_numpy()
     ranking = rankings.compare_rankings(x, y)
-    by_topic = gold_table.pivot_table(index="topic", columns="run", values=measure, aggfunc="mean") if runs else None
+    p_values = _gold_p_values(gold_table, measure, runs) if ranking.flips else None
     flips = [
-        Flip(runs[a], runs[b], rankings.significantly_different(by_topic[runs[a]].to_numpy(), by_topic[runs[b]].to_numpy()))
+        Flip(runs[a], runs[b], None if p_values is None else bool(p_values[a, b] < SIGNIFICANCE_LEVEL))
         for a, b in ranking.flips
     ]
     errors = (judge_table[measure] - gold_table[measure]).dropna()
@@ -261,6 +261,20 @@ def _measure_ranking(measure: str, gold_table: pd.DataFrame, judge_table: pd.Dat
         mean_abs_error=float(errors.abs().mean()) if len(errors) else float("nan"),
         mean_signed_error=float(errors.mean()) if len(errors) else float("nan"),
     )
+
+
+SIGNIFICANCE_LEVEL = 0.05
+
+
+def _gold_p_values(gold_table: pd.DataFrame, measure: str, runs: list[str]) -> np.ndarray | None:
+    """Runs x runs p-values of the gold's scores by the significance report's test (randomised
+    Tukey HSD over the topics every run has, seeded so a page and its CSV agree); None when
+    fewer than two topics are complete."""
+    by_topic = gold_table.pivot_table(index="topic", columns="run", values=measure, aggfunc="mean")
+    complete = significance.complete_topics(by_topic[runs].to_numpy(), list(by_topic.index), runs)
+    if len(complete.topics) < 2:
+        return None
+    return significance.randomised_tukey_hsd(complete.scores, seed=0)
 
 
 def _ranks(values: list[float]) -> list[int]:

@@ -10,9 +10,9 @@ distributions), so it runs where Django is not installed, like the rest of `scor
   rankings: Kendall's tau-b and its p-value, tau-AP (Yilmaz, Aslam & Robertson, SIGIR 2008)
   and the pairs of runs whose order flips. tau-b and the flips come from one pairwise sign
   matrix; the p-value is scipy.stats.kendalltau's.
-- `significantly_different`: whether the gold tells two runs apart, by a paired t-test over
-  their common topics (scipy.stats.ttest_rel). It stands in for the campaign's significance
-  report (randomised Tukey HSD) until that exists: one function to replace.
+
+Whether the gold tells two flipped runs apart is the significance report's test
+(`scoring.significance.randomised_tukey_hsd`), applied in `annotator.judging`.
 """
 
 from __future__ import annotations
@@ -168,21 +168,3 @@ def compare_rankings(gold: Sequence[float], judge: Sequence[float]) -> RankingCo
 
             p_value = float(kendalltau(x, y, variant="b").pvalue)
     return RankingComparison(runs=n, tau_b=kendall_tau_b(x, y), p_value=p_value, tau_ap=tau_ap(x, y), flips=flips)
-
-
-SIGNIFICANCE_LEVEL = 0.05
-
-
-def significantly_different(first: Sequence[float], second: Sequence[float], level: float = SIGNIFICANCE_LEVEL) -> bool | None:
-    """Does the gold tell two runs apart? Their per-topic scores (the same topics, in the same
-    order) by a two-sided paired t-test; None when it cannot say (under two topics, or no
-    variation in the differences). A stand-in for the randomised Tukey HSD of the campaign's
-    significance report."""
-    a, b = np.asarray(first, dtype=float), np.asarray(second, dtype=float)
-    keep = ~(np.isnan(a) | np.isnan(b))
-    a, b = a[keep], b[keep]
-    if a.size < 2 or np.ptp(a - b) == 0:
-        return None
-    from scipy.stats import ttest_rel
-
-    return bool(ttest_rel(a, b).pvalue < level)

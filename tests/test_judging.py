@@ -5,11 +5,12 @@ import math
 from collections import defaultdict
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
 from annotator import agreement
-from annotator.judging import CAMPAIGN_COLUMNS, compare_judge
+from annotator.judging import CAMPAIGN_COLUMNS, _measure_ranking, compare_judge
 from annotator.models import AnnotatorProfile, Conversation, Nugget
 from annotator.scores import score_conversation
 from tests.console.demo import build_demo
@@ -113,3 +114,30 @@ def test_the_comparison_reads_a_fixed_number_of_queries_however_many_conversatio
     with django_assert_num_queries(17):
         comparison = compare_judge(campaign, bob)
     assert len(comparison.conversations) == len(shared(ann, bob))
+
+
+def _tables(gold_a, gold_b, topics):
+    """Gold and judge score tables for runs a and b; the judge ranks them the other way round."""
+    gold = pd.DataFrame({"topic": topics * 2, "run": ["a"] * len(topics) + ["b"] * len(topics), "GFRC": gold_a + gold_b})
+    judge = gold.assign(GFRC=gold["GFRC"].where(gold["run"] == "a", gold["GFRC"] + 10))
+    return gold, judge
+
+
+def test_a_flip_between_runs_the_gold_separates_on_every_topic_is_marked_significant():
+    topics = [f"M{i:03}" for i in range(8)]
+    gold, judge = _tables([0.9, 0.8, 0.85, 0.95, 0.9, 0.88, 0.92, 0.87], [0.1, 0.2, 0.15, 0.05, 0.1, 0.12, 0.08, 0.13], topics)
+    (flip,) = _measure_ranking("GFRC", gold, judge).flips
+    assert (flip.above, flip.below, flip.significant) == ("a", "b", True)
+
+
+def test_a_flip_between_runs_the_gold_cannot_separate_is_not_marked_significant():
+    topics = [f"M{i:03}" for i in range(8)]
+    gold, judge = _tables([0.5, 0.2, 0.7, 0.1, 0.6, 0.3, 0.4, 0.5], [0.4, 0.3, 0.6, 0.2, 0.5, 0.4, 0.3, 0.45], topics)
+    (flip,) = _measure_ranking("GFRC", gold, judge).flips
+    assert flip.significant is False
+
+
+def test_with_one_topic_the_gold_cannot_say_whether_a_flip_is_significant():
+    gold, judge = _tables([0.9], [0.1], ["M001"])
+    (flip,) = _measure_ranking("GFRC", gold, judge).flips
+    assert flip.significant is None

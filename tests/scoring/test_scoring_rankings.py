@@ -14,7 +14,6 @@ from scoring.rankings import (
     compare_spans,
     confusion_matrix,
     kendall_tau_b,
-    significantly_different,
     tau_ap,
 )
 
@@ -107,9 +106,3 @@ def test_an_exact_match_is_paired_even_when_a_longer_span_overlaps_it_more():
 def test_confusion_matrix_counts_gold_levels_against_judge_levels_with_ungraded_last():
     matrix = confusion_matrix([(2, 2), (2, 1), (0, None), (None, 1)], levels=3)
     assert matrix.tolist() == [[0, 0, 0, 1], [0, 0, 0, 0], [0, 1, 1, 0], [0, 1, 0, 0]]
-
-
-def test_the_gold_tells_runs_apart_by_a_paired_t_test_over_topics():
-    assert significantly_different([0.5, 0.6, 0.7, 0.8], [0.1, 0.15, 0.22, 0.3]) is True
-    assert significantly_different([0.5, 0.2, 0.7, 0.1], [0.4, 0.3, 0.6, 0.2]) is False
-    assert significantly_different([0.5], [0.1]) is None
