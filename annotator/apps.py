@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.urls import register_converter
 
 
 class AnnotatorConfig(AppConfig):
@@ -8,3 +9,6 @@ class AnnotatorConfig(AppConfig):
 
     def ready(self) -> None:
         from annotator import tokens  # noqa: F401  (connects the rule that revokes tokens)
+        from annotator.converters import IdConverter
+
+        register_converter(IdConverter, "id")

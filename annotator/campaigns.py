@@ -11,10 +11,8 @@ another type).
 from __future__ import annotations
 
 import json
-import math
 import re
 from dataclasses import dataclass, field
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +20,9 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from annotator.evidence import derived_target
+from annotator.formats.model import loads_json
 from annotator.models import AttributeSet, Campaign, Entity, Grade, Membership, Run, Topic, TopicType
-from annotator.vectors import VectorError, check_distribution
+from annotator.vectors import VectorError, check_distribution, exact_number
 
 __all__ = [
     "CampaignProblem",
@@ -123,7 +122,7 @@ class _Checker:
         return value
 
     def number(self, value: Any, where: str, *, low: float | None = None, high: float | None = None, integer: bool = False):
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        ok = _is_number(value)
         if ok and integer and not (isinstance(value, int) or float(value).is_integer()):
             ok = False
         if not ok:
@@ -142,15 +141,15 @@ class _Checker:
         return value
 
 
-def _fraction(value: Any) -> Fraction:
-    if isinstance(value, bool):
-        raise ValueError
+def _is_number(value: Any) -> bool:
+    """A JSON number the bounded reader accepts (finite, at most 1e300)."""
     if isinstance(value, str):
-        num, _, den = value.strip().partition("/")
-        return Fraction(num) / (Fraction(den) if den else 1)
-    if isinstance(value, (int, float)) and math.isfinite(value):
-        return Fraction(value)
-    raise ValueError
+        return False
+    try:
+        exact_number(value)
+    except VectorError:
+        return False
+    return True
 
 
 def validate_campaign(data: Any, source: str = "campaign") -> tuple[dict, list[CampaignProblem]]:
@@ -322,13 +321,11 @@ def _attribute_set(c: _Checker, a: Any, where: str, position: int) -> dict | Non
                 values = list(derived_target(helper["mapping"], groups))
         elif isinstance(target, list):
             try:
-                exact = [_fraction(v) for v in target]
+                exact = [exact_number(v) for v in target]
                 check_distribution(exact, length=len(groups))
                 values = [float(v) for v in exact]
             except VectorError as error:
                 c.error(where + ".target", f"the target {error}")
-            except (ValueError, ZeroDivisionError):
-                c.error(where + ".target", "must be numbers (or \"1/3\" fractions)")
         else:
             c.error(where + ".target", 'must be "uniform", "from-mapping" or a list of probabilities, one per group')
     return {"name": name, "kind": kind, "groups": groups, "target": values, "divergence": divergence,
@@ -346,7 +343,7 @@ def _helper(c: _Checker, helper: Any, where: str, kind: str | None, groups: list
         bands = helper["bands"]
         if kind != "ordinal":
             c.error(where + ".bands", "bands need ordinal groups")
-        if not isinstance(bands, list) or not all(isinstance(b, (int, float)) and not isinstance(b, bool) and math.isfinite(b) for b in bands):
+        if not isinstance(bands, list) or not all(_is_number(b) for b in bands):
             c.error(where + ".bands", "must be a list of numbers (group limits)")
         elif sorted(bands) != bands or len(set(bands)) != len(bands):
             c.error(where + ".bands", "must be strictly increasing")
@@ -388,7 +385,7 @@ def topic_type_for(topic_code: str, type_codes) -> str | None:
 def load_campaign_file(path: str | Path) -> LoadReport:
     path = Path(path)
     try:
-        data = json.loads(path.read_bytes().decode("utf-8"))
+        data = loads_json(path.read_bytes().decode("utf-8"))
     except UnicodeDecodeError as error:
         raise CampaignFileError([CampaignProblem(str(path), "", f"not UTF-8 text ({error.reason} at byte {error.start})")]) from None
     except json.JSONDecodeError as error:

@@ -17,7 +17,7 @@ from django.db.models import F
 
 from annotator.evidence import EvidenceError, derived_target
 from annotator.models import AnnotatorProfile, AttributeSet, Campaign, Grade, Run, Topic, TopicType, is_automatic_judge
-from annotator.vectors import VectorError, check_distribution, format_vector, parse_vector
+from annotator.vectors import VectorError, check_distribution, format_vector, parse_number, parse_vector
 from scoring import significance
 
 STALE_MESSAGE = (
@@ -238,8 +238,8 @@ class AttributeSetForm(VersionedForm):
         kind_of_helper = data.get("helper_kind")
         if kind_of_helper == "bands":
             try:
-                bands = [float(b) for b in re.split(r"[,\s;]+", data.get("bands_text", "").strip()) if b]
-            except ValueError:
+                bands = [float(parse_number(b)) for b in re.split(r"[,\s;]+", data.get("bands_text", "").strip()) if b]
+            except VectorError:
                 self.add_error("bands_text", "Band limits are numbers, e.g. 100, 10000, 1000000.")
                 bands = None
             if bands is not None:

@@ -18,7 +18,11 @@ import bisect
 import re
 from fractions import Fraction
 
-_NUMBER = re.compile(r"(\d[\d,]*(?:\.\d+)?|\.\d+)\s*([kKmMbB])?")
+from annotator.vectors import VectorError, check_range, parse_number
+
+# The first number in the text, with its sign (a count is never negative: "-5" is refused, not
+# read as 5), exponent ("1e6") and K/M/B scale; "h-index 27" is 27 (a dash before a letter).
+_NUMBER = re.compile(r"(-?)(\d[\d,]*(?:\.\d+)?|\.\d+)((?:[eE][+-]?\d+)?)\s*([kKmMbB])?")
 _SCALE = {"k": 1_000, "m": 1_000_000, "b": 1_000_000_000}
 _SEPARATORS = re.compile(r"\s*[,;|]\s*")
 
@@ -28,12 +32,22 @@ class EvidenceError(ValueError):
 
 
 def read_number(evidence: str) -> float:
-    """'1.3M' -> 1300000.0; '43,000 ratings' -> 43000.0; the first number in the text counts."""
+    """'1.3M' -> 1300000.0; '43,000 ratings' -> 43000.0; the first number in the text counts.
+
+    Read by the one bounded number reader (annotator.vectors.parse_number); negative counts and
+    numbers beyond 1e300 are refused."""
     match = _NUMBER.search(evidence)
     if not match:
-        raise EvidenceError(f"no number in {evidence!r} (type e.g. 1.3M, 898K or 43000)")
-    value = float(match.group(1).replace(",", ""))
-    return value * _SCALE.get((match.group(2) or "").lower(), 1)
+        raise EvidenceError(f"no number in {evidence[:80]!r} (type e.g. 1.3M, 898K or 43000)")
+    sign, digits, exponent, scale = match.groups()
+    written = match.group(0).strip()
+    if sign:
+        raise EvidenceError(f"{written} is negative: a count is 0 or more")
+    try:
+        value = check_range(parse_number(digits.replace(",", "") + exponent) * _SCALE.get((scale or "").lower(), 1), written)
+    except VectorError as error:
+        raise EvidenceError(str(error)) from None
+    return float(value)
 
 
 def band_vector(bands: list[float], n_groups: int, evidence: str) -> tuple[float, ...]:

@@ -5,7 +5,7 @@ from django.urls import path
 from annotator.views import history
 
 urlpatterns = [
-    path("conversations/<int:conversation_id>/", history.conversation_history, name="conversation"),
-    path("conversations/<int:conversation_id>/export.csv", history.conversation_history_csv, name="conversation-csv"),
-    path("conversations/<int:conversation_id>/export.json", history.conversation_history_json, name="conversation-json"),
+    path("conversations/<id:conversation_id>/", history.conversation_history, name="conversation"),
+    path("conversations/<id:conversation_id>/export.csv", history.conversation_history_csv, name="conversation-csv"),
+    path("conversations/<id:conversation_id>/export.json", history.conversation_history_json, name="conversation-json"),
 ]

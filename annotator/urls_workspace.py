@@ -8,8 +8,8 @@ from django.urls import path
 
 from annotator.views import queue, workspace, workspace_edit
 
-conversation = "conversations/<int:conversation_id>/"
-nugget = conversation + "nuggets/<int:nugget_id>/"
+conversation = "conversations/<id:conversation_id>/"
+nugget = conversation + "nuggets/<id:nugget_id>/"
 
 urlpatterns = [
     path("queue/", queue.queue, name="queue"),
@@ -19,8 +19,8 @@ urlpatterns = [
     path(conversation + "nuggets/", workspace_edit.create_nugget, name="nugget-create"),
     path(conversation + "suggestions/dismiss/", workspace_edit.dismiss_suggestion, name="suggestion-dismiss"),
     path(conversation + "undo/", workspace_edit.undo, name="undo"),
-    path(conversation + "turns/<int:turn_id>/label/", workspace_edit.label_turn, name="turn-label"),
-    path(conversation + "attribute-sets/<int:attribute_set_id>/check/", workspace.check_membership,
+    path(conversation + "turns/<id:turn_id>/label/", workspace_edit.label_turn, name="turn-label"),
+    path(conversation + "attribute-sets/<id:attribute_set_id>/check/", workspace.check_membership,
          name="membership-check"),
     path(nugget, workspace_edit.nugget, name="nugget"),
     path(nugget + "delete/", workspace_edit.delete_nugget, name="nugget-delete"),
@@ -28,5 +28,5 @@ urlpatterns = [
     path(nugget + "entity/options/", workspace.entity_options, name="nugget-entity-options"),
     path(nugget + "grade/", workspace_edit.grade, name="nugget-grade"),
     path(nugget + "details/", workspace_edit.entity_details, name="nugget-details"),
-    path(nugget + "memberships/<int:attribute_set_id>/", workspace_edit.membership, name="nugget-membership"),
+    path(nugget + "memberships/<id:attribute_set_id>/", workspace_edit.membership, name="nugget-membership"),
 ]

@@ -21,10 +21,40 @@ class VectorError(ValueError):
     """A vector that cannot be a probability distribution; the message says why, for a person."""
 
 
+# Bounds that keep reading a number cheap: Fraction("1e-99999999") would build a
+# hundred-million-digit integer. No vector, target or count needs more than these.
+MAX_DIGITS = 40
+MAX_EXPONENT = 300
+LARGEST = Fraction(10) ** MAX_EXPONENT
+_DECIMAL = re.compile(r"[+-]?(?:(\d+)(?:\.(\d*))?|\.(\d+))(?:[eE]([+-]?\d+))?")
+
+
+def check_range(value: Fraction, written: str) -> Fraction:
+    """`value` unless its size is beyond any vector, target or count (1e300)."""
+    if abs(value) > LARGEST:
+        raise VectorError(f"{written} is out of range (at most 1e{MAX_EXPONENT})")
+    return value
+
+
+def _decimal(item: str) -> Fraction:
+    """A plain decimal (``0.5``, ``.5``, ``1e-3``, ``-2``) read exactly, at bounded cost."""
+    match = _DECIMAL.fullmatch(item)
+    if match is None:
+        raise VectorError(f"{item[:40]!r} is not a number (write 0.5 or 1/2)")
+    whole, part, bare, exponent = match.groups()
+    if len((whole or "") + (part or bare or "")) > MAX_DIGITS:
+        raise VectorError(f"{item[:40]} has too many digits (at most {MAX_DIGITS})")
+    if exponent is not None and (len(exponent) > 6 or abs(int(exponent)) > MAX_EXPONENT):
+        raise VectorError(f"{item[:40]}: the exponent is out of range (at most {MAX_EXPONENT})")
+    return check_range(Fraction(item), item)
+
+
 def parse_number(text: str) -> Fraction:
     """A value as written: ``1``, ``0.5``, ``.5``, ``1/2``, ``2/3``, ``1e-3`` -> exact Fraction.
 
-    Raises VectorError with a readable reason (NaN, a division by zero, not a number).
+    The one reader of typed and imported numbers (vectors, targets, evidence): its cost is
+    bounded (at most 40 digits, exponents within +-300). Raises VectorError with a readable
+    reason (NaN, a division by zero, not a number, too many digits, out of range).
     """
     item = "".join(text.split())
     if not item:
@@ -32,18 +62,33 @@ def parse_number(text: str) -> Fraction:
     if item.lower().lstrip("+-") in ("nan", "inf", "infinity"):
         raise VectorError(f"{item} is not a finite number")
     numerator, slash, denominator = item.partition("/")
-    try:
-        value = Fraction(numerator)
-        if slash:
-            divisor = Fraction(denominator)
-            if divisor == 0:
-                raise ZeroDivisionError
-            value = value / divisor
-    except ZeroDivisionError:
-        raise VectorError(f"{item}: division by zero") from None
-    except ValueError:
-        raise VectorError(f"{item!r} is not a number (write 0.5 or 1/2)") from None
+    value = _decimal(numerator)
+    if slash:
+        divisor = _decimal(denominator)
+        if divisor == 0:
+            raise VectorError(f"{item[:40]}: division by zero")
+        value = check_range(value / divisor, item[:40])
     return value
+
+
+def exact_number(value: object) -> Fraction:
+    """A number from a JSON file or body (int, float or a written "1/3") read exactly, bounded
+    like `parse_number`."""
+    if isinstance(value, str):
+        return parse_number(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise VectorError("not a number")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise VectorError(f"{value} is not a finite number")
+    return check_range(Fraction(value), "the number" if isinstance(value, int) else repr(value))
+
+
+def _readable(value: Fraction | float, style: str = "") -> str:
+    """A value for a message; a number too large for a float is named, not converted."""
+    try:
+        return style.format(float(value)) if style else format_number(float(value))
+    except OverflowError:
+        return "a huge number"
 
 
 def vector_problem(values: Sequence[Fraction | float]) -> str | None:
@@ -57,12 +102,13 @@ def vector_problem(values: Sequence[Fraction | float]) -> str | None:
         if isinstance(v, float) and not math.isfinite(v):
             return f"value {i} is not a finite number"
         if v < 0:
-            return f"value {i} is negative ({format_number(float(v))})"
-    if all(isinstance(v, (int, float)) for v in values) and abs(math.fsum(values) - 1) <= VECTOR_TOLERANCE:
-        return None  # the common case, fast
+            return f"value {i} is negative ({_readable(v)})"
+    # the common case, fast (values of at most 1 cannot overflow the float sum)
+    if all(isinstance(v, (int, float)) and v <= 1 for v in values) and abs(math.fsum(values) - 1) <= VECTOR_TOLERANCE:
+        return None
     total = sum(Fraction(v) for v in values)  # exactly: thirds written 0.333333 are within 1e-6
     if abs(total - 1) > _EXACT_TOLERANCE:
-        return f"vector sums to {float(total):.6g}, not 1"
+        return f"vector sums to {_readable(total, '{:.6g}')}, not 1"
     return None
 
 

@@ -71,3 +71,24 @@ def test_a_target_derived_from_the_mapping_is_proportional_to_countries_per_regi
 def test_any_list_of_known_countries_gives_a_distribution(countries):
     vector = vector_from_evidence(ORIGIN, REGIONS, "; ".join(countries))
     assert sum(vector) == pytest.approx(1) and min(vector) >= 0
+
+
+@pytest.mark.parametrize(
+    "evidence, reason",
+    [
+        ("-5", "negative"),
+        ("-1.3M", "negative"),
+        ("ratings: -43,000", "negative"),
+        ("1e400", "out of range"),
+        ("1e-9999999", "out of range"),
+        ("9e299B", "out of range"),
+        ("1" + ",000" * 50, "too many digits"),
+    ],
+)
+def test_negative_counts_and_out_of_range_numbers_are_refused(evidence, reason):
+    with pytest.raises(EvidenceError, match=reason):
+        vector_from_evidence(RATINGS, ["<100", "100-10K", "10K-1M", ">=1M"], evidence)
+
+
+def test_an_exponent_is_read_as_written():
+    assert read_number("2e6 followers") == 2_000_000

@@ -6,7 +6,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from annotator.vectors import VectorError, check_distribution, format_vector, parse_vector
+from annotator.vectors import (
+    VectorError,
+    check_distribution,
+    exact_number,
+    format_vector,
+    parse_number,
+    parse_vector,
+    vector_problem,
+)
 
 
 def test_fractions_and_loose_spacing_are_read_exactly():
@@ -42,3 +50,37 @@ def test_the_length_must_match_the_attribute_sets_groups():
 def test_a_written_vector_reads_back_the_same(counts):
     vector = tuple(float(Fraction(c, sum(counts))) for c in counts)
     assert parse_vector(format_vector(vector)) == pytest.approx(vector)
+
+
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ("(1e-99999999,0,0,1)", "exponent is out of range"),
+        ("(1e-99999,0,0,1)", "exponent is out of range"),
+        ("(1e999,0,0,0)", "exponent is out of range"),
+        ("(9e300,0,0,0)", "out of range"),
+        ("(1/1e-999,0,0,0)", "exponent is out of range"),
+        ("(0." + "1" * 60 + ",0,0,1)", "too many digits"),
+        ("(" + "9" * 100_000 + ",0,0,1)", "too many digits"),
+    ],
+)
+def test_numbers_beyond_the_bounds_are_refused_with_the_reason(text, reason):
+    with pytest.raises(VectorError, match=reason):
+        parse_vector(text)
+
+
+def test_numbers_within_the_bounds_are_still_read_exactly():
+    assert parse_number("1e-300") == Fraction(1, 10**300)
+    assert parse_number("0." + "3" * 39) == Fraction(int("3" * 39), 10**39)
+    assert parse_number("-2.5E+2") == -250
+
+
+@pytest.mark.parametrize("value", [10**400, float("inf"), True, None, [1]])
+def test_json_numbers_are_bounded_like_typed_ones(value):
+    with pytest.raises(VectorError):
+        exact_number(value)
+
+
+def test_a_vector_summing_to_a_huge_number_is_described_not_converted():
+    assert vector_problem([10**308, 10**308]) == "vector sums to a huge number, not 1"
+    assert vector_problem([1.7e308, 1.7e308]) == "vector sums to a huge number, not 1"

@@ -22,6 +22,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, Throttled, ValidationError
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -35,8 +36,10 @@ from annotator.access import (
     visible_conversations,
 )
 from annotator.api import serializers as s
+from annotator.api.parsers import BoundedJSONParser
 from annotator.api.permissions import campaign_for_user, require_organiser, visible_campaigns
 from annotator.console_forms import CampaignSettingsForm, StaleForm
+from annotator.converters import ID_PATTERN, read_id
 from annotator.evidence import EvidenceError, vector_from_evidence
 from annotator.models import AttributeSet, Conversation, Entity, Grade, Nugget
 from annotator.views.console_exports import EXPORTS, export_response
@@ -55,6 +58,14 @@ def _refused(error: Exception) -> Response:
     return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
 
 
+def query_id(request: Request, name: str) -> int | None:
+    """?name=<id>: None when absent; 400 with a message when it cannot be an id."""
+    try:
+        return read_id(request.query_params.get(name))
+    except ValueError as error:
+        raise ValidationError({name: f"{error}: give a number."}) from None
+
+
 def conversation_scores(conversation: Conversation, annotator) -> dict:
     score = score_conversation(conversation, annotator)
     return {
@@ -71,6 +82,7 @@ class ApiViewSet(viewsets.GenericViewSet):
     """Token first: an anonymous request gets 401 with `WWW-Authenticate: Token`."""
 
     authentication_classes = [TokenAuthentication, SessionAuthentication]
+    parser_classes = [BoundedJSONParser, FormParser, MultiPartParser]
 
 
 # -- campaigns ------------------------------------------------------------------------------
@@ -190,7 +202,7 @@ def _records(frame) -> list[dict]:
 class ConversationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet):
     """Conversations assigned to you (or in campaigns you organise), with their turns."""
 
-    lookup_value_regex = "[0-9]+"
+    lookup_value_regex = ID_PATTERN
 
     def get_queryset(self):
         queryset = visible_conversations(self.request.user).select_related("topic__campaign", "run").order_by("pk")
@@ -215,10 +227,8 @@ class ConversationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiV
         if conversation.assignments.filter(annotator=request.user).exists() and "annotator" not in request.query_params:
             return Response(conversation_scores(conversation, request.user))
         require_organiser(request.user, conversation.topic.campaign)
-        annotator = request.query_params.get("annotator") or judges([conversation])[conversation.pk]
-        if annotator is not None and not str(annotator).isdigit():
-            raise ValidationError({"annotator": "A user id."})
-        return Response(conversation_scores(conversation, int(annotator) if annotator else None))
+        annotator = query_id(request, "annotator") or judges([conversation])[conversation.pk]
+        return Response(conversation_scores(conversation, annotator))
 
 
     @extend_schema(request=s.JudgmentsSerializer, responses={200: s.JudgmentsResultSerializer, 400: OpenApiTypes.OBJECT})
@@ -253,7 +263,7 @@ class ConversationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiV
 class EntityViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet):
     """Your own entities (one per thing named, per topic): grade, comment, memberships."""
 
-    lookup_value_regex = "[0-9]+"
+    lookup_value_regex = ID_PATTERN
 
     serializer_class = s.EntitySerializer
 
@@ -324,7 +334,7 @@ class EntityViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet
 class NuggetViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet):
     """Your own nuggets. Creating one returns its WC and the conversation's new scores."""
 
-    lookup_value_regex = "[0-9]+"
+    lookup_value_regex = ID_PATTERN
 
     serializer_class = s.NuggetSerializer
 
@@ -336,8 +346,8 @@ class NuggetViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet
             .select_related("turn")
             .order_by("turn__conversation_id", "turn__position", "start_word")
         )
-        conversation = self.request.query_params.get("conversation")
-        if conversation:
+        conversation = query_id(self.request, "conversation")
+        if conversation is not None:
             queryset = queryset.filter(turn__conversation_id=conversation)
         return queryset
 
@@ -436,6 +446,8 @@ LOCKED_OUT = (
 class ObtainToken(ObtainAuthToken):
     """POST username and password: the user's token. Failures count towards the same lockout
     as the login page (django-axes): once locked, 429 even for the right password."""
+
+    parser_classes = [FormParser, MultiPartParser, BoundedJSONParser]
 
     def post(self, request: Request, *args, **kwargs) -> Response:
         serializer = self.get_serializer(data=request.data)

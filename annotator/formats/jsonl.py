@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 import re
 from collections.abc import Iterable, Iterator
 from fractions import Fraction
@@ -29,8 +28,9 @@ from .model import (
     ParsedNugget,
     ParsedTurn,
     ParseResult,
+    loads_json,
     locate_words,
-    parse_number,
+    exact_number,
     vector_problem,
 )
 from .paper import decode_utf8
@@ -92,7 +92,7 @@ def parse_jsonl(text: str, path: str) -> ParseResult:
         any_line = True
         p = _Problems(path, no, result)
         try:
-            obj = json.loads(raw)
+            obj = loads_json(raw)
         except json.JSONDecodeError as exc:
             p.error(None, f"invalid JSON at column {exc.colno}: {exc.msg}")
             continue
@@ -303,7 +303,7 @@ def _nugget(n: Any, where: str, conv: ParsedConversation, offsets: list[int],
         if not isinstance(vector, list) or not vector:
             p.error(vwhere, "malformed vector: a non-empty list of numbers (or \"1/2\" fractions)")
             continue
-        if all(type(v) is float or type(v) is int for v in vector):
+        if all(type(v) is float or (type(v) is int and abs(v) <= 1) for v in vector):
             numbers = tuple(float(v) for v in vector)
             if _numbers_ok(numbers):
                 memberships[attr] = ParsedMembership(numbers, evidence.strip(), p.line, mwhere)
@@ -311,12 +311,8 @@ def _nugget(n: Any, where: str, conv: ParsedConversation, offsets: list[int],
         values: list[Fraction] = []
         for k, v in enumerate(vector):
             try:
-                if isinstance(v, bool) or not isinstance(v, (int, float, str)):
-                    raise ValueError("not a number")
-                if isinstance(v, float) and not math.isfinite(v):
-                    raise ValueError(f"{v} is not a finite number")
-                values.append(parse_number(v) if isinstance(v, str) else Fraction(v))
-            except (ValueError, OverflowError) as exc:
+                values.append(exact_number(v))
+            except ValueError as exc:
                 p.error(f"{vwhere}[{k}]", f"malformed vector: {exc}")
                 values = []
                 break

@@ -12,10 +12,11 @@ object); ``field`` (JSONL only) is the JSON path inside that object, e.g.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
-from annotator.vectors import VECTOR_TOLERANCE, format_number, parse_number, vector_problem  # noqa: F401 (re-exported: the formats' vocabulary)
+from annotator.vectors import VECTOR_TOLERANCE, exact_number, format_number, parse_number, vector_problem  # noqa: F401 (re-exported: the formats' vocabulary)
 from scoring.words import tokenise, turn_offsets, word_count
 
 __all__ = [
@@ -27,12 +28,24 @@ __all__ = [
     "ParseResult",
     "semantics",
     "parse_number",
+    "exact_number",
     "vector_problem",
     "format_number",
     "canonical_text",
     "locate_words",
     "VECTOR_TOLERANCE",
+    "loads_json",
 ]
+
+
+def loads_json(text: str | bytes, **options: Any) -> Any:
+    """json.loads for untrusted text: arrays or objects nested too deeply for the parser
+    (``[[[[...``, a few kilobytes) are a JSONDecodeError like any malformed JSON, not a
+    RecursionError."""
+    try:
+        return json.loads(text, **options)
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deeply", text if isinstance(text, str) else "", 0) from None
 
 Role = Literal["U", "S"]
 

@@ -36,6 +36,7 @@ from .model import (
     ParseResult,
     canonical_text,
     format_number,
+    loads_json,
     parse_number,
     vector_problem,
 )
@@ -351,7 +352,7 @@ class _Parser:
         value = line.match.group(1).strip()
         if value.startswith("{"):
             try:
-                obj = json.loads(value)
+                obj = loads_json(value)
                 if not isinstance(obj, dict) or set(obj) - {"key", "name"}:
                     raise ValueError
                 key, name = obj.get("key"), obj.get("name") or ""

@@ -87,6 +87,10 @@ def test_blank_lines_are_allowed_and_line_numbers_count_them():
          "nuggets[0].memberships.RATINGS.vector[1]: malformed vector: 'a' is not a number (write 0.5 or 1/2)"),
         ({"nuggets": [{"turn": 2, "start": 0, "end": 0, "memberships": {"RATINGS": {"vector": [-1, 2]}}}]},
          "nuggets[0].memberships.RATINGS.vector: value 1 is negative (-1)"),
+        ({"nuggets": [{"turn": 2, "start": 0, "end": 0, "memberships": {"RATINGS": {"vector": ["1e-9999999", 1]}}}]},
+         "nuggets[0].memberships.RATINGS.vector[0]: malformed vector: 1e-9999999: the exponent is out of range (at most 300)"),
+        ({"nuggets": [{"turn": 2, "start": 0, "end": 0, "memberships": {"RATINGS": {"vector": [10**400, 0]}}}]},
+         "nuggets[0].memberships.RATINGS.vector[0]: malformed vector: the number is out of range (at most 1e300)"),
         ({"nuggets": [{"turn": 2, "start": 0, "end": 0, "memberships": {"RATINGS": {"vector": [True, 0]}}}]},
          "nuggets[0].memberships.RATINGS.vector[0]: malformed vector: not a number"),
         ({"nuggets": [{"turn": 2, "start": 0, "end": 0, "memberships": {"RATINGS": "0,1"}}]},
@@ -174,3 +178,8 @@ def test_paper_and_jsonl_carry_the_same_conversations(convs):
     via_jsonl = parse_jsonl(write_jsonl(convs), "a.jsonl").conversations
     via_paper = parse_paper(write_paper(via_jsonl), "b.txt").conversations
     assert [semantics(c) for c in via_paper] == [semantics(c) for c in convs]
+
+
+def test_a_line_nested_too_deeply_is_an_error_at_its_line_not_a_crash():
+    result = parse_jsonl("[" * 100_000 + "]" * 100_000 + "\n", "f.jsonl")
+    assert [(e.line, e.message) for e in result.errors] == [(1, "invalid JSON at column 1: nested too deeply")]
