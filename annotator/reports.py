@@ -146,7 +146,17 @@ def report_csv_rows(campaign: Campaign):
 
 
 def scatter_figure(table: pd.DataFrame, title: str = "") -> Figure:
-    """R (x) against GF (y): one small point per topic, a large labelled marker per run mean."""
+    """R (x) against GF (y): one small point per topic, a large labelled marker per run mean.
+
+    Run, topic and campaign names are text, never mathtext: a run named ``a$\\x{$b`` is drawn
+    as written (every Text takes text.parse_math when it is made)."""
+    import matplotlib
+
+    with matplotlib.rc_context({"text.parse_math": False}):
+        return _scatter_figure(table, title)
+
+
+def _scatter_figure(table: pd.DataFrame, title: str) -> Figure:
     import matplotlib
     from matplotlib.figure import Figure  # the object-oriented API: no pyplot, no display needed
 

@@ -1,5 +1,7 @@
 from django.urls import reverse
 
+from annotator.models import Run
+
 from tests.console.conftest import assert_only_the_organiser_gets_in
 
 
@@ -28,3 +30,11 @@ def test_the_scatter_downloads_as_png_for_papers(organiser, campaign):
 
 def test_an_unknown_format_is_not_found(organiser, campaign):
     assert organiser.get(f"/console/{campaign.slug}/r-vs-gf.pdf").status_code == 404
+
+
+def test_run_names_are_drawn_as_text_not_parsed_as_mathtext(organiser, campaign):
+    Run.objects.filter(campaign=campaign, name="bing-trial1").update(name=r"a$\undefinedmacro{$b")
+    for fmt in ("svg", "png"):
+        response = organiser.get(url(campaign, fmt))
+        assert response.status_code == 200, fmt
+    assert "undefinedmacro" in organiser.get(url(campaign, "svg")).content.decode()
