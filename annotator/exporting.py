@@ -32,6 +32,7 @@ from collections.abc import Iterable, Iterator
 
 import pandas as pd
 
+from annotator.csvsafe import frame_csv
 from annotator.formats import ParsedConversation, ParsedMembership, ParsedNugget, ParsedTurn
 from annotator.formats.jsonl import iter_jsonl
 from annotator.formats.paper import iter_paper
@@ -228,7 +229,7 @@ def iter_nuggets_tsv(campaign: Campaign, annotator=None) -> Iterator[str]:
                 rows.append(row)
         if rows or header:
             frame = pd.DataFrame(rows, columns=columns)
-            yield frame.to_csv(sep="\t", index=False, header=header, lineterminator="\n")
+            yield frame_csv(frame, sep="\t", header=header)
             header = False
 
 
@@ -360,10 +361,10 @@ def score_tables(campaign: Campaign) -> tuple[pd.DataFrame, pd.DataFrame]:
 def iter_scores_csv(campaign: Campaign) -> Iterator[str]:
     """Conversation rows, then one row per run with topic "ALL": the run's means over topics."""
     table, means = score_tables(campaign)
-    yield table.to_csv(index=False, lineterminator="\n")
+    yield frame_csv(table)
     if len(means):
         rows = means.drop(columns=["topics"]).assign(topic="ALL", judge="")[table.columns]
-        yield rows.to_csv(index=False, header=False, lineterminator="\n")
+        yield frame_csv(rows, header=False)
 
 
 def iter_scores_json(campaign: Campaign) -> Iterator[str]:

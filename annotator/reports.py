@@ -20,6 +20,7 @@ import pandas as pd  # noqa: E402
 from django.db.models import Prefetch  # noqa: E402
 
 from annotator import agreement  # noqa: E402
+from annotator.csvsafe import frame_csv  # noqa: E402
 from annotator.progress import progress_for  # noqa: E402
 from annotator.models import (  # noqa: E402
     AnnotatorProfile,
@@ -132,14 +133,10 @@ def report_csv_rows(campaign: Campaign):
     """CSV lines (strings) of the per-run summary then the per-conversation rows."""
     table = score_table(campaign)
     summary = run_summary(table)
-    buffer = io.StringIO()
-    summary.to_csv(buffer, index=False, float_format="%.6f")
     yield "# per run: mean and 95% t confidence interval over topics\n"
-    yield buffer.getvalue()
-    buffer = io.StringIO()
-    table.to_csv(buffer, index=False, float_format="%.6f")
+    yield frame_csv(summary, float_format="%.6f")
     yield "# per conversation (topic x run)\n"
-    yield buffer.getvalue()
+    yield frame_csv(table, float_format="%.6f")
 
 
 # -- the R-vs-GF plot ----------------------------------------------------------------------------

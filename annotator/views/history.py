@@ -7,8 +7,6 @@ the templates (never |safe) and neutralised in CSV cells that a spreadsheet woul
 
 from __future__ import annotations
 
-import csv
-import json
 from dataclasses import dataclass, field
 
 from django.contrib.auth.decorators import login_required
@@ -19,6 +17,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from annotator.access import conversation_for_organiser
+from annotator.csvsafe import csv_lines
 from annotator.models import AnnotationEvent, AttributeSet, Conversation, Entity, Grade, Nugget
 from scoring.words import tokenise
 
@@ -192,29 +191,6 @@ def _record(row: Row) -> dict:
     }
 
 
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _cell(value) -> str:
-    """A CSV cell a spreadsheet shows as text, never runs as a formula (untrusted names)."""
-    if value is None:
-        return ""
-    if isinstance(value, (dict, list)):
-        value = json.dumps(value, ensure_ascii=False, sort_keys=True)
-    text = str(value)
-    if text.startswith(_FORMULA_STARTS) and not _is_number(text):
-        return "'" + text
-    return text
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
 CSV_COLUMNS = [
     "id", "at", "actor", "annotator", "action", "kind", "object_id", "target", "changes", "undo_of", "imported", "before",
     "after",
@@ -227,11 +203,8 @@ def conversation_history_csv(request: HttpRequest, conversation_id: int) -> Http
     conversation, rows = _rows(request, conversation_id)
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="history-conversation-{conversation.pk}.csv"'
-    writer = csv.writer(response)
-    writer.writerow(CSV_COLUMNS)
-    for row in rows:
-        record = _record(row)
-        writer.writerow([_cell(record[column]) for column in CSV_COLUMNS])
+    records = (_record(row) for row in rows)
+    response.writelines(csv_lines([CSV_COLUMNS, *([record[column] for column in CSV_COLUMNS] for record in records)]))
     return response
 
 

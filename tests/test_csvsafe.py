@@ -1,0 +1,89 @@
+"""Every tabular export is safe to open in a spreadsheet: text cells that a spreadsheet would run
+as a formula are written as text; numbers stay numbers; the paper and JSONL formats keep text."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pandas as pd
+import pytest
+from django.contrib.auth import get_user_model
+from django.urls import reverse
+
+from annotator import exporting
+from annotator.csvsafe import csv_lines, frame_csv, neutralise
+from annotator.models import Entity, Run
+from tests.test_exporting import judged  # noqa: F401 (fixture)
+
+pytestmark = pytest.mark.django_db
+
+ATTACKS = ["=HYPERLINK(\"http://evil\",\"x\")", "+1+1", "-2+3", "@SUM(A1)", "\t=1", "\r=1"]
+
+
+@pytest.mark.parametrize("text", ATTACKS)
+def test_a_text_cell_a_spreadsheet_would_run_is_written_as_text(text):
+    assert neutralise(text) == "'" + text
+
+
+@pytest.mark.parametrize("value", [-0.5, -3, 0.25, "-0.5", "-1e-3", "plain text", "(0,1/2,1/2)"])
+def test_numbers_and_ordinary_text_stay_as_they_are(value):
+    assert neutralise(value) == value
+
+
+def test_frames_keep_numeric_columns_numbers_and_neutralise_text():
+    frame = pd.DataFrame({"run": ["=cmd", "ok"], "R": [-0.5, 0.25]})
+    assert frame_csv(frame) == "run,R\n'=cmd,-0.5\nok,0.25\n"
+    assert frame_csv(frame, sep="\t", header=False) == "'=cmd\t-0.5\nok\t0.25\n"
+
+
+def test_rows_are_written_as_csv_lines():
+    assert list(csv_lines([["a", "b"], ["@x", -1], [None, {"k": 1}]])) == ["a,b\n", "'@x,-1\n", ',"{""k"": 1}"\n']
+
+
+def rows_of(text: str, sep: str = ",") -> list[list[str]]:
+    return list(csv.reader(io.StringIO(text), delimiter=sep))
+
+
+def poison(campaign):
+    Run.objects.filter(campaign=campaign, name="bing-trial1").update(name="=HYPERLINK(\"http://evil\")")
+    Entity.objects.filter(topic__campaign=campaign).update(name="@SUM(1)")
+
+
+def test_the_scores_csv_neutralises_run_names_and_keeps_scores_numbers(judged):  # noqa: F811
+    campaign, _ = judged
+    poison(campaign)
+    rows = rows_of("".join(exporting.stream(campaign, "scores-csv")))
+    runs = {row[1] for row in rows[1:]}
+    assert "'=HYPERLINK(\"http://evil\")" in runs and not any(r.startswith("=") for r in runs)
+    r_column = rows[0].index("R")
+    assert all(float(row[r_column]) >= 0 for row in rows[1:])
+
+
+def test_the_nuggets_tsv_neutralises_entity_names(judged):  # noqa: F811
+    campaign, _ = judged
+    poison(campaign)
+    rows = rows_of("".join(exporting.stream(campaign, "nuggets-tsv")), sep="\t")
+    names = {row[rows[0].index("entity_name")] for row in rows[1:]}
+    assert names == {"'@SUM(1)"}
+    assert {row[rows[0].index("run")] for row in rows[1:]} == {"'=HYPERLINK(\"http://evil\")", "bard-trial1"}
+
+
+def test_the_paper_and_jsonl_exports_keep_the_text_exactly(judged):  # noqa: F811
+    campaign, _ = judged
+    poison(campaign)
+    for kind in ("paper", "jsonl"):
+        text = "".join(exporting.stream(campaign, kind))
+        assert "'=HYPERLINK" not in text and "'@SUM" not in text, kind
+
+
+def test_the_report_csv_neutralises_run_names(client, judged):  # noqa: F811
+    campaign, _ = judged
+    poison(campaign)
+    organiser = get_user_model().objects.create_user("olga")
+    campaign.organisers.add(organiser)
+    client.force_login(organiser)
+    response = client.get(reverse("console:report_csv", args=[campaign.slug]))
+    text = b"".join(response.streaming_content).decode()
+    assert "'=HYPERLINK" in text
+    assert not any(line.startswith("=") for line in text.splitlines())
