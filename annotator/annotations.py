@@ -482,9 +482,31 @@ def last_undoable(conversation: Conversation, annotator) -> AnnotationEvent | No
     )
 
 
+_STATE_OF = {
+    Event.Kind.NUGGET: (Nugget, nugget_state, "nugget"),
+    Event.Kind.ENTITY: (Entity, entity_state, "entity"),
+    Event.Kind.MEMBERSHIP: (Membership, membership_state, "entity"),
+    Event.Kind.LABEL: (TurnLabel, label_state, "turn label"),
+}
+
+
+def _refuse_if_changed_since(event: AnnotationEvent, model) -> None:
+    """Undo puts back what one change did. If the object has changed since (the API, another
+    tab, another conversation of the topic), undoing would silently overwrite that change:
+    StaleEdit with the latest state, like any edit based on an old version."""
+    _, state_of, kind = _STATE_OF[event.kind]
+    current = model.objects.filter(pk=event.object_id).first()
+    if (state_of(current) if current is not None else None) == event.after:
+        return
+    if event.kind == Event.Kind.MEMBERSHIP:  # memberships are versioned by their entity
+        current = Entity.objects.filter(pk=(event.before or event.after)["entity"]).first()
+    raise StaleEdit(kind, current)
+
+
 @transaction.atomic
 def undo_last(conversation: Conversation, annotator, *, actor) -> Undone | None:
-    """Put back the state before the annotator's last change in this conversation."""
+    """Put back the state before the annotator's last change in this conversation; StaleEdit
+    (nothing changed) when the object was changed since by something else."""
     event = last_undoable(conversation, annotator)
     if event is None:
         return None
@@ -502,17 +524,14 @@ def undo_last(conversation: Conversation, annotator, *, actor) -> Undone | None:
         actor=actor,
         undo_of=event,
     )
-    model = {
-        Event.Kind.NUGGET: Nugget,
-        Event.Kind.ENTITY: Entity,
-        Event.Kind.MEMBERSHIP: Membership,
-        Event.Kind.LABEL: TurnLabel,
-    }[event.kind]
+    model = _STATE_OF[event.kind][0]
     if event.action == Event.Action.CREATE:
         if event.kind == Event.Kind.ENTITY and Nugget.objects.filter(entity_id=event.object_id).exists():
             # The entity came with a nugget that is still there; keep it and move past it.
             _record(action=Event.Action.DELETE, before=after, after=after, **common)
             return undo_last(conversation, annotator, actor=actor)
+    _refuse_if_changed_since(event, model)
+    if event.action == Event.Action.CREATE:
         model.objects.filter(pk=event.object_id).delete()
         _record(action=Event.Action.DELETE, before=after, after=None, **common)
     elif event.action == Event.Action.DELETE:

@@ -116,3 +116,40 @@ def test_undo_is_recorded_and_never_undone_twice(setup):
     assert undo_event.before == {"turn": turn.pk, "label": "o"} and undo_event.after is None
     assert annotations.undo_last(conversation, alice, actor=alice) is None
     assert AnnotationEvent.objects.count() == 2
+
+
+def graded_then_commented_elsewhere(campaign, conversation, alice):
+    """Alice grades an entity in the workspace, then changes its comment through the API (an
+    edit outside this conversation's history)."""
+    nugget = annotations.create_nugget(annotator=alice, actor=alice, turn=conversation.turns.get(position=2),
+                                       start_word=0, end_word=5)
+    entity = Entity.objects.get(pk=nugget.entity_id)
+    grade = campaign.grades.get(label="L2")
+    annotations.update_entity(entity, actor=alice, expected_version=entity.version, conversation=conversation, grade=grade)
+    annotations.update_entity(entity, actor=alice, expected_version=entity.version, comment="seen on IMDb")
+    return Entity.objects.get(pk=entity.pk)
+
+
+def test_an_undo_of_a_change_made_stale_since_is_refused_with_the_latest_state(setup):
+    campaign, conversation, alice = setup
+    entity = graded_then_commented_elsewhere(campaign, conversation, alice)
+    before, events = judgments(), AnnotationEvent.objects.count()
+    with pytest.raises(annotations.StaleEdit) as refused:
+        annotations.undo_last(conversation, alice, actor=alice)
+    assert refused.value.current == entity and refused.value.current.comment == "seen on IMDb"
+    assert judgments() == before and AnnotationEvent.objects.count() == events
+
+
+def test_an_undo_of_a_membership_changed_since_is_refused(setup):
+    campaign, conversation, alice = setup
+    nugget = annotations.create_nugget(annotator=alice, actor=alice, turn=conversation.turns.get(position=2),
+                                       start_word=0, end_word=5)
+    entity = Entity.objects.get(pk=nugget.entity_id)
+    ratings = campaign.topic_types.get().attribute_sets.get(name="RATINGS")
+    annotations.set_membership(entity, ratings, actor=alice, expected_version=entity.version, vector=[0, 0, 0, 1],
+                               conversation=conversation)
+    entity.refresh_from_db()
+    annotations.set_membership(entity, ratings, actor=alice, expected_version=entity.version, vector=[1, 0, 0, 0])
+    with pytest.raises(annotations.StaleEdit):
+        annotations.undo_last(conversation, alice, actor=alice)
+    assert Membership.objects.get().vector == [1, 0, 0, 0]

@@ -305,7 +305,10 @@ def label_turn(request: HttpRequest, conversation_id: int, turn_id: int) -> Http
 def undo(request: HttpRequest, conversation_id: int) -> HttpResponse:
     """Undo the annotator's last change in this conversation."""
     assignment = assignment_for_annotator(request.user, conversation_id)
-    done = annotations.undo_last(assignment.conversation, request.user, actor=request.user)
+    try:
+        done = annotations.undo_last(assignment.conversation, request.user, actor=request.user)
+    except annotations.StaleEdit as error:
+        return _stale(request, assignment, error, selected_id=_selected(request))
     message = done.description if done else "Nothing to undo."
     return respond(request, assignment, selected_id=_selected(request), changed=bool(done), message=message,
                    level="success" if done else "info")

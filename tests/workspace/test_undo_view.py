@@ -38,3 +38,23 @@ def test_an_annotator_cannot_undo_in_another_annotators_conversation(client, pap
     client.force_login(make_user("stranger"))
     assert client.post(reverse("undo", args=[conversation.pk])).status_code == 404
     assert Nugget.objects.count() == 10
+
+
+def test_an_undo_after_an_api_edit_is_a_409_with_the_latest_state_not_a_silent_revert(client, bare_paper):
+    conversation, annotator, _ = bare_paper
+    client.force_login(annotator)
+    turn, start, end = line_span(conversation, 2, "Interstellar")
+    client.post(reverse("nugget-create", args=[conversation.pk]), {"turn": turn, "start": start, "end": end})
+    nugget = Nugget.objects.select_related("entity").get()
+    client.post(reverse("nugget-grade", args=[conversation.pk, nugget.pk]),
+                {"grade": 2, "version": nugget.entity.version}, headers=HTMX)
+    nugget.entity.refresh_from_db()
+    api = client.patch(f"/api/entities/{nugget.entity_id}/", {"comment": "seen on IMDb", "version": nugget.entity.version},
+                       content_type="application/json")
+    assert api.status_code == 200
+    response = client.post(reverse("undo", args=[conversation.pk]), {"selected": nugget.pk}, headers=HTMX)
+    assert response.status_code == 409
+    html = response.content.decode()
+    assert "changed by someone else" in html and "seen on IMDb" in html
+    nugget.entity.refresh_from_db()
+    assert (nugget.entity.comment, nugget.entity.grade.label) == ("seen on IMDb", "L2")
