@@ -7,10 +7,12 @@ import io
 import json
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from annotator import annotations
-from annotator.models import Entity
+from annotator.models import AnnotationEvent, Entity
 from tests.factories import make_campaign, make_conversation, make_user
 
 pytestmark = pytest.mark.django_db
@@ -173,3 +175,51 @@ def test_the_history_shows_the_judgments_an_import_wrote_as_imported(client):
     assert html.count('<span class="badge">import</span>') >= 10  # ten nuggets at least
     rows = client.get(reverse("history:conversation-json", args=[conversation.pk])).json()["events"]
     assert rows and all(row["imported"] for row in rows)
+
+
+def add_grade_events(conversation, alice, count: int) -> None:
+    entity = Entity.objects.filter(annotator=alice).first()
+    AnnotationEvent.objects.bulk_create(
+        AnnotationEvent(kind="entity", action="update", object_id=entity.pk, topic_id=conversation.topic_id,
+                        conversation=conversation, annotator=alice, actor=alice,
+                        before={"comment": f"note {i}"}, after={"comment": f"note {i + 1}"})
+        for i in range(count)
+    )
+
+
+def history_page_queries(client, conversation, page=None) -> tuple[int, str]:
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(reverse("history:conversation", args=[conversation.pk]), {"page": page} if page else {})
+    assert response.status_code == 200
+    return len(queries), response.content.decode()
+
+
+def test_a_long_history_is_shown_a_page_at_a_time_in_the_same_few_queries(client, setup):
+    conversation, alice, bob, olga = setup
+    client.force_login(olga)
+    add_grade_events(conversation, alice, 150)
+    short, _ = history_page_queries(client, conversation)
+    add_grade_events(conversation, alice, 4_850)
+    long, html = history_page_queries(client, conversation)
+    assert long == short <= 16
+    assert html.count('<tr class="event') == 100
+    assert "of 5009 (page 1 of 51)" in html and 'href="?page=2"' in html and 'hx-get="?page=2"' in html
+    assert "created nugget" in html  # oldest first
+    _, last = history_page_queries(client, conversation, page=51)
+    assert last.count('<tr class="event') == 9 and "note 4850" in last
+
+
+@pytest.mark.parametrize("page", ["abc", "0", "99999999999999999999999"])
+def test_a_page_number_that_is_no_page_shows_a_page(client, setup, page):
+    conversation, alice, bob, olga = setup
+    client.force_login(olga)
+    _, html = history_page_queries(client, conversation, page=page)
+    assert '<tr class="event' in html
+
+
+def test_an_htmx_page_request_gets_the_page_alone(client, setup):
+    conversation, alice, bob, olga = setup
+    client.force_login(olga)
+    response = client.get(reverse("history:conversation", args=[conversation.pk]), {"page": 1}, headers={"HX-Request": "true"})
+    html = response.content.decode()
+    assert html.lstrip().startswith('<div id="history-page">') and "<h1>" not in html

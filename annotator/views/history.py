@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import Q
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -48,26 +49,27 @@ class Row:
         return "; ".join(f"{c.field}: {c.before or '(none)'} -> {c.after or '(none)'}" for c in self.changes)
 
 
-def conversation_events(conversation: Conversation):
-    """Events of this conversation, plus topic-level edits of the entities it mentions."""
+def conversation_events(conversation: Conversation, *, light: bool = False) -> list[AnnotationEvent]:
+    """Events of this conversation, plus topic-level edits of the entities it mentions, oldest
+    first. `light`: only what choosing them needs (ids and states), for paging."""
     entity_ids = set(Nugget.objects.filter(turn__conversation=conversation).values_list("entity_id", flat=True))
     entity_ids |= set(
         AnnotationEvent.objects.filter(conversation=conversation, kind=AnnotationEvent.Kind.ENTITY).values_list(
             "object_id", flat=True
         )
     )
-    events = list(
-        AnnotationEvent.objects.filter(
-            Q(conversation=conversation)
-            | Q(
-                conversation__isnull=True,
-                topic_id=conversation.topic_id,
-                kind__in=[AnnotationEvent.Kind.ENTITY, AnnotationEvent.Kind.MEMBERSHIP],
-            )
+    events = AnnotationEvent.objects.filter(
+        Q(conversation=conversation)
+        | Q(
+            conversation__isnull=True,
+            topic_id=conversation.topic_id,
+            kind__in=[AnnotationEvent.Kind.ENTITY, AnnotationEvent.Kind.MEMBERSHIP],
         )
-        .select_related("actor", "annotator")
-        .order_by("at", "id")
-    )
+    ).order_by("at", "id")
+    if light:
+        events = events.only("id", "at", "conversation_id", "kind", "object_id", "before", "after")
+    else:
+        events = events.select_related("actor", "annotator")
 
     def concerns_this_conversation(event: AnnotationEvent) -> bool:
         if event.conversation_id == conversation.pk:
@@ -165,11 +167,20 @@ def _rows(request: HttpRequest, conversation_id: int):
     return conversation, describe(conversation, conversation_events(conversation))
 
 
+EVENTS_PER_PAGE = 100
+
+
 @login_required
 @require_GET
 def conversation_history(request: HttpRequest, conversation_id: int) -> HttpResponse:
-    conversation, rows = _rows(request, conversation_id)
-    return render(request, "history/conversation.html", {"conversation": conversation, "rows": rows})
+    """One page of the history (oldest first): a long history is read a page at a time, each
+    page in the same few queries however many events there are."""
+    conversation = conversation_for_organiser(request.user, conversation_id)
+    page = Paginator(conversation_events(conversation, light=True), EVENTS_PER_PAGE).get_page(request.GET.get("page"))
+    events = AnnotationEvent.objects.filter(pk__in=[event.pk for event in page]).select_related("actor", "annotator")
+    rows = describe(conversation, sorted(events, key=lambda event: (event.at, event.pk)))
+    template = "history/conversation.html#history-page" if request.htmx else "history/conversation.html"
+    return render(request, template, {"conversation": conversation, "rows": rows, "page": page})
 
 
 def _record(row: Row) -> dict:
