@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
 from annotator.identity import entity_key_and_name
@@ -471,12 +471,17 @@ class Undone:
 def last_undoable(conversation: Conversation, annotator) -> AnnotationEvent | None:
     """The latest change to these judgments in this conversation that is not an undo and not undone.
     Imported judgments are where the annotator started (an import creates the conversation):
-    undo never takes them back."""
+    undo never takes them back, nor anything made before the conversation was replaced by an
+    import (those events concern turns and nuggets that are gone)."""
+    replaced_after = AnnotationEvent.objects.filter(
+        conversation=conversation, action=Event.Action.REPLACE, id__gt=OuterRef("id")
+    )
     return (
         AnnotationEvent.objects.filter(
             conversation=conversation, annotator=annotator, undo_of__isnull=True, undone_by__isnull=True,
             imported=False,
         )
+        .exclude(Exists(replaced_after))
         .order_by("-id")
         .first()
     )

@@ -19,6 +19,8 @@ overlap; entity_key_and_name for identity; annotator.vectors.check_distribution 
 applied here to whole files in memory instead of row by row. Every judgment an import
 writes, changes or deletes (with a replaced conversation) is recorded as an AnnotationEvent,
 like a workspace edit, marked `imported`: the history shows it, undo does not take it back.
+Replacing a conversation keeps its history: the events move to the replacement, which is
+recorded as a "replaced conversation" event (undo never goes back past it).
 """
 
 from __future__ import annotations
@@ -530,6 +532,7 @@ class _Importer:
         replaced = [p.replace_id for p in plans if p.replace_id]
         keep_assignees: dict[int, list[int]] = defaultdict(list)
         touched_entities: set[int] = set()
+        events_of: dict[int, list[int]] = defaultdict(list)
         if replaced:
             for chunk in _chunks(replaced):
                 for conversation_id, annotator_id in Assignment.objects.filter(conversation_id__in=chunk).values_list(
@@ -548,20 +551,25 @@ class _Importer:
                     touched_entities.add(nugget.entity_id)
                     if annotator is None or nugget.annotator_id != annotator.pk:
                         others.add(conversation_id)
-                    # the conversation's own history goes with it; the topic keeps a trace
-                    history.record(Event.Kind.NUGGET, Event.Action.DELETE, nugget.pk, topic_of[conversation_id], None,
-                                   nugget.annotator_id, before=nugget_state(nugget))
+                    history.record(Event.Kind.NUGGET, Event.Action.DELETE, nugget.pk, topic_of[conversation_id],
+                                   conversation_id, nugget.annotator_id, before=nugget_state(nugget))
             for chunk in _chunks(replaced):
                 for label in (
                     TurnLabel.objects.filter(turn__conversation_id__in=chunk).select_related("turn")
                     .only("turn_id", "annotator_id", "label", "turn__conversation_id")
                 ):
                     history.record(Event.Kind.LABEL, Event.Action.DELETE, label.pk, topic_of[label.turn.conversation_id],
-                                   None, label.annotator_id, before=label_state(label))
+                                   label.turn.conversation_id, label.annotator_id, before=label_state(label))
             for p in plans:
                 if p.replace_id in others:
                     self.warn(p.conv.source, p.conv.line, f"{p.topic} / {p.run}: the judgments other annotators had "
                               "made on the replaced conversation were deleted with it")
+            # The history outlives the conversation: its events move to the replacement below.
+            for chunk in _chunks(replaced):
+                for event_id, conversation_id in AnnotationEvent.objects.filter(conversation_id__in=chunk).values_list(
+                    "id", "conversation_id"
+                ):
+                    events_of[conversation_id].append(event_id)
             for chunk in _chunks(replaced):
                 Conversation.objects.filter(pk__in=chunk).delete()
             result.replaced = len(replaced)
@@ -578,6 +586,11 @@ class _Importer:
             for p in plans
         ]
         Conversation.objects.bulk_create([c for c, p in zip(conversations, plans) if not p.add_to_id], batch_size=500)
+        for ci, p in enumerate(plans):
+            if p.replace_id:
+                _move_history_to(conversations[ci], events_of[p.replace_id])
+                judges = [*keep_assignees[p.replace_id], *([annotator.pk] if annotator is not None else [])]
+                history.replace(p.replace_id, conversations[ci], judges, conversations[ci].source)
         turns: list[Turn] = []
         turn_of: dict[tuple[int, int], Turn] = {}
         for ci, p in enumerate(plans):
@@ -693,6 +706,11 @@ class _Importer:
         history.write()
 
 
+def _move_history_to(replacement: Conversation, event_ids: list[int]) -> None:
+    for chunk in _chunks(event_ids):
+        AnnotationEvent.objects.filter(pk__in=chunk).update(conversation=replacement)
+
+
 class _History:
     """The import's changes to judgments, as AnnotationEvents (the same states as workspace
     edits record), written in bulk with the rest of the import. `imported` keeps them out of
@@ -701,13 +719,25 @@ class _History:
     def __init__(self, actor):
         self.actor = actor
         self.events: list[Event] = []
+        self.replaced_by: dict[int, int] = {}  # replaced conversation id -> its replacement's
 
     def record(self, kind, action, object_id, topic_id, conversation_id, annotator_id, *, before=None, after=None):
         self.events.append(Event(kind=kind, action=action, object_id=object_id, topic_id=topic_id,
                                  conversation_id=conversation_id, annotator_id=annotator_id, actor=self.actor,
                                  before=before, after=after, imported=True))
 
+    def replace(self, replaced_id: int, replacement: Conversation, annotator_ids: Iterable[int], source: str) -> None:
+        """The replacement itself, once in the history of each annotator whose judgments it
+        replaced: the older events (moved to the replacement) stay, and undo stops there."""
+        self.replaced_by[replaced_id] = replacement.pk
+        for annotator_id in sorted(set(annotator_ids)):
+            self.record(Event.Kind.CONVERSATION, Event.Action.REPLACE, replacement.pk, replacement.topic_id,
+                        replacement.pk, annotator_id, before={"conversation": replaced_id},
+                        after={"conversation": replacement.pk, "source": source})
+
     def write(self) -> None:
+        for event in self.events:  # events of replaced conversations belong to the replacement
+            event.conversation_id = self.replaced_by.get(event.conversation_id, event.conversation_id)
         AnnotationEvent.objects.bulk_create(self.events, batch_size=1000)
 
 

@@ -386,16 +386,20 @@ class AnnotationEvent(models.Model):
         CREATE = "create", "created"
         UPDATE = "update", "updated"
         DELETE = "delete", "deleted"
+        REPLACE = "replace", "replaced"
 
     class Kind(models.TextChoices):
         NUGGET = "nugget", "nugget"
         ENTITY = "entity", "entity"
         MEMBERSHIP = "membership", "membership"
         LABEL = "label", "turn label"
+        CONVERSATION = "conversation", "conversation"
 
     topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="events")
+    # The history outlives a conversation: a replaced conversation's events move to its
+    # replacement (annotator.importing), and deleting one any other way keeps them, unlinked.
     conversation = models.ForeignKey(
-        Conversation, on_delete=models.CASCADE, null=True, blank=True, related_name="events"
+        Conversation, on_delete=models.SET_NULL, null=True, blank=True, related_name="events"
     )
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", help_text="Whose judgments changed"

@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from annotator import annotations
-from annotator.models import AnnotationEvent, Entity
+from annotator.models import AnnotationEvent, Campaign, Conversation, Entity, Nugget
 from tests.factories import make_campaign, make_conversation, make_user
 
 pytestmark = pytest.mark.django_db
@@ -223,3 +223,24 @@ def test_an_htmx_page_request_gets_the_page_alone(client, setup):
     response = client.get(reverse("history:conversation", args=[conversation.pk]), {"page": 1}, headers={"HX-Request": "true"})
     html = response.content.decode()
     assert html.lstrip().startswith('<div id="history-page">') and "<h1>" not in html
+
+
+def test_a_replaced_conversations_history_shows_on_its_replacements_page(client, db):
+    from annotator.importing import import_files
+    from tests.commands.helpers import EXAMPLE, load_fairweb
+
+    load_fairweb()
+    campaign = Campaign.objects.get(slug="fairweb1")
+    gold, olga = make_user("gold"), make_user("olga")
+    campaign.organisers.add(olga)
+    import_files(campaign, [("M002-bing-trial1.txt", EXAMPLE.read_bytes())], annotator=gold)
+    nugget = Nugget.objects.select_related("entity").first()
+    annotations.update_entity(nugget.entity, actor=gold, expected_version=nugget.entity.version,
+                              conversation=nugget.turn.conversation, comment="checked by hand")
+    import_files(campaign, [("M002-bing-trial1.txt", EXAMPLE.read_bytes())], annotator=gold, replace=True)
+    client.force_login(olga)
+    replacement = Conversation.objects.get()
+    response = client.get(reverse("history:conversation", args=[replacement.pk]), {"page": 1})
+    html = response.content.decode()
+    assert "checked by hand" in html
+    assert "replaced conversation" in html and "by an import of M002-bing-trial1.txt" in html

@@ -193,8 +193,37 @@ def test_replacing_records_what_went_with_the_old_conversation(campaign):
     import_files(campaign, [("M002-bing-trial1.txt", EXAMPLE.read_bytes())], annotator=gold, replace=True)
     deleted = AnnotationEvent.objects.filter(kind="nugget", action="delete")
     assert set(deleted.values_list("object_id", flat=True)) == old_nuggets
-    assert set(deleted.values_list("conversation", flat=True)) == {None}  # the conversation is gone
-    assert AnnotationEvent.objects.filter(kind="nugget", action="create", conversation__isnull=False).count() == 10
+    replacement = Conversation.objects.get()
+    assert set(deleted.values_list("conversation", flat=True)) == {replacement.pk}  # the history moved on
+    assert AnnotationEvent.objects.filter(kind="nugget", action="create", conversation=replacement).count() == 20
+    (replaced,) = AnnotationEvent.objects.filter(kind="conversation", action="replace")
+    assert (replaced.conversation, replaced.annotator, replaced.imported) == (replacement, gold, True)
+    assert replaced.after == {"conversation": replacement.pk, "source": "M002-bing-trial1.txt"}
+
+
+def test_replacing_keeps_the_annotators_own_edits_and_undo_stops_at_the_replacement(campaign):
+    from annotator import annotations
+    from annotator.models import AnnotationEvent
+
+    gold = get_user_model().objects.create_user("g")
+    import_files(campaign, [("M002-bing-trial1.txt", EXAMPLE.read_bytes())], annotator=gold)
+    conversation = Conversation.objects.get()
+    for nugget in Nugget.objects.select_related("entity")[:3]:
+        annotations.update_entity(nugget.entity, actor=gold, expected_version=nugget.entity.version,
+                                  conversation=conversation, comment="checked")
+        annotations.delete_nugget(nugget, actor=gold, expected_version=nugget.version)
+    own = set(AnnotationEvent.objects.filter(imported=False).values_list("pk", flat=True))
+    assert len(own) == 6
+
+    import_files(campaign, [("M002-bing-trial1.txt", EXAMPLE.read_bytes())], annotator=gold, replace=True)
+    replacement = Conversation.objects.get()
+    assert set(AnnotationEvent.objects.filter(imported=False).values_list("pk", flat=True)) == own
+    assert set(AnnotationEvent.objects.filter(pk__in=own).values_list("conversation", flat=True)) == {replacement.pk}
+    # undo never replays a change made on the replaced conversation (its nuggets are gone)
+    nuggets, comments = Nugget.objects.count(), sorted(Entity.objects.values_list("comment", flat=True))
+    assert annotations.last_undoable(replacement, gold) is None
+    assert annotations.undo_last(replacement, gold, actor=gold) is None
+    assert (Nugget.objects.count(), sorted(Entity.objects.values_list("comment", flat=True))) == (nuggets, comments)
 
 
 def test_a_refused_import_records_nothing(campaign):

@@ -145,6 +145,8 @@ class Names:
             return self.entity(event.object_id) if event.object_id in self.entities else (state.get("name") or state.get("key", ""))
         if event.kind == kind.MEMBERSHIP:
             return f"{self.entity(state.get('entity'))} in {self.value('attribute_set', state.get('attribute_set'))}"
+        if event.kind == kind.CONVERSATION:
+            return f"by an import of {state.get('source') or 'a file'}; the changes above were made on the replaced text"
         return f"label of {self.turn(state.get('turn'))}"
 
 
