@@ -7,8 +7,6 @@ The database side only: scores come from `annotator.scores.score_tables`, the st
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 from dataclasses import dataclass, field
@@ -16,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from annotator.csvsafe import csv_lines
 from annotator.models import Campaign, Run
 from annotator.reports import score_columns
 from annotator.scores import ScoreTables
@@ -109,11 +108,8 @@ def pair_rows(comparisons: list[MeasureComparison]) -> list[dict]:
 
 
 def pairs_csv(comparisons: list[MeasureComparison]) -> str:
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(pair_rows(comparisons))  # floats in full (round-trip) precision
-    return buffer.getvalue()
+    rows = ([row[column] for column in CSV_COLUMNS] for row in pair_rows(comparisons))
+    return "".join(csv_lines([CSV_COLUMNS, *rows]))  # floats in full (round-trip) precision
 
 
 def pairs_json(comparisons: list[MeasureComparison]) -> str:

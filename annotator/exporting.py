@@ -21,7 +21,6 @@ Kinds (docs/formats.md, "Exports"):
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import re
@@ -32,7 +31,7 @@ from collections.abc import Iterable, Iterator
 
 import pandas as pd
 
-from annotator.csvsafe import frame_csv
+from annotator.csvsafe import csv_lines, frame_csv
 from annotator.formats import ParsedConversation, ParsedMembership, ParsedNugget, ParsedTurn
 from annotator.formats.jsonl import iter_jsonl
 from annotator.formats.paper import iter_paper
@@ -429,17 +428,13 @@ def _scored_batches(campaign: Campaign, annotator=None) -> Iterator[list[tuple[C
 
 
 def _csv_chunks(columns: list[str], rows_of_batches: Iterator[list[list]]) -> Iterator[str]:
-    """A header, then one CSV chunk per batch of rows."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(columns)
+    """A header, then one CSV chunk per batch of rows (cells made safe by annotator.csvsafe)."""
+    header = "".join(csv_lines([columns]))
     for rows in rows_of_batches:
-        writer.writerows(rows)
-        yield buffer.getvalue()
-        buffer.seek(0)
-        buffer.truncate()
-    if buffer.tell():
-        yield buffer.getvalue()
+        yield header + "".join(csv_lines(rows))
+        header = ""
+    if header:
+        yield header
 
 
 def iter_score_nuggets_csv(campaign: Campaign, annotator=None) -> Iterator[str]:

@@ -12,7 +12,6 @@ one vectorised pass for the gold and one for the judge, in a fixed number of que
 
 from __future__ import annotations
 
-import io
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ import pandas as pd
 from django.contrib.auth import get_user_model
 
 from annotator import agreement
+from annotator.csvsafe import frame_csv
 from annotator.models import AnnotatorProfile, Assignment, Campaign, Conversation, Grade, Membership, Nugget
 from annotator.reports import score_columns
 from annotator.scores import judges, score_table
@@ -290,6 +290,4 @@ def _number(value):
 
 
 def _csv(frame: pd.DataFrame) -> str:
-    buffer = io.StringIO()
-    frame.to_csv(buffer, index=False, float_format="%.6f")
-    return buffer.getvalue()
+    return frame_csv(frame, float_format="%.6f")

@@ -87,3 +87,12 @@ def test_the_report_csv_neutralises_run_names(client, judged):  # noqa: F811
     text = b"".join(response.streaming_content).decode()
     assert "'=HYPERLINK" in text
     assert not any(line.startswith("=") for line in text.splitlines())
+
+
+@pytest.mark.parametrize("kind", ["nuggets-csv", "turns-csv"])
+def test_the_score_detail_csvs_neutralise_run_names(judged, kind):  # noqa: F811
+    campaign, _ = judged
+    poison(campaign)
+    rows = rows_of("".join(exporting.stream(campaign, kind)))
+    runs = {row[rows[0].index("run")] for row in rows[1:]}
+    assert "'=HYPERLINK(\"http://evil\")" in runs and not any(r.startswith("=") for r in runs)
