@@ -12,7 +12,7 @@ from django.db.models import Q, QuerySet
 from django.http import Http404
 
 from annotator.compiled import CompiledQuery
-from annotator.models import Assignment, Campaign, Conversation, Entity, Nugget, Turn
+from annotator.models import Assignment, Campaign, Conversation, Entity, ImportJob, Nugget, Turn
 
 
 def organised_campaigns(user) -> QuerySet[Campaign]:
@@ -32,6 +32,18 @@ def campaign_for_organiser(user, slug: str) -> Campaign:
     if campaign is None:
         raise Http404("No such campaign.")
     return campaign
+
+
+def import_job_for_organiser(user, slug: str, job_id: int) -> ImportJob:
+    """A background import of a campaign the user organises (whoever of its organisers started it)."""
+    job = (
+        ImportJob.objects.select_related("campaign", "created_by")
+        .filter(pk=job_id, campaign__slug=slug, campaign__in=organised_campaigns(user))
+        .first()
+    )
+    if job is None:
+        raise Http404("No such import.")
+    return job
 
 
 def visible_conversations(user) -> QuerySet[Conversation]:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
@@ -61,6 +61,11 @@ from annotator.vectors import VectorError, check_distribution, format_vector
 __all__ = ["ImportResult", "import_files", "default_annotator", "run_from_filename"]
 
 GOLD_USERNAME = "gold"
+
+# progress(stage, conversations done so far): stage is "parsing", "checking", "writing" (the
+# one transaction starts: nothing is visible until it ends) or "written".
+Progress = Callable[[str, int], None]
+PROGRESS_EVERY = 200  # conversations checked between two progress reports
 
 
 @dataclass
@@ -175,8 +180,10 @@ def _same_vector(a, b) -> bool:
 
 
 class _Importer:
-    def __init__(self, campaign: Campaign, *, run: str | None, annotator, replace: bool, actor):
+    def __init__(self, campaign: Campaign, *, run: str | None, annotator, replace: bool, actor,
+                 progress: Progress | None = None):
         self.campaign = campaign
+        self.progress = progress or (lambda stage, done: None)
         self.run = run
         self.annotator_arg = annotator
         self.replace = replace
@@ -201,6 +208,7 @@ class _Importer:
             self.result.errors.extend(parsed.errors)
             self.result.warnings.extend(parsed.warnings)
             conversations.extend(parsed.conversations)
+            self.progress("parsing", len(conversations))
         if not names:
             self.error("", 0, "no files given")
             return self.result
@@ -219,7 +227,14 @@ class _Importer:
         for chunk in _chunks(codes):
             self.topics.update({t.code: t for t in Topic.objects.filter(campaign=campaign, code__in=chunk)})
 
-        plans = [p for p in (self.plan_conversation(c) for c in conversations) if p is not None]
+        plans = []
+        for checked, conversation in enumerate(conversations, 1):
+            plan = self.plan_conversation(conversation)
+            if plan is not None:
+                plans.append(plan)
+            if checked % PROGRESS_EVERY == 0:
+                self.progress("checking", checked)
+        self.progress("checking", len(conversations))
         runs = sorted({p.run for p in plans})
         self.runs = {}
         for chunk in _chunks(runs):
@@ -264,7 +279,9 @@ class _Importer:
         self.check_missing_memberships(annotated, entities)
         if self.result.errors:
             return self.result
+        self.progress("writing", 0)
         self.write(plans, entities)
+        self.progress("written", len(plans))
         return self.result
 
     def check_additions(self, plans: list[_ConversationPlan]) -> dict[int, list[int]]:
@@ -749,15 +766,17 @@ def import_files(
     annotator=None,
     replace: bool = False,
     actor=None,
+    progress: Progress | None = None,
 ) -> ImportResult:
     """Import (name, bytes) files into the campaign: everything or, on any error, nothing.
 
     ``run``: the run of every conversation (else the file's own ``run=`` / ``"run"``, else the
     file name: ``M002-bing-trial1.txt`` -> ``bing-trial1``). ``replace``: an existing
     conversation of the same topic and run is deleted (with every judgment on it) and
-    imported anew; without it, that is an error.
+    imported anew; without it, that is an error. ``progress``: called as the import goes
+    (see Progress), for the console's background import jobs.
     """
-    importer = _Importer(campaign, run=run, annotator=annotator, replace=replace, actor=actor)
+    importer = _Importer(campaign, run=run, annotator=annotator, replace=replace, actor=actor, progress=progress)
     return importer.run_import(files)
 
 

@@ -463,3 +463,82 @@ class AnnotatorProfile(models.Model):
 def is_automatic_judge(user) -> bool:
     profile = getattr(user, "annotator_profile", None) if getattr(user, "pk", None) else None
     return bool(profile and profile.is_automatic)
+
+
+class ImportJob(models.Model):
+    """A conversation upload too large to import within a request: the background worker
+    (`manage.py db_worker`) imports it with annotator.importing, all or nothing, and records
+    its progress here for the console's job page."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "waiting for the worker"
+        RUNNING = "running", "running"
+        DONE = "done", "imported"
+        FAILED = "failed", "nothing imported"
+
+    class Stage(models.TextChoices):
+        WAITING = "waiting", "Waiting for the worker"
+        PARSING = "parsing", "Reading the files"
+        CHECKING = "checking", "Checking against the campaign"
+        WRITING = "writing", "Writing everything in one transaction"
+        FINISHED = "finished", "Finished"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="import_jobs")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
+        help_text="Whose judgments the files hold; empty: the uploader",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(max_length=8, choices=Status, default=Status.QUEUED)
+    stage = models.CharField(max_length=8, choices=Stage, default=Stage.WAITING)
+    run = models.CharField(max_length=100, blank=True, help_text="The run of every conversation; empty: from the files")
+    replace = models.BooleanField(default=False)
+    file_names = models.JSONField(default=list)
+    conversations = models.PositiveIntegerField(default=0, help_text="Conversations in the files (counted before parsing)")
+    parsed = models.PositiveIntegerField(default=0)
+    checked = models.PositiveIntegerField(default=0)
+    written = models.PositiveIntegerField(default=0)
+    summary = models.TextField(blank=True)
+    errors = models.JSONField(default=list, blank=True, help_text="file:line: reason, when nothing was imported")
+    warnings = models.JSONField(default=list, blank=True)
+    task_id = models.CharField(max_length=64, blank=True, help_text="The django-tasks result running this job")
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(status__in=["queued", "running", "done", "failed"]), name="import_job_status_valid"),
+            models.CheckConstraint(
+                condition=Q(parsed__lte=F("conversations")) & Q(checked__lte=F("conversations"))
+                & Q(written__lte=F("conversations")),
+                name="import_job_counts_within_total",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"import {self.pk} into {self.campaign_id}: {self.status}"
+
+    @property
+    def finished(self) -> bool:
+        return self.status in (self.Status.DONE, self.Status.FAILED)
+
+    @property
+    def percent(self) -> int:
+        """Each conversation is parsed, checked and written: three steps of the bar."""
+        if self.status == self.Status.DONE:
+            return 100
+        steps = 3 * max(self.conversations, 1)
+        return min(100, round(100 * (self.parsed + self.checked + self.written) / steps))
+
+
+class ImportJobFile(models.Model):
+    """An uploaded file waiting for its job; deleted when the job ends."""
+
+    job = models.ForeignKey(ImportJob, on_delete=models.CASCADE, related_name="files")
+    name = models.CharField(max_length=500)
+    data = models.BinaryField()
+
+    class Meta:
+        ordering = ["pk"]

@@ -37,6 +37,7 @@ urlpatterns = [
     path("<slug:slug>/attribute-sets/<id:pk>/", console_campaign.attribute_set, name="attribute_set"),
     path("<slug:slug>/attribute-sets/new/<id:topic_type>/", console_campaign.attribute_set_new, name="attribute_set_new"),
     path("<slug:slug>/upload/", console_campaign.upload, name="upload"),
+    path("<slug:slug>/imports/<int:job>/", console_campaign.import_job, name="import_job"),
     path("<slug:slug>/assign/", console_campaign.assign, name="assign"),
     path("<slug:slug>/progress/", console_progress.progress, name="progress"),
     path("<slug:slug>/grid/", console_progress.grid, name="grid"),

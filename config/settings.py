@@ -2,7 +2,8 @@
 
 Configured through the environment so one file serves a laptop, CI and a server:
 DATABASE_URL (default: SQLite in the project folder), SECRET_KEY, DEBUG, ALLOWED_HOSTS,
-GFRC_MAX_UPLOAD_MB, and for a server behind HTTPS the SECURE_* and CSRF_* variables below
+GFRC_MAX_UPLOAD_MB, GFRC_BACKGROUND_IMPORT_CONVERSATIONS, and for a server behind HTTPS the
+SECURE_* and CSRF_* variables below
 (README, "Running it for a campaign"). With DEBUG off every HTTPS protection is on unless the
 environment turns it off.
 """
@@ -60,6 +61,8 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "axes",
+    "django_tasks",
+    "django_tasks_db",
     "annotator",
 ]
 
@@ -175,6 +178,12 @@ LOGOUT_REDIRECT_URL = "login"
 GFRC_MAX_UPLOAD_MB = int(os.environ.get("GFRC_MAX_UPLOAD_MB", "20"))
 DATA_UPLOAD_MAX_MEMORY_SIZE = GFRC_MAX_UPLOAD_MB * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
+# Uploads holding more conversations than this are imported by the background worker
+# (`manage.py db_worker`, which `make run` starts) instead of within the request.
+GFRC_BACKGROUND_IMPORT_CONVERSATIONS = int(os.environ.get("GFRC_BACKGROUND_IMPORT_CONVERSATIONS", "2000"))
+
+# Background jobs (django-tasks) are rows in the database: no broker to install.
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

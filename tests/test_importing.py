@@ -266,3 +266,20 @@ def test_a_membership_the_entity_already_has_counts_as_given(campaign):
     again = WITHOUT_ORIGIN.replace("##### M002", "##### M002 run=bing-trial2")
     result = import_files(campaign, [("M002-bing-trial2.txt", again.encode())], annotator=gold)
     assert result.ok and not result.warnings
+
+
+def test_the_import_reports_its_progress_parsing_checking_then_writing(campaign):
+    reports = []
+    result = import_files(campaign, [("p.jsonl", many_conversations(450))], progress=lambda stage, done: reports.append((stage, done)))
+    assert result.ok, result.errors[:3]
+    assert reports[0] == ("parsing", 450)
+    assert [done for stage, done in reports if stage == "checking"] == [200, 400, 450]
+    assert reports[-2:] == [("writing", 0), ("written", 450)]
+
+
+def test_a_refused_import_reports_no_writing(campaign):
+    reports = []
+    data = many_conversations(3) + b'{"topic": "M001"}\n'
+    result = import_files(campaign, [("p.jsonl", data)], progress=lambda stage, done: reports.append(stage))
+    assert not result.ok
+    assert "parsing" in reports and "writing" not in reports and "written" not in reports

@@ -35,6 +35,7 @@ __all__ = [
     "iter_jsonl",
     "parse_file",
     "format_for",
+    "count_conversations",
 ]
 
 
@@ -49,3 +50,14 @@ def parse_file(data: bytes, path: str) -> ParseResult:
     if format_for(path) == "jsonl":
         return parse_jsonl_bytes(data, path)
     return parse_paper_bytes(data, path)
+
+
+def count_conversations(data: bytes, path: str) -> int:
+    """How many conversations the file holds, counted without parsing it (fast enough to
+    decide within a request whether an upload is imported in the background): JSONL lines
+    that are not blank, or paper-format ``#####`` topic headers. Broken files may be
+    miscounted; parsing tells."""
+    lines = data.removeprefix(b"\xef\xbb\xbf").split(b"\n")
+    if format_for(path) == "jsonl":
+        return sum(1 for line in lines if line.strip())
+    return sum(1 for line in lines if line.startswith(b"#####") and not line.startswith(b"######"))

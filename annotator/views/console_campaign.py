@@ -7,8 +7,8 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
-from annotator import assigning
-from annotator.access import campaign_for_organiser
+from annotator import assigning, import_jobs, importing
+from annotator.access import campaign_for_organiser, import_job_for_organiser
 from annotator.console_forms import (
     AssignForm,
     AttributeSetForm,
@@ -82,19 +82,22 @@ def _attribute_set_page(request, campaign, topic_type, instance) -> HttpResponse
 
 @login_required
 def upload(request: HttpRequest, slug: str) -> HttpResponse:
-    """Import conversation files with the backbone's importer: all or nothing, errors by file:line."""
+    """Import conversation files with the backbone's importer: all or nothing, errors by file:line.
+    Large uploads go to the background worker: the answer is then the job's page."""
     campaign = campaign_for_organiser(request.user, slug)
     errors: list[str] = []
     warnings: list[str] = []
     if request.method == "POST":
         form = UploadForm(request.POST, request.FILES)
         if form.is_valid():
-            from annotator import importing
-
             files = [(f.name, f.read()) for f in form.cleaned_data["files"]]
+            run, replace = form.cleaned_data["run"] or None, form.cleaned_data["replace"]
+            annotator = form.cleaned_data["annotator"]
+            if import_jobs.runs_in_background(files):
+                job = import_jobs.start(campaign, files, run=run, replace=replace, annotator=annotator, actor=request.user)
+                return redirect("console:import_job", slug=campaign.slug, job=job.pk)
             result = importing.import_files(
-                campaign, files, run=form.cleaned_data["run"] or None, replace=form.cleaned_data["replace"],
-                annotator=form.cleaned_data["annotator"], actor=request.user,
+                campaign, files, run=run, replace=replace, annotator=annotator, actor=request.user
             )
             errors = [str(e) for e in result.errors]
             warnings = [str(w) for w in result.warnings]
@@ -108,9 +111,18 @@ def upload(request: HttpRequest, slug: str) -> HttpResponse:
     return render(
         request,
         "console/upload.html",
-        {"campaign": campaign, "form": form, "errors": errors, "warnings": warnings, "tab": "upload"},
+        {"campaign": campaign, "form": form, "errors": errors, "warnings": warnings, "tab": "upload",
+         "jobs": import_jobs.recent_jobs(campaign)},
         status=400 if errors or form.errors else 200,
     )
+
+
+@login_required
+def import_job(request: HttpRequest, slug: str, job: int) -> HttpResponse:
+    """A background import's progress; htmx polls the progress fragment until the job ends."""
+    job = import_job_for_organiser(request.user, slug, job)
+    template = "console/import_job.html#job-progress" if request.htmx else "console/import_job.html"
+    return render(request, template, {"campaign": job.campaign, "job": job, "tab": "upload"})
 
 
 @login_required
