@@ -1,4 +1,5 @@
-# Two commands: `make run` (set up, migrate, load the demo, serve on 127.0.0.1:8000) and
+# Two commands: `make run` (set up, migrate, load the demo, serve on 127.0.0.1:8000 with the
+# background import worker) and
 # `make test`. `make setup` does the set-up alone.
 PYTHON ?= python3
 VENV := .venv
@@ -20,7 +21,11 @@ setup: $(VENV)/.installed
 	$(MANAGE) migrate --noinput
 	$(MANAGE) load_demo
 
+# The background import worker (manage.py db_worker) runs beside the server and stops with it.
+# --no-reload: a reloading worker forks a child that a kill of its parent would leave behind.
 run: setup
+	@$(MANAGE) db_worker --no-reload & worker=$$!; \
+	trap 'kill $$worker 2>/dev/null; wait $$worker' EXIT INT TERM; \
 	$(MANAGE) runserver $(HOST)
 
 # `make test`: the unit suite on SQLite, the browser suite, then both suites again on a

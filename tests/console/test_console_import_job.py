@@ -1,0 +1,142 @@
+"""The job page of a background import: the worker imports, the page follows its progress."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
+from django.urls import reverse
+from django_tasks_db.models import DBTaskResult
+
+from annotator.formats import parse_paper, write_jsonl
+from annotator.models import Conversation, ImportJob, ImportJobFile
+from tests.console.conftest import assert_only_the_organiser_gets_in
+from tests.console.test_console_upload import EXAMPLE
+
+# The worker runs in this process, with its own transactions: the tests commit for real.
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def small_threshold(settings):
+    settings.GFRC_BACKGROUND_IMPORT_CONVERSATIONS = 3
+
+
+def jsonl(n: int, tag: str = "bg") -> SimpleUploadedFile:
+    """n conversations (the paper's example, with its 10 nuggets) on topics M001..M006, runs tag-0, tag-1..."""
+    lines = []
+    for i in range(n):
+        conversation = parse_paper(EXAMPLE.read_text(), "x").conversations[0]
+        conversation.topic, conversation.run = f"M{i % 6 + 1:03d}", f"{tag}-{i // 6}"
+        lines.append(write_jsonl([conversation]))
+    return SimpleUploadedFile(f"{tag}.jsonl", "".join(lines).encode(), content_type="application/jsonl")
+
+
+def upload(client, campaign, *files):
+    return client.post(reverse("console:upload", kwargs={"slug": campaign.slug}), {"files": list(files)})
+
+
+def job_url(job: ImportJob) -> str:
+    return reverse("console:import_job", kwargs={"slug": job.campaign.slug, "job": job.pk})
+
+
+def run_worker() -> None:
+    call_command("db_worker", "--batch", "--no-startup-delay", verbosity=0)
+
+
+def test_a_large_upload_answers_at_once_with_the_job_page_and_the_worker_imports_it(organiser, campaign):
+    before = Conversation.objects.count()
+    response = upload(organiser, campaign, jsonl(8))
+    job = ImportJob.objects.get()
+    assert response.status_code == 302 and response["Location"] == job_url(job)
+    assert job.status == "queued" and job.conversations == 8 and job.percent == 0
+    assert Conversation.objects.count() == before  # nothing written within the request
+    assert DBTaskResult.objects.get(id=job.task_id).status == "READY"
+    waiting = organiser.get(job_url(job)).content.decode()
+    assert "manage.py db_worker" in waiting and 'hx-trigger="every 1s"' in waiting
+
+    run_worker()
+
+    job.refresh_from_db()
+    assert job.status == "done" and job.percent == 100
+    assert (job.parsed, job.checked, job.written) == (8, 8, 8)
+    assert Conversation.objects.count() == before + 8
+    assert not ImportJobFile.objects.exists()  # the files go once imported
+    assert DBTaskResult.objects.get(id=job.task_id).status == "SUCCESSFUL"
+    page = organiser.get(job_url(job)).content.decode()
+    assert "8 conversation(s) imported" in page and "hx-trigger" not in page
+
+
+def test_a_bad_file_imports_nothing_and_the_job_lists_its_errors_by_file_and_line(organiser, campaign):
+    before = Conversation.objects.count()
+    bad = jsonl(5, tag="bad")
+    bad = SimpleUploadedFile("bad.jsonl", bad.read() + b'{"topic": "M001", "run": "bad-9", "turns": "none"}\n')
+    upload(organiser, campaign, jsonl(4, tag="good"), bad)
+    run_worker()
+    job = ImportJob.objects.get()
+    assert job.status == "failed" and Conversation.objects.count() == before  # the good file neither
+    assert job.errors and all(e.startswith("bad.jsonl:6:") for e in job.errors)
+    page = organiser.get(job_url(job)).content.decode()
+    assert "Nothing was imported" in page and "bad.jsonl:6:" in page and "hx-trigger" not in page
+
+
+def test_polling_gets_the_progress_fragment_until_the_job_ends(organiser, campaign):
+    upload(organiser, campaign, jsonl(4))
+    job = ImportJob.objects.get()
+    running = organiser.get(job_url(job), headers={"HX-Request": "true"}).content.decode()
+    assert running.lstrip().startswith('<section id="job-progress"') and "<html" not in running
+    assert 'hx-trigger="every 1s"' in running and f'href="{job_url(job)}"' in running  # a real link too
+    run_worker()
+    finished = organiser.get(job_url(job), headers={"HX-Request": "true"}).content.decode()
+    assert "hx-trigger" not in finished and 'value="100"' in finished
+
+
+def test_the_upload_page_lists_the_campaigns_recent_imports(organiser, campaign):
+    upload(organiser, campaign, jsonl(4))
+    job = ImportJob.objects.get()
+    page = organiser.get(reverse("console:upload", kwargs={"slug": campaign.slug})).content.decode()
+    assert "Recent background imports" in page and f'href="{job_url(job)}"' in page and "bg.jsonl" in page
+
+
+def test_an_upload_at_the_threshold_is_still_imported_within_the_request(organiser, campaign):
+    before = Conversation.objects.count()
+    response = upload(organiser, campaign, jsonl(3))
+    assert response.status_code == 302 and response["Location"].endswith("/upload/")
+    assert Conversation.objects.count() == before + 3 and not ImportJob.objects.exists()
+
+
+def test_only_the_campaigns_organisers_see_its_imports(client_as, organiser, campaign):
+    upload(organiser, campaign, jsonl(4))
+    job = ImportJob.objects.get()
+    assert_only_the_organiser_gets_in(client_as, job_url(job))
+    other_campaign = reverse("console:import_job", kwargs={"slug": "other", "job": job.pk})
+    assert client_as("other organiser").get(other_campaign).status_code == 404
+
+
+def test_a_job_is_run_once_even_if_its_task_is_delivered_twice(organiser, campaign):
+    from annotator.import_jobs import run_import_job
+
+    upload(organiser, campaign, jsonl(4))
+    run_worker()
+    job = ImportJob.objects.get()
+    assert run_import_job.call(job.pk) == "done"
+    assert Conversation.objects.filter(run__name="bg-0").count() == 4
+
+
+def test_the_page_sees_the_progress_while_the_worker_is_still_importing(organiser, campaign, monkeypatch):
+    from annotator import importing
+
+    seen = []
+    write = importing._Importer.write
+
+    def observed_write(self, plans, entities):
+        # what the job page reads (another connection would see the same rows) as writing begins
+        seen.append(organiser.get(job_url(ImportJob.objects.get())).content.decode())
+        return write(self, plans, entities)
+
+    monkeypatch.setattr(importing._Importer, "write", observed_write)
+    upload(organiser, campaign, jsonl(6))
+    run_worker()
+    assert len(seen) == 1
+    assert "Writing everything in one transaction" in seen[0] and "6 read, 6 checked, 0 written" in seen[0]
+    assert 'value="67"' in seen[0]
