@@ -72,6 +72,7 @@ bench: $(VENV)/.installed
 	$(BIN)/python bench/bench_compare_runs.py
 
 	$(BIN)/python bench/bench_compare_judges.py
+	$(BIN)/python bench/bench_background_import.py
 	@if [ -f bench/bench_scoring.py ]; then $(BIN)/python bench/bench_scoring.py; fi
 
 clean:

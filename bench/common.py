@@ -217,7 +217,9 @@ class Browser:
         self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
         self.cookies: dict[str, str] = {}
 
-    def request(self, method: str, path: str, data: dict | None = None, htmx: bool = False) -> tuple[int, dict, bytes]:
+    def request(self, method: str, path: str, data: dict | None = None, htmx: bool = False,
+                files: dict[str, tuple[str, bytes]] | None = None) -> tuple[int, dict, bytes]:
+        """`files`: field -> (file name, content), sent as multipart/form-data with `data`."""
         headers = {"Host": f"127.0.0.1:{self.port}", "Connection": "keep-alive"}
         if self.cookies:
             headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
@@ -228,6 +230,8 @@ class Browser:
             headers["Referer"] = f"http://127.0.0.1:{self.port}{path}"
             headers["Origin"] = f"http://127.0.0.1:{self.port}"
             body = urlencode(data or {})
+            if files:
+                headers["Content-Type"], body = _multipart(data or {}, files)
         if htmx:
             headers["HX-Request"] = "true"
             headers["HX-Current-URL"] = f"http://127.0.0.1:{self.port}{path}"
@@ -260,6 +264,15 @@ class Browser:
 
     def close(self) -> None:
         self.connection.close()
+
+
+def _multipart(data: dict, files: dict[str, tuple[str, bytes]]) -> tuple[str, bytes]:
+    boundary = "gfrc-bench-boundary-7d1c9a"
+    parts = [f'--{boundary}\r\nContent-Disposition: form-data; name="{k}"\r\n\r\n{v}\r\n'.encode() for k, v in data.items()]
+    for field, (name, content) in files.items():
+        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{field}"; filename="{name}"\r\n'
+                     f"Content-Type: application/octet-stream\r\n\r\n".encode() + content + b"\r\n")
+    return f"multipart/form-data; boundary={boundary}", b"".join(parts) + f"--{boundary}--\r\n".encode()
 
 
 # -- numbers --------------------------------------------------------------------------------
