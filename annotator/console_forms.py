@@ -340,6 +340,10 @@ class UploadForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["annotator"].queryset = get_user_model().objects.filter(is_active=True).order_by("username")
         self.fields["annotator"].label_from_instance = lambda u: u.get_username()
+        self.fields["files"].help_text += (
+            f" More than {settings.GFRC_BACKGROUND_IMPORT_CONVERSATIONS:,} conversations are imported in the background,"
+            " with a progress page."
+        )
 
     def clean_files(self):
         files = self.cleaned_data["files"]

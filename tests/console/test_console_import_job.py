@@ -140,3 +140,15 @@ def test_the_page_sees_the_progress_while_the_worker_is_still_importing(organise
     assert len(seen) == 1
     assert "Writing everything in one transaction" in seen[0] and "6 read, 6 checked, 0 written" in seen[0]
     assert 'data-percent="67"' in seen[0]  # read and checked; the transaction's progress cannot be seen
+
+
+def test_every_organiser_of_the_campaign_sees_an_import_another_one_started(organiser, campaign, client):
+    from tests.factories import make_user
+
+    upload(organiser, campaign, jsonl(4))
+    job = ImportJob.objects.get()
+    colleague = make_user("co-organiser")
+    campaign.organisers.add(colleague)
+    client.force_login(colleague)
+    assert client.get(job_url(job)).status_code == 200
+    assert f'href="{job_url(job)}"' in client.get(reverse("console:upload", kwargs={"slug": campaign.slug})).content.decode()
