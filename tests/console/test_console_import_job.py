@@ -152,3 +152,20 @@ def test_every_organiser_of_the_campaign_sees_an_import_another_one_started(orga
     client.force_login(colleague)
     assert client.get(job_url(job)).status_code == 200
     assert f'href="{job_url(job)}"' in client.get(reverse("console:upload", kwargs={"slug": campaign.slug})).content.decode()
+
+
+def test_an_import_that_crashes_fails_its_job_with_the_reason_and_the_task_too(organiser, campaign, monkeypatch):
+    from annotator import importing
+
+    def crash(*args, **kwargs):
+        raise MemoryError("out of memory")  # what a worker may meet; nothing of the import was written
+
+    before = Conversation.objects.count()
+    upload(organiser, campaign, jsonl(4))
+    monkeypatch.setattr(importing, "import_files", crash)
+    run_worker()
+    job = ImportJob.objects.get()
+    assert job.status == "failed" and job.errors == ["internal error: MemoryError: out of memory"]
+    assert Conversation.objects.count() == before and not ImportJobFile.objects.exists()
+    assert DBTaskResult.objects.get(id=job.task_id).status == "FAILED"
+    assert "hx-trigger" not in organiser.get(job_url(job)).content.decode()
