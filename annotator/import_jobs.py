@@ -83,11 +83,13 @@ class _JobProgress:
 @task()
 def run_import_job(job_id: int) -> str:
     """The worker's side: import the job's files into its campaign (all or nothing)."""
+    # Claimed by one conditional update: a task delivered twice does not import twice.
+    claimed = ImportJob.objects.filter(pk=job_id, status=ImportJob.Status.QUEUED).update(
+        status=ImportJob.Status.RUNNING, stage=ImportJob.Stage.PARSING, started_at=timezone.now()
+    )
     job = ImportJob.objects.select_related("campaign", "created_by", "annotator").get(pk=job_id)
-    if job.status != ImportJob.Status.QUEUED:
-        return job.status  # already run (a task delivered twice does not import twice)
-    job.status, job.stage, job.started_at = ImportJob.Status.RUNNING, ImportJob.Stage.PARSING, timezone.now()
-    job.save(update_fields=["status", "stage", "started_at"])
+    if not claimed:
+        return job.status
     files = [(f.name, bytes(f.data)) for f in job.files.all()]
     try:
         result = importing.import_files(
