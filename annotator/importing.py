@@ -65,7 +65,7 @@ GOLD_USERNAME = "gold"
 # progress(stage, conversations done so far): stage is "parsing", "checking", "writing" (the
 # one transaction starts: nothing is visible until it ends) or "written".
 Progress = Callable[[str, int], None]
-PROGRESS_EVERY = 200  # conversations checked between two progress reports
+PROGRESS_EVERY = 200  # conversations read or checked between two progress reports
 
 
 @dataclass
@@ -204,7 +204,8 @@ class _Importer:
         names = []
         for name, data in files:
             names.append(name)
-            parsed = parse_file(data, name)
+            before = len(conversations)
+            parsed = parse_file(data, name, lambda n: n % PROGRESS_EVERY or self.progress("parsing", before + n))
             self.result.errors.extend(parsed.errors)
             self.result.warnings.extend(parsed.warnings)
             conversations.extend(parsed.conversations)

@@ -272,8 +272,9 @@ def test_the_import_reports_its_progress_parsing_checking_then_writing(campaign)
     reports = []
     result = import_files(campaign, [("p.jsonl", many_conversations(450))], progress=lambda stage, done: reports.append((stage, done)))
     assert result.ok, result.errors[:3]
-    assert reports[0] == ("parsing", 450)
+    assert [done for stage, done in reports if stage == "parsing"] == [200, 400, 450]  # as it reads, then the file
     assert [done for stage, done in reports if stage == "checking"] == [200, 400, 450]
+    assert reports.index(("parsing", 450)) < reports.index(("checking", 200))
     assert reports[-2:] == [("writing", 0), ("written", 450)]
 
 

@@ -5,6 +5,8 @@ and never raise on bad input; ``write_*`` give text that parses back to the same
 See docs/formats.md.
 """
 
+from collections.abc import Callable
+
 from .jsonl import iter_jsonl, parse_jsonl, parse_jsonl_bytes, write_jsonl
 from .model import (
     FormatError,
@@ -45,11 +47,12 @@ def format_for(filename: str) -> str:
     return "jsonl" if name.endswith((".jsonl", ".json")) else "paper"
 
 
-def parse_file(data: bytes, path: str) -> ParseResult:
-    """Bytes of a file (strict UTF-8), in the format its name says."""
+def parse_file(data: bytes, path: str, on_conversation: Callable[[int], object] | None = None) -> ParseResult:
+    """Bytes of a file (strict UTF-8), in the format its name says; ``on_conversation(n)`` is
+    called as each conversation is read, with how many have been."""
     if format_for(path) == "jsonl":
-        return parse_jsonl_bytes(data, path)
-    return parse_paper_bytes(data, path)
+        return parse_jsonl_bytes(data, path, on_conversation)
+    return parse_paper_bytes(data, path, on_conversation)
 
 
 def count_conversations(data: bytes, path: str) -> int:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from fractions import Fraction
 from typing import Any
 
@@ -73,15 +73,16 @@ def _unknown(p: _Problems, obj: dict, allowed: set[str], where: str) -> None:
             p.warn(f"{where}{key}" if where else key, "unknown field, ignored")
 
 
-def parse_jsonl_bytes(data: bytes, path: str) -> ParseResult:
+def parse_jsonl_bytes(data: bytes, path: str, on_conversation: Callable[[int], object] | None = None) -> ParseResult:
     text, errors = decode_utf8(data, path)
     if text is None:
         return ParseResult([], errors, [])
-    return parse_jsonl(text, path)
+    return parse_jsonl(text, path, on_conversation)
 
 
-def parse_jsonl(text: str, path: str) -> ParseResult:
-    """Read a JSONL file: one conversation per non-blank line."""
+def parse_jsonl(text: str, path: str, on_conversation: Callable[[int], object] | None = None) -> ParseResult:
+    """Read a JSONL file: one conversation per non-blank line. ``on_conversation(n)``: called
+    as each conversation is read, with how many have been (for progress reports)."""
     result = ParseResult()
     text = text.removeprefix("\ufeff")
     seen: dict[tuple[str, str | None], int] = {}
@@ -105,6 +106,8 @@ def parse_jsonl(text: str, path: str) -> ParseResult:
         else:
             seen[key] = no
         result.conversations.append(conv)
+        if on_conversation is not None:
+            on_conversation(len(result.conversations))
     if not any_line:
         result.errors.append(FormatError(path, 0, "empty file"))
     return result

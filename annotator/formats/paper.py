@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -152,11 +152,11 @@ def decode_utf8(data: bytes, path: str) -> tuple[str | None, list[FormatError]]:
     return text.removeprefix("\ufeff"), []
 
 
-def parse_paper_bytes(data: bytes, path: str) -> ParseResult:
+def parse_paper_bytes(data: bytes, path: str, on_conversation: Callable[[int], object] | None = None) -> ParseResult:
     text, errors = decode_utf8(data, path)
     if text is None:
         return ParseResult([], errors, [])
-    return parse_paper(text, path)
+    return parse_paper(text, path, on_conversation)
 
 
 @dataclass
@@ -182,8 +182,9 @@ class _Block:
 
 
 class _Parser:
-    def __init__(self, text: str, path: str):
+    def __init__(self, text: str, path: str, on_conversation: Callable[[int], object] | None = None):
         self.path = path
+        self.on_conversation = on_conversation
         self.text = text.removeprefix("\ufeff").replace("\r\n", "\n")
         self.result = ParseResult()
         self.conv: ParsedConversation | None = None
@@ -469,11 +470,14 @@ class _Parser:
             self.error(self.conv.line, f"conversation {self.conv.topic} has no turns")
         self.result.conversations.append(self.conv)
         self.conv = None
+        if self.on_conversation is not None:
+            self.on_conversation(len(self.result.conversations))
 
 
-def parse_paper(text: str, path: str) -> ParseResult:
-    """Read a paper-format file: every conversation it holds, every problem with its line."""
-    return _Parser(text, path).run()
+def parse_paper(text: str, path: str, on_conversation: Callable[[int], object] | None = None) -> ParseResult:
+    """Read a paper-format file: every conversation it holds, every problem with its line.
+    ``on_conversation(n)``: called as each conversation is read, with how many have been."""
+    return _Parser(text, path, on_conversation).run()
 
 
 # --- writing ---------------------------------------------------------------------------------

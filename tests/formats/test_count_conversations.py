@@ -1,4 +1,4 @@
-"""count_conversations: the cheap count that decides whether an upload is imported in the background."""
+"""What background imports ask of the formats: a cheap count of conversations before parsing, and progress while parsing."""
 
 from annotator.formats import count_conversations, parse_jsonl, parse_paper, write_jsonl, write_paper
 from tests.commands.helpers import EXAMPLE
@@ -24,3 +24,12 @@ def test_it_counts_the_topic_headers_of_a_paper_file_as_parsing_does():
     data = text.encode()
     assert count_conversations(data, "a.txt") == 3 == len(parse_paper(text, "a.txt").conversations)
     assert count_conversations(b"###### not a header\n", "a.txt") == 0
+
+
+def test_parsing_reports_each_conversation_as_it_is_read():
+    from annotator.formats import parse_file
+
+    for name, data in [("a.jsonl", write_jsonl(_conversations(3)).encode()), ("a.txt", write_paper(_conversations(3)).encode())]:
+        seen = []
+        assert len(parse_file(data, name, seen.append).conversations) == 3
+        assert seen == [1, 2, 3], name
