@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import signal
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
@@ -41,7 +43,14 @@ def job_url(job: ImportJob) -> str:
 
 
 def run_worker() -> None:
-    call_command("db_worker", "--batch", "--no-startup-delay", verbosity=0)
+    """The real worker command, in this process, until the queue is empty."""
+    # it installs its own shutdown handlers: give pytest its own back
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGQUIT)}
+    try:
+        call_command("db_worker", "--batch", "--no-startup-delay", verbosity=0)
+    finally:
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
 
 
 def test_a_large_upload_answers_at_once_with_the_job_page_and_the_worker_imports_it(organiser, campaign):
