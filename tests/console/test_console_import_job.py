@@ -178,3 +178,16 @@ def test_an_import_that_crashes_fails_its_job_with_the_reason_and_the_task_too(o
     assert Conversation.objects.count() == before and not ImportJobFile.objects.exists()
     assert DBTaskResult.objects.get(id=job.task_id).status == "FAILED"
     assert "hx-trigger" not in organiser.get(job_url(job)).content.decode()
+
+
+def test_a_background_import_for_another_annotator_gives_them_the_judgments(organiser, campaign):
+    from annotator.models import Nugget
+    from tests.factories import make_user
+
+    judge = make_user("second-judge")
+    organiser.post(reverse("console:upload", kwargs={"slug": campaign.slug}), {"files": [jsonl(4)], "annotator": judge.pk})
+    run_worker()
+    job = ImportJob.objects.get()
+    assert job.status == "done" and job.annotator == judge
+    assert Nugget.objects.filter(turn__conversation__run__name="bg-0").exclude(annotator=judge).count() == 0
+    assert Nugget.objects.filter(turn__conversation__run__name="bg-0", annotator=judge).count() == 40
