@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotator', '0008_automatic_judges'),
+        ('annotator', '0004_events_outlive_conversations'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

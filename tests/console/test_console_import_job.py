@@ -191,3 +191,8 @@ def test_a_background_import_for_another_annotator_gives_them_the_judgments(orga
     assert job.status == "done" and job.annotator == judge
     assert Nugget.objects.filter(turn__conversation__run__name="bg-0").exclude(annotator=judge).count() == 0
     assert Nugget.objects.filter(turn__conversation__run__name="bg-0", annotator=judge).count() == 40
+
+
+def test_a_huge_job_id_is_a_404(organiser, campaign):
+    url = reverse("console:import_job", kwargs={"slug": campaign.slug, "job": 1}).replace("/1/", "/99999999999999999999/")
+    assert organiser.get(url).status_code == 404
