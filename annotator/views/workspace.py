@@ -19,10 +19,10 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
-from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import reswap, trigger_client_event
 
 from annotator.access import assignment_for_annotator
 from annotator.compiled import CompiledQuery
@@ -132,22 +132,13 @@ def _split_boxes(shares, name: str) -> SafeString:
     ))
 
 
-def score_panel_html(score: ConversationScore) -> SafeString:
-    """The score panel (partial score-panel: the scores, Table 1 and Table 2), rendered without
-    queries and once per score: the panel reload that follows a save gets the score the save
-    computed (annotator.scores remembers it for identical inputs), and its HTML with it."""
-    html = score.rendered.get("panel")
-    if html is None:
-        html = score.rendered["panel"] = render_to_string(
-            f"{TEMPLATE}#score-panel",
-            {
-                "conversation": score.conversation,
-                "score": score,
-                "nugget_rows": render_nugget_rows(score),
-                "turn_tables": render_turn_tables(score),
-            },
-        )
-    return mark_safe(html)
+def score_panel_context(score: ConversationScore) -> dict:
+    """What the partial score-panel shows: the scores, Table 1 and Table 2 (no queries)."""
+    return {
+        "score": score,
+        "nugget_rows": render_nugget_rows(score),
+        "turn_tables": render_turn_tables(score),
+    }
 
 
 # Asked on every workspace page and edit: compiled once (annotator.compiled).
@@ -227,7 +218,7 @@ def workbench_context(
         "total_words": score.turns[-1].end_wc if score.turns else 0,
     }
     if with_panel:
-        context["score_panel"] = score_panel_html(score)
+        context.update(score_panel_context(score), with_panel=True)
     if selected is not None:
         context.update(_editor_context(selected, score, attribute_sets, grades, bound, entities))
     return context
@@ -320,14 +311,14 @@ def respond(
     bound: dict | None = None,
     only: Affected | None = None,
 ) -> HttpResponse:
-    """The answer to any workspace action.
+    """The answer to any workspace action: one request carries everything the edit changed.
 
-    htmx: the conversation column (target #turns) and the editor (out of band), with the
-    HX-Trigger that makes the score panel reload when judgments changed. When the view says
-    what it touched (`only`), the column is not sent whole: just the <section>s of the turns
-    whose rendering can have changed, each out of band (HX-Reswap: none), so the answer's size
-    follows the edit, not the conversation. Plain forms: a redirect back to the page (success)
-    or the whole page with the message (refusal).
+    htmx: the conversation column (target #turns), the editor, the counts and, when judgments
+    changed, the score panel (all out of band). When the view says what it touched (`only`),
+    the column is not sent whole: just the <section>s of the turns whose rendering can have
+    changed, each out of band (HX-Reswap: none), so the answer's size follows the edit, not
+    the conversation. Plain forms: a redirect back to the page (success) or the whole page
+    with the message (refusal).
     """
     if not request.htmx and status < 400:
         if message:
@@ -336,20 +327,19 @@ def respond(
         return redirect(f"{url}?nugget={selected_id}#editor" if selected_id else url, permanent=False)
     context = workbench_context(
         request, assignment, selected_id=selected_id, bound=bound, message=message, level=level,
-        with_panel=not request.htmx,  # the panel reloads itself on the HX-Trigger
-        only=only if request.htmx else None,
+        with_panel=changed or not request.htmx, only=only if request.htmx else None,
     )
     if request.htmx:
         context["oob"] = True
         if only is not None:
             response = render(request, f"{TEMPLATE}#edit-turns-response", context, status=status)
-            response["HX-Reswap"] = "none"  # everything in it is out of band
+            reswap(response, "none")  # everything in it is out of band
         else:
             response = render(request, f"{TEMPLATE}#edit-response", context, status=status)
     else:
         response = render(request, TEMPLATE, context, status=status)
     if changed:
-        response["HX-Trigger"] = CHANGED_EVENT
+        trigger_client_event(response, CHANGED_EVENT)
     return response
 
 
@@ -372,10 +362,11 @@ def conversation(request: HttpRequest, conversation_id: int) -> HttpResponse:
 @login_required
 @require_GET
 def score_panel(request: HttpRequest, conversation_id: int) -> HttpResponse:
-    """The live score panel alone: R, GF, GF per attribute set, GFRC, Tables 1 and 2 (4 queries
+    """The score panel alone: R, GF, GF per attribute set, GFRC, Tables 1 and 2 (4 queries
     after the assignment: attribute sets, turns, nuggets with entities and grades, memberships)."""
     assignment = assignment_for_annotator(request.user, conversation_id)
-    return HttpResponse(score_panel_html(score_conversation(assignment.conversation, request.user)))
+    score = score_conversation(assignment.conversation, request.user)
+    return render(request, f"{TEMPLATE}#score-panel", score_panel_context(score))
 
 
 @login_required

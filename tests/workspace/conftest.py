@@ -80,3 +80,13 @@ def line_span(conversation, position: int, needle: str) -> tuple[int, int, int]:
             return turn.pk, start, start + len(words) - 1
         start += len(words)
     raise AssertionError(f"{needle!r} is not in turn {position}")
+
+
+def changed(response) -> bool:
+    """The answer says judgments changed and carries the refreshed score panel out of band:
+    the one request an edit is (no second request for the panel)."""
+    import json
+
+    trigger = json.loads(response.get("HX-Trigger", "{}"))
+    html = response.content.decode()
+    return "annotations-changed" in trigger and '<section id="score-panel" class="card score-panel" aria-labelledby="score-h" hx-swap-oob="true">' in html

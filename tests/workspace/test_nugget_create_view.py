@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from annotator.models import Entity, Nugget
 from tests.factories import make_campaign, make_conversation, make_user, mark
-from tests.workspace.conftest import HTMX, line_span
+from tests.workspace.conftest import HTMX, line_span, changed
 
 pytestmark = pytest.mark.django_db
 
@@ -21,7 +21,7 @@ def test_marking_words_of_a_system_turn_makes_a_nugget_with_its_wc_badge_at_once
     turn, start, end = line_span(conversation, 2, "Back to the Future")
     response = _create(client, conversation, turn, start, end, **HTMX)
     assert response.status_code == 200
-    assert response["HX-Trigger"] == "annotations-changed"
+    assert changed(response)
     html = response.content.decode()
     assert "WC 35" in html and 'hx-swap-oob="true"' in html and "Nugget in S1 · WC 35" in html
     nugget = Nugget.objects.get(annotator=annotator)
@@ -88,9 +88,9 @@ def test_a_second_mention_of_an_entity_is_shown_as_a_duplicate_that_gains_nothin
     response = _create(client, conversation, conversation.turns.get(position=4).pk, 0, 2, **HTMX)
     html = response.content.decode()
     assert "WC 8 · L2 · dup" in html and "duplicate: gains nothing" in html
-    panel = client.get(reverse("score-panel", args=[conversation.pk])).content.decode()
-    assert '<span class="badge dup">dup</span>' in panel
-    assert '<td class="num">8</td><td class="num">0.9944</td><td class="num">1</td><td class="num">0.0000</td>' in panel
+    # the save's own answer carries the panel's new Table 1 row: no second request
+    assert '<span class="badge dup">dup</span>' in html
+    assert '<td class="num">8</td><td class="num">0.9944</td><td class="num">1</td><td class="num">0.0000</td>' in html
 
 
 def test_an_annotator_cannot_mark_nuggets_in_another_annotators_conversation(client, bare_paper):
@@ -135,3 +135,11 @@ def test_the_page_and_an_undo_still_render_the_whole_column(client, bare_paper):
     html = response.content.decode()
     assert 'id="turns"' in html and html.count('<section class="turn') == conversation.turns.count()
     assert "HX-Reswap" not in response
+
+
+def test_a_refused_save_sends_no_score_panel_since_nothing_changed(client, bare_paper):
+    conversation, annotator, _ = bare_paper
+    other = make_conversation(conversation.topic.campaign, [("U", "q"), ("S", "a b c")], run="other")
+    client.force_login(annotator)
+    response = _create(client, conversation, other.turns.get(position=2).pk, 0, 1, **HTMX)
+    assert response.status_code == 422 and 'id="score-panel"' not in response.content.decode()

@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from annotator.models import Nugget
 from tests.factories import make_user
-from tests.workspace.conftest import HTMX
+from tests.workspace.conftest import HTMX, changed
 
 pytestmark = pytest.mark.django_db
 
@@ -16,7 +16,7 @@ def test_deleting_a_nugget_removes_it_and_refreshes_the_score(client, paper):
     client.force_login(annotator)
     response = client.post(reverse("nugget-delete", args=[conversation.pk, nugget.pk]),
                            {"version": nugget.version}, headers=HTMX)
-    assert response.status_code == 200 and response["HX-Trigger"] == "annotations-changed"
+    assert response.status_code == 200 and changed(response)
     assert "No nugget selected" in response.content.decode()
     assert not Nugget.objects.filter(pk=nugget.pk).exists()
 

@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from annotator.models import Entity, Nugget
 from tests.factories import make_user
-from tests.workspace.conftest import HTMX
+from tests.workspace.conftest import HTMX, changed
 
 pytestmark = pytest.mark.django_db
 
@@ -20,7 +20,7 @@ def test_picking_an_existing_entity_by_name_reuses_it_with_its_grade(client, pap
     client.force_login(annotator)
     response = client.post(reverse("nugget-entity", args=[conversation.pk, second.pk]),
                            {"entity": "back to the future (1985)", "version": second.version}, headers=HTMX)
-    assert response.status_code == 200 and response["HX-Trigger"] == "annotations-changed"
+    assert response.status_code == 200 and changed(response)
     second.refresh_from_db()
     assert second.entity_id == first.entity_id
     assert "WC 39 · L2 · dup" in response.content.decode()  # now a second mention of Back to the Future

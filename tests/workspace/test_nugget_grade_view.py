@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from annotator.models import Nugget
 from tests.factories import make_user
-from tests.workspace.conftest import HTMX, line_span
+from tests.workspace.conftest import HTMX, line_span, changed
 
 pytestmark = pytest.mark.django_db
 
@@ -18,7 +18,7 @@ def test_grading_sets_the_entitys_grade_and_refreshes_the_score(client, bare_pap
     nugget = Nugget.objects.select_related("entity").get()
     response = client.post(reverse("nugget-grade", args=[conversation.pk, nugget.pk]),
                            {"grade": 1, "version": nugget.entity.version}, headers=HTMX)
-    assert response.status_code == 200 and response["HX-Trigger"] == "annotations-changed"
+    assert response.status_code == 200 and changed(response)
     nugget.entity.refresh_from_db()
     assert nugget.entity.grade.label == "L1"
     html = response.content.decode()
@@ -61,7 +61,7 @@ def test_grading_answers_with_only_the_turns_that_mention_the_entity(client, pap
     client.force_login(annotator)
     response = client.post(reverse("nugget-grade", args=[conversation.pk, nugget.pk]),
                            {"grade": 1, "version": nugget.entity.version}, headers=HTMX)
-    assert response.status_code == 200 and response["HX-Trigger"] == "annotations-changed"
+    assert response.status_code == 200 and changed(response)
     assert response["HX-Reswap"] == "none"  # everything in the answer is out of band
     html = response.content.decode()
     assert f'id="turn-{nugget.turn_id}"' in html and f'id="turn-{s2.pk}"' not in html
