@@ -121,7 +121,6 @@ def main() -> None:
     results = run(tuple(args.sizes), args.iterations, floor=floor)
     path = write_result("http-" + results["database"].split()[0].lower(), results)
     print(f"== save-a-nugget over HTTP ({results['database']}; gunicorn 1 worker; {args.iterations} iterations)")
-    for size, r in results["sizes"].items():
     if floor:
         print(f"floor: bare POST p50 {floor['bare_write']['p50_ms']} ms p95 {floor['bare_write']['p95_ms']} ms | "
               f"bare GET p50 {floor['bare_read']['p50_ms']} ms")
