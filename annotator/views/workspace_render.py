@@ -49,13 +49,30 @@ def lines_of(text: str) -> list[Line]:
     return cached
 
 
+# A turn longer than this is rendered with selectable word <span>s only where the annotator
+# works (lines holding a nugget or a suggestion); its other lines are plain escaped text that
+# annotate.js turns into spans when the pointer or the keyboard reaches them. A 200,000-word
+# turn would otherwise be about 20 MB of spans (tests/workspace/test_huge_turns.py).
+HUGE_TURN_WORDS = 5000
+
+
+def word_spans(line: Line, offset: int, indices=None) -> list[str]:
+    """The line's words (all, or those at `indices`, 0-based in the line) as escaped, focusable
+    <span>s with their conversation-wide positions (`offset` words before the turn)."""
+    return [
+        f'<span class="w" tabindex="-1" data-i="{line.start + k}" data-p="{offset + line.start + k + 1}" '
+        f'title="word {offset + line.start + k + 1}">{escape(line.words[k])}</span>'
+        for k in (range(len(line.words)) if indices is None else indices)
+    ]
+
+
 _WORDS_CACHE: dict[tuple[str, int], list[tuple[list[str], str]]] = {}
 
 
 def words_html(text: str, offset: int) -> list[tuple[list[str], str]]:
-    """Per line of `lines_of(text)`: each word's escaped <span> (with its conversation-wide
-    position, `offset` words before the turn), and the whole line of them when no nugget
-    marks it. A turn's text and offset never change once imported: remembered (bounded)."""
+    """Per line of `lines_of(text)`: its word spans (`word_spans`), and the whole line of them
+    when no nugget marks it. A turn's text and offset never change once imported: remembered
+    (bounded)."""
     key = (text, offset)
     cached = _WORDS_CACHE.get(key)
     if cached is None:
@@ -63,13 +80,7 @@ def words_html(text: str, offset: int) -> list[tuple[list[str], str]]:
             _WORDS_CACHE.clear()
         cached = []
         for line in lines_of(text):
-            spans = []
-            for k, word in enumerate(line.words):
-                i = line.start + k
-                pos = offset + i + 1
-                spans.append(
-                    f'<span class="w" tabindex="-1" data-i="{i}" data-p="{pos}" title="word {pos}">{escape(word)}</span>'
-                )
+            spans = word_spans(line, offset)
             cached.append((spans, "".join(span + " " for span in spans)))
         _WORDS_CACHE[key] = cached
     return cached
@@ -253,8 +264,9 @@ def _render_turn(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore], 
             word_owner[i] = n
 
     body = []
-    cached_words = words_html(turn.text, view.offset)
-    for line, (spans, plain) in zip(lines_of(turn.text), cached_words):
+    # huge turn: the word indices that get spans (a margin around each nugget); else all of them
+    live = _live_words(nuggets) if view.end_wc - view.offset > HUGE_TURN_WORDS else None
+    for n, line in enumerate(lines_of(turn.text)):
         if not line.words:
             body.append('<div class="line empty"></div>')
             continue
@@ -274,16 +286,28 @@ def _render_turn(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore], 
                 + _form(bench.urls.dismiss, token, fields, "✕", label=f"Dismiss suggestion: {_short(line.text)}",
                         cls="dismiss", extra=f' data-dismiss id="dismiss-{turn.pk}-{line.start}"')
             )
-        elif system and not touched:
+        elif system and not touched and live is None:
             fields = {"turn": turn.pk, "start": line.start, "end": line.end}
             gutter = _form(bench.urls.create, token, fields, "¶", label=f"Mark this line as a nugget: {_short(line.text)}",
                            cls="mark-line", extra=f' data-mark-line id="line-{turn.pk}-{line.start}"')
         parts = []
+        if live is not None:
+            indices = _live_indices(line, live, candidate is not None)
+            spans = dict(zip(indices, word_spans(line, view.offset, indices)))
+        else:
+            spans, plain = words_html(turn.text, view.offset)[n]
+            if not touched:
+                parts.append(plain)
         open_nugget = None
-        if not touched:
-            parts.append(plain)
-        for k in range(len(line.words)) if touched else ():
+        pending: list[str] = []  # words of a huge turn left as text, up to the next span
+        for k in range(len(line.words)) if touched or live is not None else ():
             i = line.start + k
+            if live is not None and k not in spans:
+                pending.append(line.words[k])
+                continue
+            if pending:
+                parts.append(_lazy(line.start + k - len(pending), pending))
+                pending = []
             owner = word_owner.get(i)
             if owner is not None and owner is not open_nugget:
                 parts.append(_open_mark(bench, owner))
@@ -296,6 +320,8 @@ def _render_turn(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore], 
                     parts.append(_badge(bench, owner))
                 open_nugget = None
             parts.append(" ")
+        if pending:
+            parts.append(_lazy(line.end + 1 - len(pending), pending))
         if candidate is not None and candidate.known is not None:
             grade = candidate.known.grade or "ungraded"
             parts.append(
@@ -312,6 +338,31 @@ def _render_turn(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore], 
         f'data-offset="{view.offset}" aria-labelledby="turn-{turn.pk}-h"{OOB if oob else ""}>'
         + "".join(head)
         + f'<div class="turn-text">{"".join(body)}</div></section>'
+    )
+
+
+LIVE_MARGIN = 100  # words around a nugget of a huge turn that are spans at once
+LAZY_CHUNK = 500  # words annotate.js turns into spans at a time
+
+
+def _live_words(nuggets: list[NuggetScore]) -> set[int]:
+    live: set[int] = set()
+    for n in nuggets:
+        live.update(range(n.nugget.start_word - LIVE_MARGIN, n.nugget.end_word + LIVE_MARGIN + 1))
+    return live
+
+
+def _live_indices(line: Line, live: set[int], candidate: bool) -> list[int]:
+    """The line's word indices (0-based in the line) that are spans: all of a suggested line."""
+    return [k for k in range(len(line.words)) if candidate or line.start + k in live]
+
+
+def _lazy(start: int, words: list[str]) -> str:
+    """Words of a huge turn as plain text (one space apart: annotate.js splits on that space
+    and makes the spans, with the positions that `data-i` gives, when they are reached)."""
+    return "".join(
+        f'<span class="lazy" data-i="{start + k}">{escape(" ".join(words[k:k + LAZY_CHUNK]))}</span> '
+        for k in range(0, len(words), LAZY_CHUNK)
     )
 
 

@@ -24,6 +24,33 @@
   function posOf(w) { return { turn: w.closest(".turn").dataset.turn, i: +w.dataset.i }; }
   function allWords() { return $$("#turns .w"); }
 
+  // A huge turn sends its words as plain text except around its nuggets: <span class="lazy"
+  // data-i> holds the server's words one space apart. Make them word spans when reached.
+  function expand(lazy) {
+    if (!lazy || !lazy.classList.contains("lazy")) return;
+    var offset = +lazy.closest(".turn").dataset.offset;
+    var frag = document.createDocumentFragment();
+    lazy.textContent.split(" ").forEach(function (word, k) {
+      var i = +lazy.dataset.i + k, w = document.createElement("span");
+      w.className = "w"; w.tabIndex = -1; w.dataset.i = i; w.dataset.p = offset + i + 1;
+      w.title = "word " + (offset + i + 1); w.textContent = word;
+      if (k) frag.appendChild(document.createTextNode(" "));
+      frag.appendChild(w);
+    });
+    lazy.replaceWith(frag);
+  }
+  function expandNear(w) { // the lazy words either side of a word, and at the lines beside it
+    var el = w.closest("mark") || w, line = lineOf(w);
+    expand(el.previousElementSibling); expand(el.nextElementSibling);
+    var prev = line && line.previousElementSibling, next = line && line.nextElementSibling;
+    if (prev) { var p = $$(".lazy", prev); expand(p[p.length - 1]); }
+    if (next) expand($(".lazy", next));
+  }
+  document.addEventListener("mouseover", function (e) {
+    var l = e.target.closest && e.target.closest("#turns .lazy");
+    if (l) expand(l);
+  });
+
   function flash(text) {
     var f = document.getElementById("flash");
     if (f) { f.textContent = text; f.className = "flash error"; }
@@ -41,6 +68,7 @@
 
   function focusWord(w, extend, noScroll) {
     if (!w) return;
+    expandNear(w);
     $$('#turns .w[tabindex="0"]').forEach(function (o) { if (o !== w) o.tabIndex = -1; });
     w.tabIndex = 0;
     current = posOf(w);
@@ -170,9 +198,9 @@
   function moveLine(dir) {
     var w = wordAt(current) || allWords()[0];
     if (!w) return;
-    var lines = $$("#turns .line").filter(function (l) { return $(".w", l); });
+    var lines = $$("#turns .line").filter(function (l) { return $(".w, .lazy", l); });
     var i = lines.indexOf(lineOf(w)) + dir;
-    if (i >= 0 && i < lines.length) focusWord($(".w", lines[i]));
+    if (i >= 0 && i < lines.length) { expand($(".lazy", lines[i])); focusWord($(".w", lines[i])); }
   }
 
   function handle(e) {
@@ -203,7 +231,10 @@
     if (key === "l") {
       var line = lineOf(document.activeElement) || lineOf(w);
       if (!line) return true;
-      if (!press($("[data-accept], [data-mark-line]", line))) flash("This line already holds a nugget.");
+      if (press($("[data-accept], [data-mark-line]", line))) return true;
+      // a huge turn's lines carry no ¶ form: mark the line's words directly
+      if ($("mark", line) || line.closest(".turn").dataset.role !== "S") flash("This line already holds a nugget.");
+      else mark(line.closest(".turn").dataset.turn, +line.dataset.start, +line.dataset.end);
       return true;
     }
     if (key === "j" || key === "k") {

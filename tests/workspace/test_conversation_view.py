@@ -112,3 +112,37 @@ def test_conversation_text_entity_names_and_evidence_are_shown_as_text_never_run
     page = client.get(reverse("conversation", args=[conversation.pk]) + f"?nugget={nugget.pk}").content.decode()
     assert "&lt;script&gt;alert(&#x27;evidence&#x27;)&lt;/script&gt;" in page or "&lt;script&gt;alert(&#39;evidence&#39;)" in page
     assert 'href="javascript:' not in page and "**bold**" in page
+
+
+def _huge_conversation(lines: int, per_line: int):
+    """A system turn of lines x per_line words ("w0 w1 ..."), with markup among its words."""
+    annotator = make_user("reader")
+    words = [f"w{i}" if i % 1000 else "<script>alert(1)</script>" for i in range(lines * per_line)]
+    text = "\n".join(" ".join(words[k : k + per_line]) for k in range(0, len(words), per_line))
+    conversation = make_conversation(make_campaign(), [("U", "Tell me everything."), ("S", text)], annotators=[annotator])
+    return conversation, annotator
+
+
+@pytest.mark.parametrize("lines, per_line", [(10_000, 20), (1, 200_000)])
+def test_a_turn_of_200000_words_renders_spans_only_around_the_annotators_nuggets(client, lines, per_line):
+    conversation, annotator = _huge_conversation(lines, per_line)
+    mark(conversation, annotator, 2, 100_001, 100_003, "L2")
+    client.force_login(annotator)
+    response = client.get(reverse("conversation", args=[conversation.pk]))
+    html = response.content.decode()
+    assert response.status_code == 200 and len(html) < 4_000_000  # with a span per word: over 20 MB
+    # words near the nugget are selectable spans with their conversation-wide positions (U1 has 3)
+    assert 'data-i="100001" data-p="100005" title="word 100005">w100001</span>' in html
+    assert 'data-i="99950" data-p="99954"' in html and 'data-i="100050" data-p="100054"' in html
+    assert "WC 100007 · L2" in html
+    # far from it, the words are plain text that annotate.js turns into spans where they start
+    assert 'data-p="5004"' not in html and '<span class="lazy" data-i="1000">&lt;script&gt;alert(1)&lt;/script&gt; w1001 w1002' in html
+    assert "<script>alert(1)</script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert html.count('<span class="w"') < 1_000
+
+
+def test_a_turn_of_ordinary_length_has_a_span_for_every_word(client, paper):
+    conversation, annotator, _ = paper
+    client.force_login(annotator)
+    html = client.get(reverse("conversation", args=[conversation.pk])).content.decode()
+    assert 'class="lazy"' not in html and html.count('<span class="w"') == 123
