@@ -12,7 +12,7 @@ from django.db.models import Q, QuerySet
 from django.http import Http404
 
 from annotator.compiled import CompiledQuery
-from annotator.models import Assignment, Campaign, Conversation, Entity, ImportJob, Nugget, Turn
+from annotator.models import Assignment, AttributeSet, Campaign, Conversation, Entity, ImportJob, Nugget, Turn
 
 
 def organised_campaigns(user) -> QuerySet[Campaign]:
@@ -109,6 +109,24 @@ def nugget_for_annotator(user, nugget_id: int) -> Nugget:
     nugget = _NUGGET.first(nugget=nugget_id, annotator=user.pk) if user.is_authenticated else None
     if nugget is None:
         raise Http404("No such nugget.")
+    return nugget
+
+
+def attribute_set_of(assignment: Assignment, attribute_set_id: int) -> AttributeSet:
+    """An attribute set of the topic type of the assignment's conversation."""
+    attribute_set = AttributeSet.objects.filter(
+        pk=attribute_set_id, topic_type_id=assignment.conversation.topic.topic_type_id
+    ).first()
+    if attribute_set is None:
+        raise Http404("No such attribute set for this topic.")
+    return attribute_set
+
+
+def nugget_in_conversation(user, conversation_id: int, nugget_id: int) -> Nugget:
+    """The annotator's own nugget, reached through the conversation's URL it must belong to."""
+    nugget = nugget_for_annotator(user, nugget_id)
+    if nugget.turn.conversation_id != conversation_id:
+        raise Http404("No such nugget in this conversation.")
     return nugget
 
 

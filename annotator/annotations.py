@@ -673,3 +673,13 @@ def _vector(vector, attribute_set: AttributeSet, where: str) -> list[float]:
     except (VectorError, TypeError, ValueError) as error:
         raise AnnotationRefused(f"{where}: the {attribute_set.name} vector {error}.") from error
     return values
+
+@transaction.atomic
+def link_nugget(nugget: Nugget, *, actor, expected_version: int, entity: Entity | None, text: str = "",
+                conversation: Conversation | None = None) -> Entity:
+    """Point the nugget at `entity`, or (None) at the annotator's entity that `text` names (an
+    existing one with the same URL or name, else a new one): one step, all or nothing."""
+    if entity is None:
+        entity = entity_for_text(nugget.turn, nugget.annotator, text, actor=actor, conversation=conversation)
+    update_nugget(nugget, actor=actor, expected_version=expected_version, entity=entity)
+    return entity

@@ -1,346 +1,26 @@
-"""The annotator's workspace: one conversation, its nuggets and the live score panel.
+"""The annotator's workspace, read side: the conversation page, the score panel, the entity
+link suggestions and the live membership check. Edits are in workspace_edit.
 
-Pages and fragments come from one template (annotator/conversation.html) and its partials.
-The conversation column itself is rendered by workspace_render (fast, escaped). Every view
-starts with an access helper: another annotator's conversation or nugget is a 404.
-
-Queries for a page or an edit response do not grow with the number of nuggets: see
-`workbench_context` and tests/workspace/test_workspace_speed.py.
+Pages and fragments come from one template (annotator/conversation.html) and its partials;
+what they show comes from annotator.workbench. Every view starts with an access helper:
+another annotator's conversation or nugget is a 404.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import lru_cache
-from html import escape
-
-from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
-from django.middleware.csrf import get_token
-from django.shortcuts import redirect, render
-from django.urls import reverse
-from django.utils.safestring import SafeString, mark_safe
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_POST
-from django_htmx.http import reswap, trigger_client_event
 
-from annotator.access import assignment_for_annotator
-from annotator.compiled import CompiledQuery
-from annotator.forms import EntityDetailsForm, EntityLinkForm, GradeForm, MembershipForm, NuggetSpanForm
-from annotator.models import Assignment, AttributeSet, Entity, Grade, Membership, TurnLabel
+from annotator.access import assignment_for_annotator, attribute_set_of, nugget_in_conversation
+from annotator.conversation_html import render_datalist
+from annotator.forms import MembershipForm
+from annotator.scores import score_conversation
 from annotator.vectors import format_vector
-from annotator.views.workspace_render import (
-    EntityRow,
-    affected_turns,
-    Urls,
-    Workbench,
-    render_datalist,
-    find_candidates,
-    render_nugget_rows,
-    render_turn_tables,
-    render_turns,
-)
-from annotator.scores import ConversationScore, NuggetScore, attribute_sets_of, score_conversation
+from annotator.workbench import entity_rows, score_panel_context, workbench_context
 
 TEMPLATE = "annotator/conversation.html"
-DISMISSED_SESSION_KEY = "gfrc_dismissed"
-CHANGED_EVENT = "annotations-changed"
-
-
-def dismissed_in_session(request: HttpRequest, conversation_id: int) -> set[str]:
-    """Dismissed suggestions are kept server-side, in the annotator's session (per conversation)."""
-    return set(request.session.get(DISMISSED_SESSION_KEY, {}).get(str(conversation_id), []))
-
-
-@lru_cache(maxsize=4096)  # the URLconf does not change while the process runs
-def urls_for(conversation_id: int) -> Urls:
-    marker = 987654321
-
-    def pattern(name: str, **extra) -> str:
-        return reverse(name, kwargs={"conversation_id": conversation_id, **extra}).replace(str(marker), "{}")
-
-    return Urls(
-        create=reverse("nugget-create", kwargs={"conversation_id": conversation_id}),
-        dismiss=reverse("suggestion-dismiss", kwargs={"conversation_id": conversation_id}),
-        label=pattern("turn-label", turn_id=marker),
-        nugget=pattern("nugget", nugget_id=marker),
-        page=reverse("conversation", kwargs={"conversation_id": conversation_id}),
-    )
-
-
-@dataclass(frozen=True)
-class Affected:
-    """What an edit touched, so that its answer re-renders only the turns that can look different:
-    the turns themselves, the entities (by id) whose nuggets and suggestions show them, and
-    entity keys (for an entity that may be gone, e.g. after a delete)."""
-
-    turns: frozenset[int] = frozenset()
-    entities: frozenset[int] = frozenset()
-    keys: frozenset[str] = frozenset()
-
-
-NOTHING = Affected()
-
-
-def affected(turns=(), entities=(), keys=()) -> Affected:
-    return Affected(
-        frozenset(t for t in turns if t is not None),
-        frozenset(e for e in entities if e is not None),
-        frozenset(k for k in keys if k),
-    )
-
-
-@dataclass
-class MembershipRow:
-    attribute_set: AttributeSet
-    form: MembershipForm
-    membership: Membership | None
-    shares: list[tuple[int, str, float, int]]  # index, group, share, percent
-    vector_text: str
-    action: str
-    group_buttons: SafeString = SafeString()
-    split_boxes: SafeString = SafeString()
-
-
-def _share_rows(attribute_set: AttributeSet, vector) -> list[tuple[int, str, float, int]]:
-    vector = vector or [0.0] * attribute_set.size
-    return [(i, g, float(v), round(100 * float(v))) for i, (g, v) in enumerate(zip(attribute_set.groups, vector))]
-
-
-def _group_buttons(attribute_set: AttributeSet, shares, name: str) -> SafeString:
-    """One button per group (pressed: the groups with a share), rendered here rather than in a
-    template loop: it is most of the editor's rendering time."""
-    set_name = escape(attribute_set.name)
-    out = []
-    for i, g, share, pct in shares:
-        group = escape(g)
-        now = f" (now {pct}%)" if share > 0 else ""
-        small = f" <small>{pct}%</small>" if 0 < share < 1 else ""
-        out.append(
-            f'<button type="submit" name="{name}" value="{i}" class="group-btn" id="group-{attribute_set.pk}-{i}" '
-            f'aria-pressed="{"true" if share > 0 else "false"}" aria-label="{set_name}: {group}{now}">'
-            f'<span class="share" style="width: {pct}%"></span><span class="g">{group}</span>{small}</button>'
-        )
-    return mark_safe("".join(out))
-
-
-def _split_boxes(shares, name: str) -> SafeString:
-    return mark_safe("".join(
-        f'<label class="check"><input type="checkbox" name="{name}" value="{i}"{" checked" if share > 0 else ""}> '
-        f"{escape(g)}</label>"
-        for i, g, share, _pct in shares
-    ))
-
-
-def score_panel_context(score: ConversationScore) -> dict:
-    """What the partial score-panel shows: the scores, Table 1 and Table 2 (no queries)."""
-    return {
-        "score": score,
-        "nugget_rows": render_nugget_rows(score),
-        "turn_tables": render_turn_tables(score),
-    }
-
-
-# Asked on every workspace page and edit: compiled once (annotator.compiled).
-_LABELS = CompiledQuery(
-    lambda conversation, annotator: TurnLabel.objects.filter(turn__conversation_id=conversation, annotator_id=annotator),
-    "conversation", "annotator",
-)
-_ENTITIES = CompiledQuery(
-    lambda topic, annotator: Entity.objects.filter(topic_id=topic, annotator_id=annotator)
-    .order_by("name", "key")
-    .values_list("pk", "key", "name", "grade__label"),
-    "topic", "annotator",
-)
-_GRADES = CompiledQuery(lambda campaign: Grade.objects.filter(campaign_id=campaign).order_by("level"), "campaign")
-
-
-def workbench_context(
-    request: HttpRequest,
-    assignment: Assignment,
-    *,
-    selected_id: int | None = None,
-    bound: dict | None = None,
-    message: str = "",
-    level: str = "info",
-    with_panel: bool = True,
-    only: Affected | None = None,
-) -> dict:
-    """Everything the workspace shows, in a fixed number of queries:
-    1 attribute sets of the topic type, 2-4 score_conversation (turns; nuggets with entity and
-    grade; memberships), 5 turn labels, 6 the annotator's entities of the topic (with grades),
-    7 the campaign's grades, 8 memberships of the selected nugget's entity (when one is selected).
-    With `only`, the conversation column holds just the turns that edit can have changed.
-    """
-    user = request.user
-    conversation = assignment.conversation
-    topic = conversation.topic
-    bound = bound or {}
-    attribute_sets = attribute_sets_of(topic.topic_type_id)
-    score = score_conversation(conversation, user, attribute_sets)
-    labels = {label.turn_id: label for label in _LABELS.objects(conversation=conversation.pk, annotator=user.pk)}
-    entities = [EntityRow(*row) for row in _ENTITIES.rows(topic=topic.pk, annotator=user.pk)]
-    grades = _GRADES.objects(campaign=topic.campaign_id)
-    entities_by_key = {e.key: e for e in entities}
-    selected = next((n for n in score.nuggets if n.nugget.pk == selected_id), None)
-    urls = urls_for(conversation.pk)
-    dismissed = dismissed_in_session(request, conversation.pk)
-    bench = Workbench(
-        score=score,
-        labels=labels,
-        selected_id=selected.nugget.pk if selected else None,
-        dismissed=dismissed,
-        entities_by_key=entities_by_key,
-        urls=urls,
-        csrf_token=get_token(request),
-    )
-    bench.candidates = find_candidates(score, score.nuggets, dismissed, entities_by_key)
-    system_turns = [t for t in score.turns if t.turn.is_system]
-    context = {
-        "assignment": assignment,
-        "conversation": conversation,
-        "topic": topic,
-        "campaign": topic.campaign,
-        "attribute_sets": attribute_sets,
-        "attribute_set_rows": [
-            {"set": a, "groups": [(g, round(100 * t, 1)) for g, t in zip(a.groups, a.target)]} for a in attribute_sets
-        ],
-        "score": score,
-        "turns_html": render_turns(bench, _turns_to_render(bench, only)),
-        "candidates": bench.candidates,
-        "entities": entities,
-        "grades": grades,
-        "selected": selected,
-        "message": message,
-        "level": level,
-        "labelled": sum(1 for t in system_turns if t.turn.pk in labels),
-        "system_turn_count": len(system_turns),
-        "total_words": score.turns[-1].end_wc if score.turns else 0,
-    }
-    if with_panel:
-        context.update(score_panel_context(score), with_panel=True)
-    if selected is not None:
-        context.update(_editor_context(selected, score, attribute_sets, grades, bound, entities))
-    return context
-
-
-def _turns_to_render(bench: Workbench, only: Affected | None) -> set[int] | None:
-    """None: every turn. Else the turns `only` names and those its entities show in; the
-    selection marks of the other turns are brought up to date by annotate.js (syncSelection)."""
-    if only is None:
-        return None
-    return affected_turns(bench, set(only.turns), set(only.entities), set(only.keys))
-
-
-def _editor_context(selected: NuggetScore, score: ConversationScore, attribute_sets, grades, bound, entities) -> dict:
-    nugget = selected.nugget
-    entity = nugget.entity
-    offset = next(t.offset for t in score.turns if t.turn.pk == nugget.turn_id)
-    turn = next(t.turn for t in score.turns if t.turn.pk == nugget.turn_id)
-    memberships = {m.attribute_set_id: m for m in Membership.objects.filter(entity_id=entity.pk)}
-    conversation_id = turn.conversation_id
-    rows = []
-    for a in attribute_sets:
-        membership = memberships.get(a.pk)
-        form = bound.get(("membership", a.pk)) or MembershipForm(
-            attribute_set=a,
-            initial={
-                "version": entity.version,
-                "vector": format_vector(membership.vector) if membership else "",
-                "evidence": membership.evidence if membership else "",
-            },
-            prefix=f"m{a.pk}",
-        )
-        shares = _share_rows(a, membership.vector if membership else None)
-        rows.append(
-            MembershipRow(
-                attribute_set=a,
-                form=form,
-                membership=membership,
-                shares=shares,
-                group_buttons=_group_buttons(a, shares, form.add_prefix("group")),
-                split_boxes=_split_boxes(shares, form.add_prefix("split")),
-                vector_text=format_vector(membership.vector) if membership else "",
-                action=reverse(
-                    "nugget-membership",
-                    kwargs={"conversation_id": conversation_id, "nugget_id": nugget.pk, "attribute_set_id": a.pk},
-                ),
-            )
-        )
-    words = turn.text.split()
-    duplicates_of = [n for n in score.nuggets if n.nugget.entity_id == entity.pk and n.nugget.pk != nugget.pk]
-    return {
-        "nugget": nugget,
-        "entity": entity,
-        "nugget_text": " ".join(words[nugget.start_word : nugget.end_word + 1]),
-        "nugget_turn": turn,
-        "first_wc": offset + nugget.start_word + 1,
-        "other_mentions": duplicates_of,
-        "span_form": bound.get("span")
-        or NuggetSpanForm(
-            nugget=nugget,
-            offset=offset,
-            initial={"first": offset + nugget.start_word + 1, "last": selected.wc, "version": nugget.version},
-        ),
-        "link_form": bound.get("link") or EntityLinkForm(entities=[], initial={"version": nugget.version}),
-        # The link field's suggestions are every other entity of the topic (hundreds of options):
-        # loaded when its <details> opens (entity_options), not sent with every edit; inline
-        # only when the details are open because a link or details form came back with errors.
-        "entity_options": render_datalist(entities, entity.pk) if _details_open(bound) else "",
-        "grade_form": bound.get("grade") or GradeForm(grades=grades, initial={"version": entity.version}),
-        "details_form": bound.get("details")
-        or EntityDetailsForm(initial={"name": entity.name, "comment": entity.comment, "version": entity.version}),
-        "membership_rows": rows,
-        "entity_url": entity.key if entity.key.startswith("https://") else "",
-    }
-
-
-def _details_open(bound: dict) -> bool:
-    return any(bound.get(name) is not None and bound[name].errors for name in ("link", "details"))
-
-
-def respond(
-    request: HttpRequest,
-    assignment: Assignment,
-    *,
-    selected_id: int | None,
-    changed: bool = False,
-    message: str = "",
-    level: str = "info",
-    status: int = 200,
-    bound: dict | None = None,
-    only: Affected | None = None,
-) -> HttpResponse:
-    """The answer to any workspace action: one request carries everything the edit changed.
-
-    htmx: the conversation column (target #turns), the editor, the counts and, when judgments
-    changed, the score panel (all out of band). When the view says what it touched (`only`),
-    the column is not sent whole: just the <section>s of the turns whose rendering can have
-    changed, each out of band (HX-Reswap: none), so the answer's size follows the edit, not
-    the conversation. Plain forms: a redirect back to the page (success) or the whole page
-    with the message (refusal).
-    """
-    if not request.htmx and status < 400:
-        if message:
-            messages.add_message(request, messages.SUCCESS if level == "success" else messages.INFO, message)
-        url = reverse("conversation", kwargs={"conversation_id": assignment.conversation_id})
-        return redirect(f"{url}?nugget={selected_id}#editor" if selected_id else url, permanent=False)
-    context = workbench_context(
-        request, assignment, selected_id=selected_id, bound=bound, message=message, level=level,
-        with_panel=changed or not request.htmx, only=only if request.htmx else None,
-    )
-    if request.htmx:
-        context["oob"] = True
-        if only is not None:
-            response = render(request, f"{TEMPLATE}#edit-turns-response", context, status=status)
-            reswap(response, "none")  # everything in it is out of band
-        else:
-            response = render(request, f"{TEMPLATE}#edit-response", context, status=status)
-    else:
-        response = render(request, TEMPLATE, context, status=status)
-    if changed:
-        trigger_client_event(response, CHANGED_EVENT)
-    return response
 
 
 @login_required
@@ -351,9 +31,8 @@ def conversation(request: HttpRequest, conversation_id: int) -> HttpResponse:
         selected_id = int(request.GET.get("nugget", ""))
     except ValueError:
         selected_id = None
-    fragment = bool(request.htmx and not request.htmx.boosted)
-    context = workbench_context(request, assignment, selected_id=selected_id, with_panel=not fragment)
-    if fragment:
+    context = workbench_context(request, assignment, selected_id=selected_id)
+    if request.htmx and not request.htmx.boosted:
         context["oob"] = True
         return render(request, f"{TEMPLATE}#edit-response", context)
     return render(request, TEMPLATE, context)
@@ -373,18 +52,8 @@ def score_panel(request: HttpRequest, conversation_id: int) -> HttpResponse:
 @require_GET
 def entity_options(request: HttpRequest, conversation_id: int, nugget_id: int) -> HttpResponse:
     """The <option>s of the entity link field: the annotator's other entities of the topic."""
-    nugget = nugget_in_conversation(request, conversation_id, nugget_id)
-    entities = [EntityRow(*row) for row in _ENTITIES.rows(topic=nugget.entity.topic_id, annotator=request.user.pk)]
-    return HttpResponse(render_datalist(entities, nugget.entity_id))
-
-
-def nugget_in_conversation(request: HttpRequest, conversation_id: int, nugget_id: int):
-    from annotator.access import nugget_for_annotator
-
-    nugget = nugget_for_annotator(request.user, nugget_id)
-    if nugget.turn.conversation_id != conversation_id:
-        raise Http404("No such nugget in this conversation.")
-    return nugget
+    nugget = nugget_in_conversation(request.user, conversation_id, nugget_id)
+    return HttpResponse(render_datalist(entity_rows(nugget.entity.topic_id, request.user.pk), nugget.entity_id))
 
 
 @login_required
@@ -393,11 +62,7 @@ def check_membership(request: HttpRequest, conversation_id: int, attribute_set_i
     """Live check while a vector or evidence is typed: the vector it gives, or why it cannot be
     saved (the same MembershipForm rules as a save; nothing is written)."""
     assignment = assignment_for_annotator(request.user, conversation_id)
-    attribute_set = AttributeSet.objects.filter(
-        pk=attribute_set_id, topic_type_id=assignment.conversation.topic.topic_type_id
-    ).first()
-    if attribute_set is None:
-        raise Http404("No such attribute set for this topic.")
+    attribute_set = attribute_set_of(assignment, attribute_set_id)
     prefix = f"m{attribute_set.pk}"
     data = request.POST.copy()
     data[f"{prefix}-do"] = "typed"

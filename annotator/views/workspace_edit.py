@@ -1,24 +1,28 @@
 """Workspace edits: every change goes through annotator.annotations (the business rules).
 
 Each view: access helper first (404 for what is not yours), then a form (the rules of what
-may be typed), then one service call. Refusals of the domain (AnnotationRefused) come back as
-form messages (422); edits based on an old version (StaleEdit) as 409 with the latest state.
-Every answer is the refreshed workbench (see workspace.respond) with HX-Trigger
-"annotations-changed" when judgments changed, so the score panel reloads itself.
+may be typed), then one service call, then `respond`. `_edit` is the one home of the
+form -> service -> answer chain: refusals of the domain (AnnotationRefused) come back as form
+messages (422), edits based on an old version (StaleEdit) as 409 with the latest state.
+Every answer is one request's worth: the turns the edit changed, the editor, the counts and
+the score panel, out of band.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import redirect
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
+from django_htmx.http import reswap, trigger_client_event
 
 from annotator import annotations
-from annotator.access import assignment_for_annotator, turn_for_annotator
-from annotator.compiled import CompiledQuery
+from annotator.access import assignment_for_annotator, attribute_set_of, nugget_in_conversation, turn_for_annotator
 from annotator.forms import (
     DismissForm,
     EntityDetailsForm,
@@ -30,9 +34,65 @@ from annotator.forms import (
     SpanForm,
     VersionForm,
 )
-from annotator.models import AttributeSet, Entity, Grade, Turn
-from annotator.views.workspace import DISMISSED_SESSION_KEY, NOTHING, affected, nugget_in_conversation, respond
-from scoring.words import word_count
+from annotator.models import Assignment, Entity, Grade, Turn
+from annotator.workbench import DISMISSED_SESSION_KEY, NOTHING, Affected, affected, workbench_context, words_before
+
+TEMPLATE = "annotator/conversation.html"
+CHANGED_EVENT = "annotations-changed"
+
+
+def respond(
+    request: HttpRequest,
+    assignment: Assignment,
+    *,
+    selected_id: int | None,
+    changed: bool = False,
+    message: str = "",
+    level: str = "info",
+    status: int = 200,
+    bound: dict | None = None,
+    only: Affected | None = None,
+) -> HttpResponse:
+    """The answer to any workspace action: one request carries everything the edit changed.
+
+    htmx: the conversation column (target #turns), the editor, the counts and, when judgments
+    changed, the score panel (all out of band). When the view says what it touched (`only`),
+    the column is not sent whole: just the <section>s of the turns whose rendering can have
+    changed, each out of band (HX-Reswap: none), so the answer's size follows the edit, not
+    the conversation. Plain forms: a redirect back to the page (success) or the whole page
+    with the message (refusal).
+    """
+    if not request.htmx and status < 400:
+        if message:
+            messages.add_message(request, messages.SUCCESS if level == "success" else messages.INFO, message)
+        url = reverse("conversation", kwargs={"conversation_id": assignment.conversation_id})
+        return redirect(f"{url}?nugget={selected_id}#editor" if selected_id else url, permanent=False)
+    context = workbench_context(
+        request, assignment, selected_id=selected_id, bound=bound, message=message, level=level,
+        with_panel=changed or not request.htmx, only=only if request.htmx else None,
+    )
+    if request.htmx:
+        context["oob"] = True
+        if only is not None:
+            response = render(request, f"{TEMPLATE}#edit-turns-response", context, status=status)
+            reswap(response, "none")  # everything in it is out of band
+        else:
+            response = render(request, f"{TEMPLATE}#edit-response", context, status=status)
+    else:
+        response = render(request, TEMPLATE, context, status=status)
+    if changed:
+        trigger_client_event(response, CHANGED_EVENT)
+    return response
+
+
+@dataclass(frozen=True)
+class Done:
+    """What an edit did, for its answer: the turns it touched, the nugget selected after it."""
+
+    only: Affected
+    selected_id: int | None
+    message: str = ""
+    changed: bool = True  # judgments changed (not so for a dismissed suggestion)
 
 
 def _selected(request: HttpRequest) -> int | None:
@@ -48,23 +108,28 @@ def _first_error(form) -> str:
     return "That was not saved."
 
 
-def _refused(request, assignment, form, *, selected_id, bound=None) -> HttpResponse:
-    return respond(
-        request, assignment, selected_id=selected_id, message=_first_error(form), level="error", status=422, bound=bound,
-        only=NOTHING,  # nothing was written: no turn looks different
-    )
-
-
-def _stale(request, assignment, error: annotations.StaleEdit, *, selected_id) -> HttpResponse:
-    return respond(request, assignment, selected_id=selected_id, message=str(error), level="error", status=409, changed=True)
-
-
-_TURNS = CompiledQuery(lambda conversation: Turn.objects.filter(conversation_id=conversation), "conversation")
+def _edit(request, assignment, form, change: Callable[[dict], Done], *, selected_id: int | None,
+          bound: dict | None = None) -> HttpResponse:
+    """Validate the form, make the change, answer; refusals keep the form's message (422), a
+    stale version gets the latest state (409)."""
+    if form.is_valid():
+        try:
+            done = change(form.cleaned_data)
+        except annotations.StaleEdit as error:
+            return respond(request, assignment, selected_id=selected_id, message=str(error), level="error",
+                           status=409, changed=True)
+        except annotations.AnnotationRefused as error:
+            form.add_error(None, str(error))
+        else:
+            return respond(request, assignment, selected_id=done.selected_id, changed=done.changed, only=done.only,
+                           message=done.message, level="success" if done.message else "info")
+    return respond(request, assignment, selected_id=selected_id, message=_first_error(form), level="error",
+                   status=422, bound=bound, only=NOTHING)  # nothing was written: no turn looks different
 
 
 def _turns_of(assignment) -> dict[int, Turn]:
     conversation = assignment.conversation
-    turns = {t.pk: t for t in _TURNS.objects(conversation=conversation.pk)}
+    turns = {t.pk: t for t in Turn.objects.filter(conversation_id=conversation.pk)}
     for turn in turns.values():
         turn.conversation = conversation
     return turns
@@ -77,18 +142,14 @@ def create_nugget(request: HttpRequest, conversation_id: int) -> HttpResponse:
     from its text: the annotator's entity of the topic with the same URL (or name), else new."""
     assignment = assignment_for_annotator(request.user, conversation_id)
     form = SpanForm(request.POST, turns=_turns_of(assignment), annotator=request.user)
-    if not form.is_valid():
-        return _refused(request, assignment, form, selected_id=_selected(request))
-    data = form.cleaned_data
-    try:
+
+    def change(data) -> Done:
         nugget = annotations.create_nugget(
             annotator=request.user, actor=request.user, turn=data["turn"], start_word=data["start"], end_word=data["end"]
         )
-    except annotations.AnnotationRefused as error:
-        form.add_error(None, str(error))
-        return _refused(request, assignment, form, selected_id=_selected(request))
-    return respond(request, assignment, selected_id=nugget.pk, changed=True,
-                   only=affected(turns=[nugget.turn_id], entities=[nugget.entity_id], keys=[nugget.entity.key]))
+        return Done(affected(turns=[nugget.turn_id], entities=[nugget.entity_id], keys=[nugget.entity.key]), nugget.pk)
+
+    return _edit(request, assignment, form, change, selected_id=_selected(request))
 
 
 @login_required
@@ -98,15 +159,16 @@ def dismiss_suggestion(request: HttpRequest, conversation_id: int) -> HttpRespon
     they survive reloads but are not judgments (nothing to score, nothing to undo)."""
     assignment = assignment_for_annotator(request.user, conversation_id)
     form = DismissForm(request.POST, turns=_turns_of(assignment), annotator=request.user)
-    if not form.is_valid():
-        return _refused(request, assignment, form, selected_id=_selected(request))
-    data = form.cleaned_data
-    store = request.session.get(DISMISSED_SESSION_KEY, {})
-    keys = set(store.get(str(conversation_id), []))
-    keys.add(f"{data['turn'].pk}:{data['start']}:{data['end']}")
-    store[str(conversation_id)] = sorted(keys)
-    request.session[DISMISSED_SESSION_KEY] = store
-    return respond(request, assignment, selected_id=_selected(request), only=affected(turns=[data["turn"].pk]))
+
+    def change(data) -> Done:
+        store = request.session.get(DISMISSED_SESSION_KEY, {})
+        keys = set(store.get(str(conversation_id), []))
+        keys.add(f"{data['turn'].pk}:{data['start']}:{data['end']}")
+        store[str(conversation_id)] = sorted(keys)
+        request.session[DISMISSED_SESSION_KEY] = store
+        return Done(affected(turns=[data["turn"].pk]), _selected(request), changed=False)
+
+    return _edit(request, assignment, form, change, selected_id=_selected(request))
 
 
 @login_required
@@ -114,48 +176,34 @@ def dismiss_suggestion(request: HttpRequest, conversation_id: int) -> HttpRespon
 def nugget(request: HttpRequest, conversation_id: int, nugget_id: int) -> HttpResponse:
     """GET: select the nugget (the editor shows it). POST: move it to other words of its turn."""
     assignment = assignment_for_annotator(request.user, conversation_id)
-    nugget = nugget_in_conversation(request, conversation_id, nugget_id)
+    nugget = nugget_in_conversation(request.user, conversation_id, nugget_id)
     if request.method == "GET":
         if not request.htmx:
             url = reverse("conversation", kwargs={"conversation_id": conversation_id})
             return redirect(f"{url}?nugget={nugget.pk}#editor")
         return respond(request, assignment, selected_id=nugget.pk, only=affected(turns=[nugget.turn_id]))
-    offset = sum(word_count(t.text) for t in _turns_of(assignment).values() if t.position < nugget.turn.position)
-    form = NuggetSpanForm(request.POST, nugget=nugget, offset=offset)
-    if not form.is_valid():
-        return _refused(request, assignment, form, selected_id=nugget.pk, bound={"span": form})
-    try:
-        annotations.update_nugget(
-            nugget,
-            actor=request.user,
-            expected_version=form.cleaned_data["version"],
-            start_word=form.cleaned_data["start"],
-            end_word=form.cleaned_data["end"],
-        )
-    except annotations.StaleEdit as error:
-        return _stale(request, assignment, error, selected_id=nugget.pk)
-    except annotations.AnnotationRefused as error:
-        form.add_error(None, str(error))
-        return _refused(request, assignment, form, selected_id=nugget.pk, bound={"span": form})
-    return respond(request, assignment, selected_id=nugget.pk, changed=True, message="Nugget moved.", level="success",
-                   only=affected(turns=[nugget.turn_id], entities=[nugget.entity_id]))
+    form = NuggetSpanForm(request.POST, nugget=nugget, offset=words_before(_turns_of(assignment).values(), nugget.turn))
+
+    def change(data) -> Done:
+        annotations.update_nugget(nugget, actor=request.user, expected_version=data["version"],
+                                  start_word=data["start"], end_word=data["end"])
+        return Done(affected(turns=[nugget.turn_id], entities=[nugget.entity_id]), nugget.pk, "Nugget moved.")
+
+    return _edit(request, assignment, form, change, selected_id=nugget.pk, bound={"span": form})
 
 
 @login_required
 @require_POST
 def delete_nugget(request: HttpRequest, conversation_id: int, nugget_id: int) -> HttpResponse:
     assignment = assignment_for_annotator(request.user, conversation_id)
-    nugget = nugget_in_conversation(request, conversation_id, nugget_id)
-    form = VersionForm(request.POST)
-    if not form.is_valid():
-        return _refused(request, assignment, form, selected_id=nugget.pk)
+    nugget = nugget_in_conversation(request.user, conversation_id, nugget_id)
     touched = affected(turns=[nugget.turn_id], entities=[nugget.entity_id], keys=[nugget.entity.key])
-    try:
-        annotations.delete_nugget(nugget, actor=request.user, expected_version=form.cleaned_data["version"])
-    except annotations.StaleEdit as error:
-        return _stale(request, assignment, error, selected_id=nugget.pk)
-    return respond(request, assignment, selected_id=None, changed=True, message="Nugget deleted (u undoes).", level="success",
-                   only=touched)
+
+    def change(data) -> Done:
+        annotations.delete_nugget(nugget, actor=request.user, expected_version=data["version"])
+        return Done(touched, None, "Nugget deleted (u undoes).")
+
+    return _edit(request, assignment, VersionForm(request.POST), change, selected_id=nugget.pk)
 
 
 @login_required
@@ -164,33 +212,20 @@ def link_entity(request: HttpRequest, conversation_id: int, nugget_id: int) -> H
     """Point the nugget at another entity of the topic: an existing one (same URL, or picked by
     name) keeps its grade and memberships; otherwise a new entity is made from the text."""
     assignment = assignment_for_annotator(request.user, conversation_id)
-    nugget = nugget_in_conversation(request, conversation_id, nugget_id)
-    topic = assignment.conversation.topic
-    entities = list(Entity.objects.filter(topic=topic, annotator=request.user))
-    form = EntityLinkForm(request.POST, entities=entities)
-    if not form.is_valid():
-        return _refused(request, assignment, form, selected_id=nugget.pk, bound={"link": form})
+    nugget = nugget_in_conversation(request.user, conversation_id, nugget_id)
     nugget.turn.conversation = assignment.conversation
+    entities = list(Entity.objects.filter(topic=assignment.conversation.topic, annotator=request.user))
+    form = EntityLinkForm(request.POST, entities=entities)
     before = (nugget.entity_id, nugget.entity.key)
-    try:
-        with transaction.atomic():
-            entity = form.cleaned_data["existing"] or annotations.entity_for_text(
-                nugget.turn, request.user, form.cleaned_data["entity"], actor=request.user,
-                conversation=assignment.conversation,
-            )
-            annotations.update_nugget(
-                nugget, actor=request.user, expected_version=form.cleaned_data["version"], entity=entity
-            )
-    except annotations.StaleEdit as error:
-        return _stale(request, assignment, error, selected_id=nugget.pk)
-    except annotations.AnnotationRefused as error:
-        form.add_error(None, str(error))
-        return _refused(request, assignment, form, selected_id=nugget.pk, bound={"link": form})
-    return respond(
-        request, assignment, selected_id=nugget.pk, changed=True,
-        message=f"Linked to {entity.name or entity.key}.", level="success",
-        only=affected(turns=[nugget.turn_id], entities=[before[0], entity.pk], keys=[before[1], entity.key]),
-    )
+
+    def change(data) -> Done:
+        entity = annotations.link_nugget(nugget, actor=request.user, expected_version=data["version"],
+                                         entity=data["existing"], text=data["entity"],
+                                         conversation=assignment.conversation)
+        only = affected(turns=[nugget.turn_id], entities=[before[0], entity.pk], keys=[before[1], entity.key])
+        return Done(only, nugget.pk, f"Linked to {entity.name or entity.key}.")
+
+    return _edit(request, assignment, form, change, selected_id=nugget.pk, bound={"link": form})
 
 
 def _entity_of(nugget, assignment) -> Entity:
@@ -207,23 +242,16 @@ def _entity_of(nugget, assignment) -> Entity:
 def grade(request: HttpRequest, conversation_id: int, nugget_id: int) -> HttpResponse:
     """Grade the nugget's entity (everywhere it is mentioned in the topic)."""
     assignment = assignment_for_annotator(request.user, conversation_id)
-    nugget = nugget_in_conversation(request, conversation_id, nugget_id)
+    nugget = nugget_in_conversation(request.user, conversation_id, nugget_id)
     grades = list(Grade.objects.filter(campaign_id=assignment.conversation.topic.campaign_id).order_by("level"))
     form = GradeForm(request.POST, grades=grades)
-    if not form.is_valid():
-        return _refused(request, assignment, form, selected_id=nugget.pk, bound={"grade": form})
-    try:
-        annotations.update_entity(
-            _entity_of(nugget, assignment), actor=request.user, expected_version=form.cleaned_data["version"],
-            conversation=assignment.conversation, grade=form.cleaned_data["grade"],
-        )
-    except annotations.StaleEdit as error:
-        return _stale(request, assignment, error, selected_id=nugget.pk)
-    except annotations.AnnotationRefused as error:
-        form.add_error(None, str(error))
-        return _refused(request, assignment, form, selected_id=nugget.pk, bound={"grade": form})
-    return respond(request, assignment, selected_id=nugget.pk, changed=True,
-                   only=affected(turns=[nugget.turn_id], entities=[nugget.entity_id]))
+
+    def change(data) -> Done:
+        annotations.update_entity(_entity_of(nugget, assignment), actor=request.user, expected_version=data["version"],
+                                  conversation=assignment.conversation, grade=data["grade"])
+        return Done(affected(turns=[nugget.turn_id], entities=[nugget.entity_id]), nugget.pk)
+
+    return _edit(request, assignment, form, change, selected_id=nugget.pk, bound={"grade": form})
 
 
 @login_required
@@ -231,19 +259,15 @@ def grade(request: HttpRequest, conversation_id: int, nugget_id: int) -> HttpRes
 def entity_details(request: HttpRequest, conversation_id: int, nugget_id: int) -> HttpResponse:
     """Rename the nugget's entity or comment on it."""
     assignment = assignment_for_annotator(request.user, conversation_id)
-    nugget = nugget_in_conversation(request, conversation_id, nugget_id)
+    nugget = nugget_in_conversation(request.user, conversation_id, nugget_id)
     form = EntityDetailsForm(request.POST)
-    if not form.is_valid():
-        return _refused(request, assignment, form, selected_id=nugget.pk, bound={"details": form})
-    try:
-        annotations.update_entity(
-            _entity_of(nugget, assignment), actor=request.user, expected_version=form.cleaned_data["version"],
-            conversation=assignment.conversation, name=form.cleaned_data["name"], comment=form.cleaned_data["comment"],
-        )
-    except annotations.StaleEdit as error:
-        return _stale(request, assignment, error, selected_id=nugget.pk)
-    return respond(request, assignment, selected_id=nugget.pk, changed=True, message="Entity saved.", level="success",
-                   only=affected(turns=[nugget.turn_id], entities=[nugget.entity_id]))
+
+    def change(data) -> Done:
+        annotations.update_entity(_entity_of(nugget, assignment), actor=request.user, expected_version=data["version"],
+                                  conversation=assignment.conversation, name=data["name"], comment=data["comment"])
+        return Done(affected(turns=[nugget.turn_id], entities=[nugget.entity_id]), nugget.pk, "Entity saved.")
+
+    return _edit(request, assignment, form, change, selected_id=nugget.pk, bound={"details": form})
 
 
 @login_required
@@ -251,29 +275,17 @@ def entity_details(request: HttpRequest, conversation_id: int, nugget_id: int) -
 def membership(request: HttpRequest, conversation_id: int, nugget_id: int, attribute_set_id: int) -> HttpResponse:
     """Set the entity's membership in one attribute set: a group, a split, a vector or evidence."""
     assignment = assignment_for_annotator(request.user, conversation_id)
-    nugget = nugget_in_conversation(request, conversation_id, nugget_id)
-    attribute_set = AttributeSet.objects.filter(
-        pk=attribute_set_id, topic_type_id=assignment.conversation.topic.topic_type_id
-    ).first()
-    if attribute_set is None:
-        raise Http404("No such attribute set for this topic.")
+    nugget = nugget_in_conversation(request.user, conversation_id, nugget_id)
+    attribute_set = attribute_set_of(assignment, attribute_set_id)
     form = MembershipForm(request.POST, attribute_set=attribute_set, prefix=f"m{attribute_set.pk}")
-    bound = {("membership", attribute_set.pk): form}
-    if not form.is_valid():
-        return _refused(request, assignment, form, selected_id=nugget.pk, bound=bound)
-    try:
-        annotations.set_membership(
-            _entity_of(nugget, assignment), attribute_set, actor=request.user,
-            expected_version=form.cleaned_data["version"], vector=form.cleaned_data["result"],
-            evidence=form.cleaned_data["evidence"], conversation=assignment.conversation,
-        )
-    except annotations.StaleEdit as error:
-        return _stale(request, assignment, error, selected_id=nugget.pk)
-    except annotations.AnnotationRefused as error:
-        form.add_error(None, str(error))
-        return _refused(request, assignment, form, selected_id=nugget.pk, bound=bound)
-    return respond(request, assignment, selected_id=nugget.pk, changed=True,
-                   only=affected(turns=[nugget.turn_id], entities=[nugget.entity_id]))
+
+    def change(data) -> Done:
+        annotations.set_membership(_entity_of(nugget, assignment), attribute_set, actor=request.user,
+                                   expected_version=data["version"], vector=data["result"],
+                                   evidence=data["evidence"], conversation=assignment.conversation)
+        return Done(affected(turns=[nugget.turn_id], entities=[nugget.entity_id]), nugget.pk)
+
+    return _edit(request, assignment, form, change, selected_id=nugget.pk, bound={("membership", attribute_set.pk): form})
 
 
 @login_required
@@ -284,20 +296,13 @@ def label_turn(request: HttpRequest, conversation_id: int, turn_id: int) -> Http
     turn = turn_for_annotator(request.user, turn_id)
     if turn.conversation_id != conversation_id:
         raise Http404("No such turn in this conversation.")
-    form = LabelForm(request.POST)
-    if not form.is_valid():
-        return _refused(request, assignment, form, selected_id=_selected(request))
-    try:
-        annotations.set_turn_label(
-            turn, annotator=request.user, actor=request.user, label=form.cleaned_data["label"],
-            expected_version=form.cleaned_data["version"],
-        )
-    except annotations.StaleEdit as error:
-        return _stale(request, assignment, error, selected_id=_selected(request))
-    except annotations.AnnotationRefused as error:
-        form.add_error(None, str(error))
-        return _refused(request, assignment, form, selected_id=_selected(request))
-    return respond(request, assignment, selected_id=_selected(request), changed=True, only=affected(turns=[turn.pk]))
+
+    def change(data) -> Done:
+        annotations.set_turn_label(turn, annotator=request.user, actor=request.user, label=data["label"],
+                                   expected_version=data["version"])
+        return Done(affected(turns=[turn.pk]), _selected(request))
+
+    return _edit(request, assignment, LabelForm(request.POST), change, selected_id=_selected(request))
 
 
 @login_required

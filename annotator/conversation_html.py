@@ -1,4 +1,4 @@
-"""The conversation column of the workspace, rendered in Python.
+"""The conversation column of the workspace and the score panel's tables, rendered in Python.
 
 A 300-nugget conversation has thousands of words, each a focusable span with its
 conversation-wide position; a template loop over them costs tens of milliseconds, this costs
@@ -15,7 +15,6 @@ from html import escape
 
 from django.utils.safestring import SafeString, mark_safe
 
-from annotator.identity import entity_key_and_name, find_url
 from annotator.models import TurnLabel
 from annotator.scores import ConversationScore, NuggetScore, TurnScore
 from scoring.words import tokenise
@@ -146,34 +145,6 @@ class Workbench:
     urls: Urls
     csrf_token: str
     candidates: list[Candidate] = field(default_factory=list)
-
-
-def candidate_key(turn_id: int, start: int, end: int) -> str:
-    return f"{turn_id}:{start}:{end}"
-
-
-def find_candidates(score: ConversationScore, annotator_nuggets, dismissed: set[str], entities_by_key) -> list[Candidate]:
-    """Every line of a system turn with a URL that no nugget touches and that was not dismissed."""
-    taken: dict[int, set[int]] = {}
-    for n in annotator_nuggets:
-        taken.setdefault(n.nugget.turn_id, set()).update(range(n.nugget.start_word, n.nugget.end_word + 1))
-    result = []
-    for view in score.turns:
-        turn = view.turn
-        if not turn.is_system:
-            continue
-        for line in lines_of(turn.text):
-            if not line.words or not taken.get(turn.pk, set()).isdisjoint(range(line.start, line.end + 1)):
-                continue
-            if find_url(line.text) is None:
-                continue
-            if candidate_key(turn.pk, line.start, line.end) in dismissed:
-                continue
-            key, _name = entity_key_and_name(line.text)
-            result.append(
-                Candidate(turn.pk, line.start, line.end, line.text, entities_by_key.get(key) if key else None, key)
-            )
-    return result
 
 
 def _hidden(name: str, value) -> str:

@@ -1,0 +1,328 @@
+"""The read side of the workspace: what a page or an edit's answer shows, in a fixed number of
+queries (`workbench_context`), which turns an edit can have changed (`Affected`), and the
+suggested nuggets (`find_candidates`). Views call it; it knows nothing of HTTP beyond the
+request's user, session and CSRF token. The conversation column itself is rendered by
+annotator.conversation_html.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from html import escape
+
+from django.middleware.csrf import get_token
+from django.urls import reverse
+from django.utils.safestring import SafeString, mark_safe
+
+from annotator.compiled import CompiledQuery
+from annotator.conversation_html import (
+    Candidate,
+    EntityRow,
+    Urls,
+    Workbench,
+    affected_turns,
+    lines_of,
+    render_datalist,
+    render_nugget_rows,
+    render_turn_tables,
+    render_turns,
+)
+from annotator.forms import EntityDetailsForm, EntityLinkForm, GradeForm, MembershipForm, NuggetSpanForm
+from annotator.identity import entity_key_and_name, find_url
+from annotator.models import Assignment, AttributeSet, Entity, Grade, Membership, TurnLabel
+from annotator.scores import ConversationScore, NuggetScore, attribute_sets_of, score_conversation
+from annotator.vectors import format_vector
+from scoring.words import tokenise, word_count
+
+DISMISSED_SESSION_KEY = "gfrc_dismissed"
+
+
+def dismissed_in_session(request, conversation_id: int) -> set[str]:
+    """Dismissed suggestions are kept server-side, in the annotator's session (per conversation)."""
+    return set(request.session.get(DISMISSED_SESSION_KEY, {}).get(str(conversation_id), []))
+
+
+@lru_cache(maxsize=4096)  # the URLconf does not change while the process runs
+def urls_for(conversation_id: int) -> Urls:
+    marker = 987654321
+
+    def pattern(name: str, **extra) -> str:
+        return reverse(name, kwargs={"conversation_id": conversation_id, **extra}).replace(str(marker), "{}")
+
+    return Urls(
+        create=reverse("nugget-create", kwargs={"conversation_id": conversation_id}),
+        dismiss=reverse("suggestion-dismiss", kwargs={"conversation_id": conversation_id}),
+        label=pattern("turn-label", turn_id=marker),
+        nugget=pattern("nugget", nugget_id=marker),
+        page=reverse("conversation", kwargs={"conversation_id": conversation_id}),
+    )
+
+
+@dataclass(frozen=True)
+class Affected:
+    """What an edit touched, so that its answer re-renders only the turns that can look different:
+    the turns themselves, the entities (by id) whose nuggets and suggestions show them, and
+    entity keys (for an entity that may be gone, e.g. after a delete)."""
+
+    turns: frozenset[int] = frozenset()
+    entities: frozenset[int] = frozenset()
+    keys: frozenset[str] = frozenset()
+
+
+NOTHING = Affected()
+
+
+def affected(turns=(), entities=(), keys=()) -> Affected:
+    return Affected(
+        frozenset(t for t in turns if t is not None),
+        frozenset(e for e in entities if e is not None),
+        frozenset(k for k in keys if k),
+    )
+
+
+@dataclass
+class MembershipRow:
+    attribute_set: AttributeSet
+    form: MembershipForm
+    membership: Membership | None
+    shares: list[tuple[int, str, float, int]]  # index, group, share, percent
+    vector_text: str
+    action: str
+    group_buttons: SafeString = SafeString()
+    split_boxes: SafeString = SafeString()
+
+
+def _share_rows(attribute_set: AttributeSet, vector) -> list[tuple[int, str, float, int]]:
+    vector = vector or [0.0] * attribute_set.size
+    return [(i, g, float(v), round(100 * float(v))) for i, (g, v) in enumerate(zip(attribute_set.groups, vector))]
+
+
+def _group_buttons(attribute_set: AttributeSet, shares, name: str) -> SafeString:
+    """One button per group (pressed: the groups with a share), rendered here rather than in a
+    template loop: it is most of the editor's rendering time."""
+    set_name = escape(attribute_set.name)
+    out = []
+    for i, g, share, pct in shares:
+        group = escape(g)
+        now = f" (now {pct}%)" if share > 0 else ""
+        small = f" <small>{pct}%</small>" if 0 < share < 1 else ""
+        out.append(
+            f'<button type="submit" name="{name}" value="{i}" class="group-btn" id="group-{attribute_set.pk}-{i}" '
+            f'aria-pressed="{"true" if share > 0 else "false"}" aria-label="{set_name}: {group}{now}">'
+            f'<span class="share" style="width: {pct}%"></span><span class="g">{group}</span>{small}</button>'
+        )
+    return mark_safe("".join(out))
+
+
+def _split_boxes(shares, name: str) -> SafeString:
+    return mark_safe("".join(
+        f'<label class="check"><input type="checkbox" name="{name}" value="{i}"{" checked" if share > 0 else ""}> '
+        f"{escape(g)}</label>"
+        for i, g, share, _pct in shares
+    ))
+
+
+def score_panel_context(score: ConversationScore) -> dict:
+    """What the partial score-panel shows: the scores, Table 1 and Table 2 (no queries)."""
+    return {
+        "score": score,
+        "nugget_rows": render_nugget_rows(score),
+        "turn_tables": render_turn_tables(score),
+    }
+
+
+# Asked on every workspace page and edit: compiled once (annotator.compiled).
+_LABELS = CompiledQuery(
+    lambda conversation, annotator: TurnLabel.objects.filter(turn__conversation_id=conversation, annotator_id=annotator),
+    "conversation", "annotator",
+)
+_ENTITIES = CompiledQuery(
+    lambda topic, annotator: Entity.objects.filter(topic_id=topic, annotator_id=annotator)
+    .order_by("name", "key")
+    .values_list("pk", "key", "name", "grade__label"),
+    "topic", "annotator",
+)
+_GRADES = CompiledQuery(lambda campaign: Grade.objects.filter(campaign_id=campaign).order_by("level"), "campaign")
+
+
+def workbench_context(
+    request,
+    assignment: Assignment,
+    *,
+    selected_id: int | None = None,
+    bound: dict | None = None,
+    message: str = "",
+    level: str = "info",
+    with_panel: bool = True,
+    only: Affected | None = None,
+) -> dict:
+    """Everything the workspace shows, in a fixed number of queries:
+    1 attribute sets of the topic type, 2-4 score_conversation (turns; nuggets with entity and
+    grade; memberships), 5 turn labels, 6 the annotator's entities of the topic (with grades),
+    7 the campaign's grades, 8 memberships of the selected nugget's entity (when one is selected).
+    With `only`, the conversation column holds just the turns that edit can have changed.
+    """
+    user = request.user
+    conversation = assignment.conversation
+    topic = conversation.topic
+    bound = bound or {}
+    attribute_sets = attribute_sets_of(topic.topic_type_id)
+    score = score_conversation(conversation, user, attribute_sets)
+    labels = {label.turn_id: label for label in _LABELS.objects(conversation=conversation.pk, annotator=user.pk)}
+    entities = entity_rows(topic.pk, user.pk)
+    grades = _GRADES.objects(campaign=topic.campaign_id)
+    entities_by_key = {e.key: e for e in entities}
+    selected = next((n for n in score.nuggets if n.nugget.pk == selected_id), None)
+    urls = urls_for(conversation.pk)
+    dismissed = dismissed_in_session(request, conversation.pk)
+    bench = Workbench(
+        score=score,
+        labels=labels,
+        selected_id=selected.nugget.pk if selected else None,
+        dismissed=dismissed,
+        entities_by_key=entities_by_key,
+        urls=urls,
+        csrf_token=get_token(request),
+    )
+    bench.candidates = find_candidates(score, score.nuggets, dismissed, entities_by_key)
+    system_turns = [t for t in score.turns if t.turn.is_system]
+    context = {
+        "assignment": assignment,
+        "conversation": conversation,
+        "topic": topic,
+        "campaign": topic.campaign,
+        "attribute_sets": attribute_sets,
+        "attribute_set_rows": [
+            {"set": a, "groups": [(g, round(100 * t, 1)) for g, t in zip(a.groups, a.target)]} for a in attribute_sets
+        ],
+        "score": score,
+        "turns_html": render_turns(bench, _turns_to_render(bench, only)),
+        "candidates": bench.candidates,
+        "entities": entities,
+        "grades": grades,
+        "selected": selected,
+        "message": message,
+        "level": level,
+        "labelled": sum(1 for t in system_turns if t.turn.pk in labels),
+        "system_turn_count": len(system_turns),
+        "total_words": score.turns[-1].end_wc if score.turns else 0,
+    }
+    if with_panel:
+        context.update(score_panel_context(score), with_panel=True)
+    if selected is not None:
+        context.update(_editor_context(selected, score, attribute_sets, grades, bound, entities))
+    return context
+
+
+def _turns_to_render(bench: Workbench, only: Affected | None) -> set[int] | None:
+    """None: every turn. Else the turns `only` names and those its entities show in; the
+    selection marks of the other turns are brought up to date by annotate.js (syncSelection)."""
+    if only is None:
+        return None
+    return affected_turns(bench, set(only.turns), set(only.entities), set(only.keys))
+
+
+def _editor_context(selected: NuggetScore, score: ConversationScore, attribute_sets, grades, bound, entities) -> dict:
+    nugget = selected.nugget
+    entity = nugget.entity
+    offset = next(t.offset for t in score.turns if t.turn.pk == nugget.turn_id)
+    turn = next(t.turn for t in score.turns if t.turn.pk == nugget.turn_id)
+    memberships = {m.attribute_set_id: m for m in Membership.objects.filter(entity_id=entity.pk)}
+    conversation_id = turn.conversation_id
+    rows = []
+    for a in attribute_sets:
+        membership = memberships.get(a.pk)
+        form = bound.get(("membership", a.pk)) or MembershipForm(
+            attribute_set=a,
+            initial={
+                "version": entity.version,
+                "vector": format_vector(membership.vector) if membership else "",
+                "evidence": membership.evidence if membership else "",
+            },
+            prefix=f"m{a.pk}",
+        )
+        shares = _share_rows(a, membership.vector if membership else None)
+        rows.append(
+            MembershipRow(
+                attribute_set=a,
+                form=form,
+                membership=membership,
+                shares=shares,
+                group_buttons=_group_buttons(a, shares, form.add_prefix("group")),
+                split_boxes=_split_boxes(shares, form.add_prefix("split")),
+                vector_text=format_vector(membership.vector) if membership else "",
+                action=reverse(
+                    "nugget-membership",
+                    kwargs={"conversation_id": conversation_id, "nugget_id": nugget.pk, "attribute_set_id": a.pk},
+                ),
+            )
+        )
+    words = tokenise(turn.text)
+    duplicates_of = [n for n in score.nuggets if n.nugget.entity_id == entity.pk and n.nugget.pk != nugget.pk]
+    return {
+        "nugget": nugget,
+        "entity": entity,
+        "nugget_text": " ".join(words[nugget.start_word : nugget.end_word + 1]),
+        "nugget_turn": turn,
+        "first_wc": offset + nugget.start_word + 1,
+        "other_mentions": duplicates_of,
+        "span_form": bound.get("span")
+        or NuggetSpanForm(
+            nugget=nugget,
+            offset=offset,
+            initial={"first": offset + nugget.start_word + 1, "last": selected.wc, "version": nugget.version},
+        ),
+        "link_form": bound.get("link") or EntityLinkForm(entities=[], initial={"version": nugget.version}),
+        # The link field's suggestions are every other entity of the topic (hundreds of options):
+        # loaded when its <details> opens (entity_options), not sent with every edit; inline
+        # only when the details are open because a link or details form came back with errors.
+        "entity_options": render_datalist(entities, entity.pk) if _details_open(bound) else "",
+        "grade_form": bound.get("grade") or GradeForm(grades=grades, initial={"version": entity.version}),
+        "details_form": bound.get("details")
+        or EntityDetailsForm(initial={"name": entity.name, "comment": entity.comment, "version": entity.version}),
+        "membership_rows": rows,
+        "entity_url": entity.key if entity.key.startswith("https://") else "",
+    }
+
+
+def _details_open(bound: dict) -> bool:
+    return any(bound.get(name) is not None and bound[name].errors for name in ("link", "details"))
+
+
+def candidate_key(turn_id: int, start: int, end: int) -> str:
+    return f"{turn_id}:{start}:{end}"
+
+
+def find_candidates(score: ConversationScore, annotator_nuggets, dismissed: set[str], entities_by_key) -> list[Candidate]:
+    """Every line of a system turn with a URL that no nugget touches and that was not dismissed."""
+    taken: dict[int, set[int]] = {}
+    for n in annotator_nuggets:
+        taken.setdefault(n.nugget.turn_id, set()).update(range(n.nugget.start_word, n.nugget.end_word + 1))
+    result = []
+    for view in score.turns:
+        turn = view.turn
+        if not turn.is_system:
+            continue
+        for line in lines_of(turn.text):
+            if not line.words or not taken.get(turn.pk, set()).isdisjoint(range(line.start, line.end + 1)):
+                continue
+            if find_url(line.text) is None:
+                continue
+            if candidate_key(turn.pk, line.start, line.end) in dismissed:
+                continue
+            key, _name = entity_key_and_name(line.text)
+            result.append(
+                Candidate(turn.pk, line.start, line.end, line.text, entities_by_key.get(key) if key else None, key)
+            )
+    return result
+
+
+def entity_rows(topic_id: int, annotator_id: int) -> list[EntityRow]:
+    """The annotator's entities of the topic, by name: the link field's suggestions."""
+    return [EntityRow(*row) for row in _ENTITIES.rows(topic=topic_id, annotator=annotator_id)]
+
+
+def words_before(turns, turn) -> int:
+    """The conversation-wide position of the word before `turn`'s first (`turns`: all of them)."""
+    return sum(word_count(t.text) for t in turns if t.position < turn.position)
