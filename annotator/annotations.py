@@ -18,6 +18,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
+from annotator.evidence import EvidenceError, vector_from_evidence
 from annotator.identity import entity_key_and_name
 from annotator.models import (
     AnnotationEvent,
@@ -230,6 +231,17 @@ def update_entity(
 
 
 @transaction.atomic
+def vector_for_evidence(attribute_set: AttributeSet, evidence: str) -> tuple[float, ...]:
+    """The vector the attribute set's helper gives the evidence ("1.3M", "United Kingdom,
+    United States"): the one place evidence becomes a vector (forms, API, service)."""
+    try:
+        vector = tuple(vector_from_evidence(attribute_set.helper or {}, list(attribute_set.groups), evidence))
+        check_distribution(vector, length=attribute_set.size)
+    except (EvidenceError, VectorError) as error:
+        raise AnnotationRefused(f"{error}.") from error
+    return vector
+
+
 def set_membership(
     entity: Entity,
     attribute_set: AttributeSet,
@@ -239,12 +251,16 @@ def set_membership(
     vector: Iterable[float] | None,
     evidence: str = "",
     conversation: Conversation | None = None,
+    from_evidence: bool = False,
 ) -> Membership | None:
-    """Set (or, with vector None, clear) an entity's membership in one attribute set.
+    """Set (or, with vector None, clear) an entity's membership in one attribute set; with
+    `from_evidence`, the vector is the one the attribute set's helper gives the evidence.
 
     The entity's version guards its memberships too: two people splitting the same movie's
     countries at once cannot both win silently.
     """
+    if from_evidence:
+        vector = vector_for_evidence(attribute_set, evidence)
     if attribute_set.topic_type_id != entity.topic.topic_type_id:
         raise AnnotationRefused(f"{attribute_set.name} is not an attribute set of this topic.")
     current = Membership.objects.filter(entity=entity, attribute_set=attribute_set).first()

@@ -12,7 +12,6 @@ from __future__ import annotations
 from django import forms
 
 from annotator import annotations
-from annotator.evidence import EvidenceError, vector_from_evidence
 from annotator.identity import entity_key_and_name, find_url, name_key, normalise_url
 from annotator.models import AttributeSet, Entity, Grade, Turn, TurnLabel
 from annotator.vectors import VectorError, check_distribution, parse_vector
@@ -210,10 +209,9 @@ class MembershipForm(forms.Form):
             data["result"] = vector
         elif evidence:
             try:
-                data["result"] = tuple(vector_from_evidence(self.attribute_set.helper or {}, list(groups), evidence))
-                check_distribution(data["result"], length=size)
-            except (EvidenceError, VectorError) as error:
-                self.add_error("evidence", f"{error}.")
+                data["result"] = annotations.vector_for_evidence(self.attribute_set, evidence)
+            except annotations.AnnotationRefused as error:
+                self.add_error("evidence", str(error))
                 return data
         else:
             raise forms.ValidationError(

@@ -40,22 +40,12 @@ from annotator.api.parsers import BoundedJSONParser
 from annotator.api.permissions import campaign_for_user, require_organiser, visible_campaigns
 from annotator.console_forms import CampaignSettingsForm, StaleForm
 from annotator.converters import ID_PATTERN, read_id
-from annotator.evidence import EvidenceError, vector_from_evidence
 from annotator.models import AttributeSet, Conversation, Entity, Grade, Nugget
 from annotator.views.console_exports import EXPORTS, export_response
 from annotator.scores import judges, score_conversation, score_table
 
 # ?detail= of a campaign's scores -> the export that holds it
 SCORE_DETAILS = {"nuggets": "nuggets-csv", "turns": "turns-csv"}
-
-
-def _conflict(error: annotations.StaleEdit, serializer_class, context=None) -> Response:
-    current = serializer_class(error.current, context=context or {}).data if error.current is not None else None
-    return Response({"detail": str(error), "current": current}, status=status.HTTP_409_CONFLICT)
-
-
-def _refused(error: Exception) -> Response:
-    return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
 
 
 def query_id(request: Request, name: str) -> int | None:
@@ -83,6 +73,18 @@ class ApiViewSet(viewsets.GenericViewSet):
 
     authentication_classes = [TokenAuthentication, SessionAuthentication]
     parser_classes = [BoundedJSONParser, FormParser, MultiPartParser]
+
+    def handle_exception(self, exc):
+        """The one home of the API's answers to the business rules' refusals: a stale version
+        is 409 with the latest state (in this view's serializer), a refused change 400."""
+        if isinstance(exc, annotations.StaleEdit):
+            current = exc.current
+            if current is not None:
+                current = self.get_serializer_class()(current, context=self.get_serializer_context()).data
+            return Response({"detail": str(exc), "current": current}, status=status.HTTP_409_CONFLICT)
+        if isinstance(exc, annotations.AnnotationRefused):
+            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        return super().handle_exception(exc)
 
 
 # -- campaigns ------------------------------------------------------------------------------
@@ -291,12 +293,7 @@ class EntityViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet
             if grade is None:
                 raise ValidationError({"grade": f"No grade {changes['grade']} in this campaign."})
             changes["grade"] = grade
-        try:
-            annotations.update_entity(entity, actor=request.user, expected_version=version, **changes)
-        except annotations.StaleEdit as stale:
-            return _conflict(stale, s.EntitySerializer)
-        except annotations.AnnotationRefused as refused:
-            return _refused(refused)
+        annotations.update_entity(entity, actor=request.user, expected_version=version, **changes)
         return Response(s.EntitySerializer(Entity.objects.get(pk=entity.pk)).data)
 
     @extend_schema(request=s.MembershipUpdateSerializer, responses={200: s.EntitySerializer, 409: OpenApiTypes.OBJECT})
@@ -310,21 +307,10 @@ class EntityViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet
         attribute_set = AttributeSet.objects.filter(topic_type=entity.topic.topic_type, name=data["attribute_set"]).first()
         if attribute_set is None:
             raise ValidationError({"attribute_set": "Not an attribute set of this topic."})
-        vector = data.get("vector")
-        if "vector" not in request.data:
-            try:
-                vector = list(vector_from_evidence(attribute_set.helper, attribute_set.groups, data["evidence"]))
-            except EvidenceError as error:
-                raise ValidationError({"evidence": str(error)}) from error
-        try:
-            annotations.set_membership(
-                entity, attribute_set, actor=request.user, expected_version=data["version"], vector=vector,
-                evidence=data.get("evidence", ""),
-            )
-        except annotations.StaleEdit as stale:
-            return _conflict(stale, s.EntitySerializer)
-        except annotations.AnnotationRefused as refused:
-            return _refused(refused)
+        annotations.set_membership(
+            entity, attribute_set, actor=request.user, expected_version=data["version"], vector=data.get("vector"),
+            evidence=data.get("evidence", ""), from_evidence="vector" not in request.data,
+        )
         return Response(s.EntitySerializer(Entity.objects.get(pk=entity.pk)).data)
 
 
@@ -382,13 +368,10 @@ class NuggetViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet
                 entity = entity_for_annotator(request.user, data["entity"])
             except Http404 as missing:
                 raise ValidationError({"entity": "No such entity of yours."}) from missing
-        try:
-            nugget = annotations.create_nugget(
-                annotator=request.user, actor=request.user, turn=turn,
-                start_word=data["start_word"], end_word=data["end_word"], entity=entity,
-            )
-        except annotations.AnnotationRefused as refused:
-            return _refused(refused)
+        nugget = annotations.create_nugget(
+            annotator=request.user, actor=request.user, turn=turn,
+            start_word=data["start_word"], end_word=data["end_word"], entity=entity,
+        )
         return self._with_scores(nugget, status.HTTP_201_CREATED)
 
     @extend_schema(request=s.NuggetUpdateSerializer, responses={200: s.NuggetWithScoresSerializer, 409: OpenApiTypes.OBJECT})
@@ -403,15 +386,10 @@ class NuggetViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet
                 entity = entity_for_annotator(request.user, data["entity"])
             except Http404 as missing:
                 raise ValidationError({"entity": "No such entity of yours."}) from missing
-        try:
-            annotations.update_nugget(
-                nugget, actor=request.user, expected_version=data["version"],
-                start_word=data.get("start_word"), end_word=data.get("end_word"), entity=entity,
-            )
-        except annotations.StaleEdit as stale:
-            return _conflict(stale, s.NuggetSerializer, {"offsets": {}})
-        except annotations.AnnotationRefused as refused:
-            return _refused(refused)
+        annotations.update_nugget(
+            nugget, actor=request.user, expected_version=data["version"],
+            start_word=data.get("start_word"), end_word=data.get("end_word"), entity=entity,
+        )
         return self._with_scores(nugget, status.HTTP_200_OK)
 
     @extend_schema(
@@ -427,10 +405,7 @@ class NuggetViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet
         except (TypeError, ValueError) as error:
             raise ValidationError({"version": "Give the version you saw (?version=N)."}) from error
         conversation = nugget.turn.conversation
-        try:
-            annotations.delete_nugget(nugget, actor=request.user, expected_version=version)
-        except annotations.StaleEdit as stale:
-            return _conflict(stale, s.NuggetSerializer, {"offsets": {}})
+        annotations.delete_nugget(nugget, actor=request.user, expected_version=version)
         return Response(conversation_scores(conversation, request.user))
 
 

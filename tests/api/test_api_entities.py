@@ -63,3 +63,13 @@ def test_someone_elses_entity_is_not_found(api_as, demo):
     assert client.get(f"/api/entities/{entity.pk}/").status_code == 404
     assert client.patch(f"/api/entities/{entity.pk}/", {"version": 1, "comment": "x"}, format="json").status_code == 404
     assert api_as("organiser").patch(f"/api/entities/{entity.pk}/", {"version": 1, "comment": "x"}, format="json").status_code == 404
+
+
+def test_evidence_the_helper_cannot_read_is_refused_by_the_service_with_its_reason(api_as, demo):
+    entity = mine(demo[2][0])
+    response = api_as("annotator").post(
+        f"/api/entities/{entity.pk}/membership/", {"version": entity.version, "attribute_set": "RATINGS", "evidence": "lots"}, format="json"
+    )
+    assert response.status_code == 400 and response.json()["detail"]
+    entity.refresh_from_db()
+    assert response.json()["detail"] and entity.version == mine(demo[2][0]).version
