@@ -11,7 +11,6 @@ from django.contrib.auth import get_user_model
 from django.db.models import Q, QuerySet
 from django.http import Http404
 
-from annotator.compiled import CompiledQuery
 from annotator.models import Assignment, AttributeSet, Campaign, Conversation, Entity, ImportJob, Nugget, Turn
 
 
@@ -57,18 +56,14 @@ def visible_conversations(user) -> QuerySet[Conversation]:
     ).distinct()
 
 
-# Asked on every workspace request: compiled once (annotator.compiled).
-_ASSIGNMENT = CompiledQuery(
-    lambda conversation, annotator: Assignment.objects.select_related(
-        "conversation__topic__topic_type", "conversation__topic__campaign", "conversation__run"
-    ).filter(conversation_id=conversation, annotator_id=annotator).order_by("pk")[:1],
-    "conversation", "annotator",
-)
-
-
 def assignment_for_annotator(user, conversation_id: int) -> Assignment:
     """The user's own assignment to this conversation: the key to annotating it."""
-    assignment = _ASSIGNMENT.first(conversation=conversation_id, annotator=user.pk) if user.is_authenticated else None
+    assignment = (
+        Assignment.objects.select_related(
+            "conversation__topic__topic_type", "conversation__topic__campaign", "conversation__run"
+        ).filter(conversation_id=conversation_id, annotator_id=user.pk).order_by("pk").first()
+        if user.is_authenticated else None
+    )
     if assignment is None:
         raise Http404("No such conversation in your queue.")
     return assignment
@@ -96,17 +91,15 @@ def turn_for_annotator(user, turn_id: int) -> Turn:
     return turn
 
 
-_NUGGET = CompiledQuery(
-    lambda nugget, annotator: Nugget.objects.select_related(
-        "turn__conversation__topic__campaign", "turn__conversation__topic__topic_type", "entity", "annotator"
-    ).filter(pk=nugget, annotator_id=annotator, turn__conversation__assignments__annotator_id=annotator).order_by("pk")[:1],
-    "nugget", "annotator",
-)
-
-
 def nugget_for_annotator(user, nugget_id: int) -> Nugget:
     """Only the annotator's own nuggets, in conversations still assigned to them."""
-    nugget = _NUGGET.first(nugget=nugget_id, annotator=user.pk) if user.is_authenticated else None
+    nugget = (
+        Nugget.objects.select_related(
+            "turn__conversation__topic__campaign", "turn__conversation__topic__topic_type", "entity", "annotator"
+        ).filter(pk=nugget_id, annotator_id=user.pk, turn__conversation__assignments__annotator_id=user.pk)
+        .order_by("pk").first()
+        if user.is_authenticated else None
+    )
     if nugget is None:
         raise Http404("No such nugget.")
     return nugget

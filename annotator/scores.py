@@ -23,7 +23,6 @@ import numpy as np
 import pandas as pd
 from django.db.models import F
 
-from annotator.compiled import CompiledQuery
 from annotator.models import AnnotatorProfile, Assignment, AttributeSet, Campaign, Conversation, Membership, Nugget, Turn, TopicType
 from scoring import gfrc
 from scoring.words import word_count
@@ -260,36 +259,9 @@ def _memberships(query) -> dict[int, dict[int, list[float]]]:
     return result
 
 
-_ATTRIBUTE_SETS = CompiledQuery(
-    lambda topic_type: AttributeSet.objects.filter(topic_type_id=topic_type), "topic_type"
-)
-
-
 def attribute_sets_of(topic_type_id: int) -> list[AttributeSet]:
     """The attribute sets of a topic type, in their order."""
-    return _ATTRIBUTE_SETS.objects(topic_type=topic_type_id)
-
-
-_TURNS = CompiledQuery(
-    lambda conversation: Turn.objects.filter(conversation_id=conversation)
-    .order_by("position")
-    .values_list("pk", "conversation_id", "position", "role", "number", "text"),
-    "conversation",
-)
-_NUGGETS = CompiledQuery(
-    lambda conversation, annotator: Nugget.objects.filter(turn__conversation_id=conversation, annotator_id=annotator)
-    .order_by("turn__position", "start_word")
-    .values_list(*_NUGGET_COLUMNS),
-    "conversation", "annotator",
-)
-# By topic and annotator rather than by a list of entity ids: one join, no parameter list that
-# grows with the nuggets.
-_MEMBERSHIPS = CompiledQuery(
-    lambda topic, annotator: Membership.objects.filter(entity__topic_id=topic, entity__annotator_id=annotator)
-    .order_by("entity_id", "attribute_set_id")
-    .values_list("entity_id", "attribute_set_id", "vector"),
-    "topic", "annotator",
-)
+    return list(AttributeSet.objects.filter(topic_type_id=topic_type_id))
 
 
 def _nugget_rows(rows: Sequence[tuple]) -> list[NuggetRow]:
@@ -369,9 +341,20 @@ def score_conversation(
     if attribute_sets is None:
         attribute_sets = attribute_sets_of(conversation.topic.topic_type_id)
     annotator_id = getattr(annotator, "pk", annotator)
-    turn_rows = _TURNS.rows(conversation=conversation.pk)
-    nugget_rows = _NUGGETS.rows(conversation=conversation.pk, annotator=annotator_id)
-    membership_rows = _MEMBERSHIPS.rows(topic=conversation.topic_id, annotator=annotator_id)
+    turn_rows = list(
+        Turn.objects.filter(conversation_id=conversation.pk).order_by("position")
+        .values_list("pk", "conversation_id", "position", "role", "number", "text")
+    )
+    nugget_rows = list(
+        Nugget.objects.filter(turn__conversation_id=conversation.pk, annotator_id=annotator_id)
+        .order_by("turn__position", "start_word").values_list(*_NUGGET_COLUMNS)
+    )
+    # by topic and annotator rather than by a list of entity ids: one join, no parameter list
+    # that grows with the nuggets
+    membership_rows = list(
+        Membership.objects.filter(entity__topic_id=conversation.topic_id, entity__annotator_id=annotator_id)
+        .order_by("entity_id", "attribute_set_id").values_list("entity_id", "attribute_set_id", "vector")
+    )
     settings = campaign_settings(campaign)
     specs = attribute_specs(attribute_sets)
     inputs = (settings, specs, tuple(a.pk for a in attribute_sets), turn_rows, nugget_rows, membership_rows)

@@ -15,7 +15,6 @@ from django.middleware.csrf import get_token
 from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
-from annotator.compiled import CompiledQuery
 from annotator.conversation_html import (
     Candidate,
     EntityRow,
@@ -132,20 +131,6 @@ def score_panel_context(score: ConversationScore) -> dict:
     }
 
 
-# Asked on every workspace page and edit: compiled once (annotator.compiled).
-_LABELS = CompiledQuery(
-    lambda conversation, annotator: TurnLabel.objects.filter(turn__conversation_id=conversation, annotator_id=annotator),
-    "conversation", "annotator",
-)
-_ENTITIES = CompiledQuery(
-    lambda topic, annotator: Entity.objects.filter(topic_id=topic, annotator_id=annotator)
-    .order_by("name", "key")
-    .values_list("pk", "key", "name", "grade__label"),
-    "topic", "annotator",
-)
-_GRADES = CompiledQuery(lambda campaign: Grade.objects.filter(campaign_id=campaign).order_by("level"), "campaign")
-
-
 def workbench_context(
     request,
     assignment: Assignment,
@@ -169,9 +154,9 @@ def workbench_context(
     bound = bound or {}
     attribute_sets = attribute_sets_of(topic.topic_type_id)
     score = score_conversation(conversation, user, attribute_sets)
-    labels = {label.turn_id: label for label in _LABELS.objects(conversation=conversation.pk, annotator=user.pk)}
+    labels = {label.turn_id: label for label in TurnLabel.objects.filter(turn__conversation=conversation, annotator=user)}
     entities = entity_rows(topic.pk, user.pk)
-    grades = _GRADES.objects(campaign=topic.campaign_id)
+    grades = list(Grade.objects.filter(campaign_id=topic.campaign_id).order_by("level"))
     entities_by_key = {e.key: e for e in entities}
     selected = next((n for n in score.nuggets if n.nugget.pk == selected_id), None)
     urls = urls_for(conversation.pk)
@@ -320,7 +305,12 @@ def find_candidates(score: ConversationScore, annotator_nuggets, dismissed: set[
 
 def entity_rows(topic_id: int, annotator_id: int) -> list[EntityRow]:
     """The annotator's entities of the topic, by name: the link field's suggestions."""
-    return [EntityRow(*row) for row in _ENTITIES.rows(topic=topic_id, annotator=annotator_id)]
+    rows = (
+        Entity.objects.filter(topic_id=topic_id, annotator_id=annotator_id)
+        .order_by("name", "key")
+        .values_list("pk", "key", "name", "grade__label")
+    )
+    return [EntityRow(*row) for row in rows]
 
 
 def words_before(turns, turn) -> int:
