@@ -9,7 +9,6 @@ output: markup in it shows as text and never runs).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from html import escape
 
@@ -34,18 +33,16 @@ class Line:
         return self.start + len(self.words) - 1
 
 
-_LINES_CACHE: dict[str, list[Line]] = {}
-
-
 def lines_of(text: str) -> list[Line]:
-    """The turn's text lines with the turn word indices they cover (tokenise is the word rule).
-    Turn texts never change once imported, so the split is remembered (bounded cache)."""
-    cached = _LINES_CACHE.get(text)
-    if cached is None:
-        if len(_LINES_CACHE) > 2000:
-            _LINES_CACHE.clear()
-        cached = _LINES_CACHE[text] = _split_lines(text)
-    return cached
+    """The turn's text lines with the turn word indices they cover (tokenise is the word rule)."""
+    lines, start = [], 0
+    for raw in text.splitlines():
+        words = tokenise(raw)
+        lines.append(Line(start=start, words=words, text=raw))
+        start += len(words)
+    if start != len(tokenise(text)):  # unusual separators: one line, the word rule wins
+        return [Line(start=0, words=tokenise(text), text=text)]
+    return lines
 
 
 # A turn longer than this is rendered with selectable word <span>s only where the annotator
@@ -63,38 +60,6 @@ def word_spans(line: Line, offset: int, indices=None) -> list[str]:
         f'title="word {offset + line.start + k + 1}">{escape(line.words[k])}</span>'
         for k in (range(len(line.words)) if indices is None else indices)
     ]
-
-
-_WORDS_CACHE: dict[tuple[str, int], list[tuple[list[str], str]]] = {}
-
-
-def words_html(text: str, offset: int) -> list[tuple[list[str], str]]:
-    """Per line of `lines_of(text)`: its word spans (`word_spans`), and the whole line of them
-    when no nugget marks it. A turn's text and offset never change once imported: remembered
-    (bounded)."""
-    key = (text, offset)
-    cached = _WORDS_CACHE.get(key)
-    if cached is None:
-        if len(_WORDS_CACHE) > 2000:
-            _WORDS_CACHE.clear()
-        cached = []
-        for line in lines_of(text):
-            spans = word_spans(line, offset)
-            cached.append((spans, "".join(span + " " for span in spans)))
-        _WORDS_CACHE[key] = cached
-    return cached
-
-
-def _split_lines(text: str) -> list[Line]:
-    lines, start = [], 0
-    for raw in text.splitlines():
-        words = tokenise(raw)
-        lines.append(Line(start=start, words=words, text=raw))
-        start += len(words)
-    if start != len(tokenise(text)):  # unusual separators: one line, the word rule wins
-        words = tokenise(text)
-        return [Line(start=0, words=words, text=text)]
-    return lines
 
 
 @dataclass(frozen=True)
@@ -237,7 +202,7 @@ def _render_turn(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore], 
     body = []
     # huge turn: the word indices that get spans (a margin around each nugget); else all of them
     live = _live_words(nuggets) if view.end_wc - view.offset > HUGE_TURN_WORDS else None
-    for n, line in enumerate(lines_of(turn.text)):
+    for line in lines_of(turn.text):
         if not line.words:
             body.append('<div class="line empty"></div>')
             continue
@@ -266,9 +231,9 @@ def _render_turn(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore], 
             indices = _live_indices(line, live, candidate is not None)
             spans = dict(zip(indices, word_spans(line, view.offset, indices)))
         else:
-            spans, plain = words_html(turn.text, view.offset)[n]
+            spans = word_spans(line, view.offset)
             if not touched:
-                parts.append(plain)
+                parts.append(" ".join(spans) + " ")
         open_nugget = None
         pending: list[str] = []  # words of a huge turn left as text, up to the next span
         for k in range(len(line.words)) if touched or live is not None else ():
@@ -356,9 +321,6 @@ def _badge(bench: Workbench, n: NuggetScore) -> str:
     return _badge_html(*_mark_values(bench, n))
 
 
-# A page or an edit renders hundreds of marks, nearly all as they were the last time: the
-# renderings are pure functions of what they show, remembered (bounded, thread-safe).
-@lru_cache(maxsize=16384)
 def _mark_html(pk, name, grade_label, grade_level, wc, duplicate, incomplete, selected, _nugget_url, _page_url) -> str:
     classes = ["nugget", f"g{grade_level}" if grade_label is not None else "ungraded"]
     if duplicate:
@@ -371,7 +333,6 @@ def _mark_html(pk, name, grade_label, grade_level, wc, duplicate, incomplete, se
     return f'<mark class="{" ".join(classes)}" data-nugget="{pk}" title="{escape(title)}">'
 
 
-@lru_cache(maxsize=16384)
 def _badge_html(pk, name, grade_label, _grade_level, wc, duplicate, _incomplete, selected, nugget_url, page_url) -> str:
     url = nugget_url.format(pk)
     page = f"{page_url}?nugget={pk}"
@@ -410,7 +371,6 @@ def render_nugget_rows(score: ConversationScore) -> SafeString:
     return mark_safe("".join(rows))
 
 
-@lru_cache(maxsize=16384)  # a save changes few rows of Table 1: the others render as before
 def _nugget_row_html(turn, name, wc, pw, gain, contribution, duplicate, incomplete, graded) -> str:
     if len(name) > 40:
         name = name[:39] + "…"

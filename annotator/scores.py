@@ -14,10 +14,9 @@ there (FairWeb's convention for an entity of unknown group); the workspace flags
 from __future__ import annotations
 
 import json
-from collections import OrderedDict, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from threading import Lock
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -90,10 +89,6 @@ class ConversationScore:
     GF_m: dict[str, float]
     GFRC: float
     normaliser: float
-
-    # Renderings derived from this score alone (e.g. the score panel's HTML), kept with it:
-    # a remembered score (see `_Memo`) brings them along.
-    rendered: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def system_turns(self) -> list[TurnScore]:
@@ -286,46 +281,6 @@ def _membership_vectors(rows: Sequence[tuple]) -> dict[int, dict[int, list[float
     return result
 
 
-class _Memo:
-    """The last score of each (conversation, annotator), with the exact inputs it came from.
-
-    The workspace asks for the same score several times in a row (the save's answer, then the
-    score panel its HX-Trigger reloads, then the next page), and the maths plus the rows built
-    for the views cost more than reading the inputs. Inputs are always read afresh and compared
-    whole (settings, attribute sets, every turn, nugget, entity, grade and membership row), so a
-    remembered score is only ever reused for identical inputs, whoever changed what, in
-    whichever process. Thread-safe and bounded: the 64 most recently used (conversation,
-    annotator) pairs per process, about 0.6 MB each at 300 nuggets with the panel (measured).
-    """
-
-    def __init__(self, size: int = 64):
-        self.size = size
-        self._entries: OrderedDict[tuple[int, int], tuple[tuple, ConversationScore]] = OrderedDict()
-        self._lock = Lock()
-
-    def get(self, key: tuple[int, int], inputs: tuple) -> ConversationScore | None:
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is None or entry[0] != inputs:
-                return None
-            self._entries.move_to_end(key)
-            return entry[1]
-
-    def put(self, key: tuple[int, int], inputs: tuple, score: ConversationScore) -> None:
-        with self._lock:
-            self._entries[key] = (inputs, score)
-            self._entries.move_to_end(key)
-            while len(self._entries) > self.size:
-                self._entries.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-
-
-_memo = _Memo()
-
-
 def score_conversation(
     conversation: Conversation, annotator, attribute_sets: Sequence[AttributeSet] | None = None
 ) -> ConversationScore:
@@ -334,8 +289,7 @@ def score_conversation(
     Four queries (turns, nuggets with entity and grade, memberships, attribute sets), whatever
     the number of nuggets; pass `attribute_sets` to save the last one. Turns and nuggets come
     back as read-only rows (`TurnRow`, `NuggetRow` with `.entity` and `.entity.grade`) that
-    keep the model's attribute names. The result is shared with later calls on identical
-    inputs (see `_Memo`): treat it as read-only.
+    keep the model's attribute names.
     """
     campaign = conversation.topic.campaign
     if attribute_sets is None:
@@ -355,17 +309,9 @@ def score_conversation(
         Membership.objects.filter(entity__topic_id=conversation.topic_id, entity__annotator_id=annotator_id)
         .order_by("entity_id", "attribute_set_id").values_list("entity_id", "attribute_set_id", "vector")
     )
-    settings = campaign_settings(campaign)
-    specs = attribute_specs(attribute_sets)
-    inputs = (settings, specs, tuple(a.pk for a in attribute_sets), turn_rows, nugget_rows, membership_rows)
-    key = (conversation.pk, annotator_id)
-    remembered = _memo.get(key, inputs)
-    if remembered is not None:
-        return replace(remembered, conversation=conversation)
-    score = _score(conversation, [TurnRow(*row) for row in turn_rows], _nugget_rows(nugget_rows),
-                   _membership_vectors(membership_rows), attribute_sets, settings, specs)
-    _memo.put(key, inputs, score)
-    return score
+    return _score(conversation, [TurnRow(*row) for row in turn_rows], _nugget_rows(nugget_rows),
+                  _membership_vectors(membership_rows), attribute_sets, campaign_settings(campaign),
+                  attribute_specs(attribute_sets))
 
 
 def _score(conversation, turns, nuggets, memberships, attribute_sets, settings, specs) -> ConversationScore:

@@ -8,7 +8,6 @@ annotator.conversation_html.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from html import escape
 
 from django.middleware.csrf import get_token
@@ -42,7 +41,6 @@ def dismissed_in_session(request, conversation_id: int) -> set[str]:
     return set(request.session.get(DISMISSED_SESSION_KEY, {}).get(str(conversation_id), []))
 
 
-@lru_cache(maxsize=4096)  # the URLconf does not change while the process runs
 def urls_for(conversation_id: int) -> Urls:
     marker = 987654321
 

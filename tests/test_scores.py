@@ -88,15 +88,6 @@ def fresh(conversation):
     return type(conversation).objects.select_related("topic__campaign").get(pk=conversation.pk)
 
 
-def test_scoring_unchanged_judgments_again_gives_the_remembered_score_for_this_conversation_object():
-    conversation, annotator, _ = build_example()
-    first = score_conversation(fresh(conversation), annotator)
-    again_conversation = fresh(conversation)
-    again = score_conversation(again_conversation, annotator)
-    assert again.nuggets is first.nuggets and again.rendered is first.rendered
-    assert again.conversation is again_conversation
-
-
 @pytest.mark.parametrize(
     "change",
     [
@@ -133,10 +124,9 @@ def test_any_change_to_what_the_score_is_made_of_gives_a_new_score(change):
         conversation.assignments.create(annotator=other)
         mark(conversation, other, 2, 0, 3, "L2", {})
         after = score_conversation(fresh(conversation), annotator)
-        assert after.nuggets is before.nuggets  # the other annotator's nuggets are not this score's inputs
+        assert (after.R, after.GF, len(after.nuggets)) == (before.R, before.GF, len(before.nuggets))
         return
     after = score_conversation(fresh(conversation), annotator)
-    assert after.nuggets is not before.nuggets
     expected = {
         "grade gain": lambda: after.R != before.R,
         "membership vector": lambda: after.GF != before.GF,
