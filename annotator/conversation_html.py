@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from html import escape
 
+from django.template.loader import get_template
 from django.utils.safestring import SafeString, mark_safe
 
 from annotator.models import TurnLabel
@@ -19,6 +20,8 @@ from annotator.scores import ConversationScore, NuggetScore, TurnScore
 from scoring.words import tokenise
 
 LABEL_NAMES = {"o": "looks useful", "x": "not useful", "-": "no turn"}
+# The turn's header (name, word range, running word count, label buttons): a template partial.
+TURN_HEAD = "annotator/conversation.html#turn-head"
 OOB = ' hx-swap-oob="true"'
 
 
@@ -165,33 +168,16 @@ def _render_turn(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore], 
     turn = view.turn
     token = bench.csrf_token
     system = turn.is_system
-    name = f"{turn.role}{turn.number}"
-    head = [
-        f'<header class="turn-head"><h3 id="turn-{turn.pk}-h">{name}'
-        f'<span class="visually-hidden"> ({"system" if system else "user"} turn)</span></h3>'
-        f'<span class="turn-range">words {view.offset + 1}–{view.end_wc}</span>'
-        f'<span class="runwc" title="Running word count at the end of {name}">Σ {view.end_wc}</span>'
-    ]
-    if system:
-        label = bench.labels.get(turn.pk)
-        current = label.label if label else ""
-        action = bench.urls.label.format(turn.pk)
-        head.append(f'<div class="labels" role="group" aria-label="Usefulness of {name}">')
-        version = str(label.version) if label else ""
-        for value, meaning in LABEL_NAMES.items():
-            pressed = "true" if value == current else "false"
-            head.append(
-                _form(
-                    action, token, {"label": "" if value == current else value, "version": version,
-                                    "selected": bench.selected_id or ""},
-                    escape(value), label=f"{name}: {meaning} ({value})", cls=f"label-btn label-{'dash' if value == '-' else value}",
-                    extra=f' aria-pressed="{pressed}" data-label="{escape(value)}" id="label-{turn.pk}-{"dash" if value == "-" else value}"',
-                )
-            )
-        head.append("</div>")
-        if not current:
-            head.append('<span class="badge todo">not labelled</span>')
-    head.append("</header>")
+    label = bench.labels.get(turn.pk) if system else None
+    current = label.label if label else ""
+    head = get_template(TURN_HEAD).render({
+        "turn": turn, "view": view, "system": system, "current": current,
+        "version": label.version if label else "", "selected_id": bench.selected_id or "",
+        "action": bench.urls.label.format(turn.pk), "csrf_token": bench.csrf_token,
+        "labels": [(value, meaning, "dash" if value == "-" else value, value == current)
+                   for value, meaning in LABEL_NAMES.items()] if system else (),
+    })
+
 
     # nugget ranges in this turn
     word_owner: dict[int, NuggetScore] = {}
@@ -272,7 +258,7 @@ def _render_turn(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore], 
     return (
         f'<section class="turn turn-{role}" id="turn-{turn.pk}" data-turn="{turn.pk}" data-role="{turn.role}" '
         f'data-offset="{view.offset}" aria-labelledby="turn-{turn.pk}-h"{OOB if oob else ""}>'
-        + "".join(head)
+        + head
         + f'<div class="turn-text">{"".join(body)}</div></section>'
     )
 
@@ -343,79 +329,3 @@ def _badge_html(pk, name, grade_label, _grade_level, wc, duplicate, _incomplete,
         f'<a class="wc{" dup" if duplicate else ""}" href="{escape(page)}" hx-get="{escape(url)}" '
         f'id="badge-{pk}" data-nugget="{pk}" aria-label="{escape(label)}"{current}>{text}</a>'
     )
-
-
-# -- score panel: Table 1 and Table 2 ------------------------------------------------------
-
-
-def _num(value: float, places: int = 4) -> str:
-    return f"{value:.{places}f}"
-
-
-def _gain(value: float) -> str:
-    return f"{value:.2f}".rstrip("0").rstrip(".") if value else "0"
-
-
-def render_nugget_rows(score: ConversationScore) -> SafeString:
-    """Table 1 of the paper, one row per nugget: turn, entity, WC, pw, g, pw*g (duplicates marked)."""
-    names = {t.turn.pk: f"{t.turn.role}{t.turn.number}" for t in score.turns}
-    rows = [
-        _nugget_row_html(
-            names[n.nugget.turn_id], n.nugget.entity.name or n.nugget.entity.key, n.wc, n.pw, n.gain, n.contribution,
-            n.duplicate, n.incomplete if n.gain > 0 else (), n.nugget.entity.grade_id is not None,
-        )
-        for n in score.nuggets
-    ]
-    if not rows:
-        rows.append('<tr><td colspan="6" class="muted">No nuggets yet.</td></tr>')
-    return mark_safe("".join(rows))
-
-
-def _nugget_row_html(turn, name, wc, pw, gain, contribution, duplicate, incomplete, graded) -> str:
-    if len(name) > 40:
-        name = name[:39] + "…"
-    badges = ""
-    if duplicate:
-        badges += ' <span class="badge dup">dup</span>'
-    if incomplete:
-        badges += f' <span class="badge warn" title="no membership: {escape(", ".join(incomplete))}">?</span>'
-    g = _gain(gain) if graded else '<span class="muted">–</span>'
-    return (
-        f'<tr{" class=dup" if duplicate else ""}><td>{turn}</td>'
-        f'<td class="ename">{escape(name)}{badges}</td><td class="num">{wc}</td>'
-        f'<td class="num">{_num(pw)}</td><td class="num">{g}</td><td class="num">{_num(contribution)}</td></tr>'
-    )
-
-
-def render_turn_tables(score: ConversationScore) -> SafeString:
-    """Table 2 of the paper: per system turn and attribute set, achieved vs target, DistrSim."""
-    out = []
-    for view in score.system_turns:
-        name = f"S{view.turn.number}"
-        out.append(f'<div class="turn-score"><h4>{name}')
-        if not view.scored:
-            out.append(' <span class="muted">not scored (no relevant nugget)</span></h4></div>')
-            continue
-        out.append("</h4>")
-        for spec in score.attribute_sets:
-            achieved = view.achieved.get(spec.name, [])
-            sim = view.distr_sim.get(spec.name)
-            label = escape(f"{name} {spec.name}")
-            out.append(
-                f'<div class="dist"><div class="dist-head"><span>{escape(spec.name)}</span> <span>DistrSim '
-                f'<strong data-distrsim="{label}">{_num(sim) if sim is not None else "–"}</strong></span></div>'
-                f'<table class="bars" aria-label="{label}: achieved and target distributions">'
-            )
-            for group, a, q in zip(spec.groups, achieved, spec.target):
-                a, q = 100 * float(a), 100 * float(q)
-                out.append(
-                    f'<tr><th scope="row">{escape(group)}</th><td class="bar-cell">'
-                    f'<span class="bar achieved" style="width: {a:.1f}%"></span>'
-                    f'<span class="bar target" style="width: {q:.1f}%"></span></td>'
-                    f'<td class="num">{a:.0f}%</td></tr>'
-                )
-            out.append("</table></div>")
-        out.append("</div>")
-    if not out:
-        out.append('<p class="muted">No system turns.</p>')
-    return mark_safe("".join(out))

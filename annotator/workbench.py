@@ -8,11 +8,9 @@ annotator.conversation_html.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from html import escape
 
 from django.middleware.csrf import get_token
 from django.urls import reverse
-from django.utils.safestring import SafeString, mark_safe
 
 from annotator.conversation_html import (
     Candidate,
@@ -22,8 +20,6 @@ from annotator.conversation_html import (
     affected_turns,
     lines_of,
     render_datalist,
-    render_nugget_rows,
-    render_turn_tables,
     render_turns,
 )
 from annotator.forms import EntityDetailsForm, EntityLinkForm, GradeForm, MembershipForm, NuggetSpanForm
@@ -86,8 +82,6 @@ class MembershipRow:
     shares: list[tuple[int, str, float, int]]  # index, group, share, percent
     vector_text: str
     action: str
-    group_buttons: SafeString = SafeString()
-    split_boxes: SafeString = SafeString()
 
 
 def _share_rows(attribute_set: AttributeSet, vector) -> list[tuple[int, str, float, int]]:
@@ -95,38 +89,66 @@ def _share_rows(attribute_set: AttributeSet, vector) -> list[tuple[int, str, flo
     return [(i, g, float(v), round(100 * float(v))) for i, (g, v) in enumerate(zip(attribute_set.groups, vector))]
 
 
-def _group_buttons(attribute_set: AttributeSet, shares, name: str) -> SafeString:
-    """One button per group (pressed: the groups with a share), rendered here rather than in a
-    template loop: it is most of the editor's rendering time."""
-    set_name = escape(attribute_set.name)
-    out = []
-    for i, g, share, pct in shares:
-        group = escape(g)
-        now = f" (now {pct}%)" if share > 0 else ""
-        small = f" <small>{pct}%</small>" if 0 < share < 1 else ""
-        out.append(
-            f'<button type="submit" name="{name}" value="{i}" class="group-btn" id="group-{attribute_set.pk}-{i}" '
-            f'aria-pressed="{"true" if share > 0 else "false"}" aria-label="{set_name}: {group}{now}">'
-            f'<span class="share" style="width: {pct}%"></span><span class="g">{group}</span>{small}</button>'
-        )
-    return mark_safe("".join(out))
+@dataclass(frozen=True)
+class NuggetLine:
+    """A row of Table 1 (partial table-1), its figures as the paper prints them."""
+
+    turn: str
+    name: str
+    wc: int
+    pw: str
+    gain: str | None  # None: not graded yet
+    contribution: str
+    duplicate: bool
+    missing: str  # attribute sets without a membership, for a relevant nugget
 
 
-def _split_boxes(shares, name: str) -> SafeString:
-    return mark_safe("".join(
-        f'<label class="check"><input type="checkbox" name="{name}" value="{i}"{" checked" if share > 0 else ""}> '
-        f"{escape(g)}</label>"
-        for i, g, share, _pct in shares
-    ))
+@dataclass(frozen=True)
+class Bar:
+    group: str
+    achieved: str  # percent, one decimal
+    target: str
+    shown: str  # percent, rounded
+
+
+def _gain(value: float) -> str:
+    return f"{value:.2f}".rstrip("0").rstrip(".") if value else "0"
+
+
+def table_1(score: ConversationScore) -> list[NuggetLine]:
+    """Table 1 of the paper, one row per nugget: turn, entity, WC, pw, g, pw*g (duplicates marked)."""
+    names = {t.turn.pk: f"{t.turn.role}{t.turn.number}" for t in score.turns}
+    rows = []
+    for n in score.nuggets:
+        entity = n.nugget.entity
+        name = entity.name or entity.key
+        rows.append(NuggetLine(
+            names[n.nugget.turn_id], name if len(name) <= 40 else name[:39] + "…", n.wc, f"{n.pw:.4f}",
+            _gain(n.gain) if entity.grade_id is not None else None, f"{n.contribution:.4f}", n.duplicate,
+            ", ".join(n.incomplete) if n.gain > 0 else "",
+        ))
+    return rows
+
+
+def table_2(score: ConversationScore) -> list[dict]:
+    """Table 2 of the paper: per system turn and attribute set, achieved vs target, DistrSim."""
+    turns = []
+    for view in score.system_turns:
+        sets = []
+        for spec in score.attribute_sets if view.scored else ():
+            sim = view.distr_sim.get(spec.name)
+            bars = [
+                Bar(group, f"{100 * float(a):.1f}", f"{100 * float(q):.1f}", f"{100 * float(a):.0f}")
+                for group, a, q in zip(spec.groups, view.achieved.get(spec.name, []), spec.target)
+            ]
+            sets.append({"name": spec.name, "sim": f"{sim:.4f}" if sim is not None else "–", "bars": bars})
+        turns.append({"name": f"S{view.turn.number}", "scored": view.scored, "sets": sets})
+    return turns
 
 
 def score_panel_context(score: ConversationScore) -> dict:
     """What the partial score-panel shows: the scores, Table 1 and Table 2 (no queries)."""
-    return {
-        "score": score,
-        "nugget_rows": render_nugget_rows(score),
-        "turn_tables": render_turn_tables(score),
-    }
+    return {"score": score, "table_1": table_1(score), "table_2": table_2(score)}
 
 
 def workbench_context(
@@ -232,8 +254,6 @@ def _editor_context(selected: NuggetScore, score: ConversationScore, attribute_s
                 form=form,
                 membership=membership,
                 shares=shares,
-                group_buttons=_group_buttons(a, shares, form.add_prefix("group")),
-                split_boxes=_split_boxes(shares, form.add_prefix("split")),
                 vector_text=format_vector(membership.vector) if membership else "",
                 action=reverse(
                     "nugget-membership",
