@@ -217,3 +217,31 @@ def test_opening_the_link_details_loads_the_other_entities_as_suggestions(page, 
     page.locator("#link-entity").fill(first.entity.name)
     page.locator("form.link-form").get_by_role("button", name="Link").click()
     expect(page.locator(f"#badge-{second.pk}")).to_contain_text("dup")
+
+
+def test_in_a_huge_turn_words_become_selectable_where_the_pointer_goes_and_mark_a_nugget(page, live_server, login):
+    """A 12,000-word turn comes as plain text away from nuggets; hovering a line makes its words
+    spans with their conversation-wide positions, and dragging over them marks a nugget."""
+    from tests.factories import make_campaign, make_conversation, make_user
+
+    annotator = make_user("annotator")
+    text = "\n".join(" ".join(f"w{k * 12 + i}" for i in range(12)) for k in range(1000))
+    conversation = make_conversation(make_campaign(), [("U", "Tell me everything."), ("S", text)], annotators=[annotator])
+    s1 = conversation.turns.get(position=2)
+    page.set_viewport_size({"width": 1500, "height": 1000})
+    login("annotator", "annotator-pw")
+    page.goto(f"{live_server.url}/conversations/{conversation.pk}/")
+    line = page.locator(f'#turn-{s1.pk} .line[data-start="24"]')
+    expect(line.locator(".w")).to_have_count(0)
+    line.hover()
+    expect(line.locator(".w")).to_have_count(12)
+    first, last = word(page, s1.pk, 24), word(page, s1.pk, 26)
+    expect(first).to_have_attribute("data-p", "28")  # U1 has 3 words
+    box_a, box_b = first.bounding_box(), last.bounding_box()
+    page.mouse.move(box_a["x"] + 2, box_a["y"] + box_a["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(box_b["x"] + box_b["width"] - 2, box_b["y"] + box_b["height"] / 2, steps=8)
+    page.mouse.up()
+    expect(page.locator("#turns a.wc", has_text="WC 30")).to_be_visible()
+    nugget = Nugget.objects.get()
+    assert (nugget.start_word, nugget.end_word) == (24, 26)
