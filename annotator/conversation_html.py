@@ -109,7 +109,6 @@ class Workbench:
     labels: dict[int, TurnLabel]
     selected_id: int | None
     dismissed: set[str]
-    entities_by_key: dict[str, EntityRow]
     urls: Urls
     csrf_token: str
     candidates: list[Candidate] = field(default_factory=list)

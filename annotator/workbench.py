@@ -164,8 +164,9 @@ def workbench_context(
 ) -> dict:
     """Everything the workspace shows, in a fixed number of queries:
     1 attribute sets of the topic type, 2-4 score_conversation (turns; nuggets with entity and
-    grade; memberships), 5 turn labels, 6 the annotator's entities of the topic (with grades),
-    7 the campaign's grades, 8 memberships of the selected nugget's entity (when one is selected).
+    grade; memberships), 5 turn labels, 6 the annotator's entities that the suggestions name
+    (when there are suggestions), 7 the campaign's grades, 8 memberships of the selected
+    nugget's entity (when one is selected).
     With `only`, the conversation column holds just the turns that edit can have changed.
     """
     user = request.user
@@ -175,9 +176,7 @@ def workbench_context(
     attribute_sets = attribute_sets_of(topic.topic_type_id)
     score = score_conversation(conversation, user, attribute_sets)
     labels = {label.turn_id: label for label in TurnLabel.objects.filter(turn__conversation=conversation, annotator=user)}
-    entities = entity_rows(topic.pk, user.pk)
     grades = list(Grade.objects.filter(campaign_id=topic.campaign_id).order_by("level"))
-    entities_by_key = {e.key: e for e in entities}
     selected = next((n for n in score.nuggets if n.nugget.pk == selected_id), None)
     urls = urls_for(conversation.pk)
     dismissed = dismissed_in_session(request, conversation.pk)
@@ -186,11 +185,10 @@ def workbench_context(
         labels=labels,
         selected_id=selected.nugget.pk if selected else None,
         dismissed=dismissed,
-        entities_by_key=entities_by_key,
         urls=urls,
         csrf_token=get_token(request),
     )
-    bench.candidates = find_candidates(score, score.nuggets, dismissed, entities_by_key)
+    bench.candidates = find_candidates(score, score.nuggets, dismissed, topic.pk, user.pk)
     system_turns = [t for t in score.turns if t.turn.is_system]
     context = {
         "assignment": assignment,
@@ -204,7 +202,6 @@ def workbench_context(
         "score": score,
         "turns_html": render_turns(bench, _turns_to_render(bench, only)),
         "candidates": bench.candidates,
-        "entities": entities,
         "grades": grades,
         "selected": selected,
         "message": message,
@@ -216,7 +213,7 @@ def workbench_context(
     if with_panel:
         context.update(score_panel_context(score), with_panel=True)
     if selected is not None:
-        context.update(_editor_context(selected, score, attribute_sets, grades, bound, entities))
+        context.update(_editor_context(selected, score, attribute_sets, grades, bound))
     return context
 
 
@@ -228,7 +225,7 @@ def _turns_to_render(bench: Workbench, only: Affected | None) -> set[int] | None
     return affected_turns(bench, set(only.turns), set(only.entities), set(only.keys))
 
 
-def _editor_context(selected: NuggetScore, score: ConversationScore, attribute_sets, grades, bound, entities) -> dict:
+def _editor_context(selected: NuggetScore, score: ConversationScore, attribute_sets, grades, bound) -> dict:
     nugget = selected.nugget
     entity = nugget.entity
     offset = next(t.offset for t in score.turns if t.turn.pk == nugget.turn_id)
@@ -280,7 +277,9 @@ def _editor_context(selected: NuggetScore, score: ConversationScore, attribute_s
         # The link field's suggestions are every other entity of the topic (hundreds of options):
         # loaded when its <details> opens (entity_options), not sent with every edit; inline
         # only when the details are open because a link or details form came back with errors.
-        "entity_options": render_datalist(entities, entity.pk) if _details_open(bound) else "",
+        "entity_options": (
+            render_datalist(entity_rows(entity.topic_id, nugget.annotator_id), entity.pk) if _details_open(bound) else ""
+        ),
         "grade_form": bound.get("grade") or GradeForm(grades=grades, initial={"version": entity.version}),
         "details_form": bound.get("details")
         or EntityDetailsForm(initial={"name": entity.name, "comment": entity.comment, "version": entity.version}),
@@ -297,8 +296,10 @@ def candidate_key(turn_id: int, start: int, end: int) -> str:
     return f"{turn_id}:{start}:{end}"
 
 
-def find_candidates(score: ConversationScore, annotator_nuggets, dismissed: set[str], entities_by_key) -> list[Candidate]:
-    """Every line of a system turn with a URL that no nugget touches and that was not dismissed."""
+def find_candidates(score: ConversationScore, annotator_nuggets, dismissed: set[str], topic_id: int,
+                    annotator_id: int) -> list[Candidate]:
+    """Every line of a system turn with a URL that no nugget touches and that was not dismissed,
+    with the annotator's entity of the topic it names, if any (one query, for those keys only)."""
     taken: dict[int, set[int]] = {}
     for n in annotator_nuggets:
         taken.setdefault(n.nugget.turn_id, set()).update(range(n.nugget.start_word, n.nugget.end_word + 1))
@@ -315,16 +316,22 @@ def find_candidates(score: ConversationScore, annotator_nuggets, dismissed: set[
             if candidate_key(turn.pk, line.start, line.end) in dismissed:
                 continue
             key, _name = entity_key_and_name(line.text)
-            result.append(
-                Candidate(turn.pk, line.start, line.end, line.text, entities_by_key.get(key) if key else None, key)
-            )
+            result.append(Candidate(turn.pk, line.start, line.end, line.text, None, key))
+    keys = {c.key for c in result if c.key}
+    if keys:
+        known = {e.key: e for e in entity_rows(topic_id, annotator_id, keys)}
+        for candidate in result:
+            candidate.known = known.get(candidate.key)
     return result
 
 
-def entity_rows(topic_id: int, annotator_id: int) -> list[EntityRow]:
-    """The annotator's entities of the topic, by name: the link field's suggestions."""
+def entity_rows(topic_id: int, annotator_id: int, keys: set[str] | None = None) -> list[EntityRow]:
+    """The annotator's entities of the topic (or those with these keys), by name."""
+    entities = Entity.objects.filter(topic_id=topic_id, annotator_id=annotator_id)
+    if keys is not None:
+        entities = entities.filter(key__in=sorted(keys))
     rows = (
-        Entity.objects.filter(topic_id=topic_id, annotator_id=annotator_id)
+        entities
         .order_by("name", "key")
         .values_list("pk", "key", "name", "grade__label")
     )
