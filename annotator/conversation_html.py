@@ -328,3 +328,51 @@ def _badge_html(pk, name, grade_label, _grade_level, wc, duplicate, _incomplete,
         f'<a class="wc{" dup" if duplicate else ""}" href="{escape(page)}" hx-get="{escape(url)}" '
         f'id="badge-{pk}" data-nugget="{pk}" aria-label="{escape(label)}"{current}>{text}</a>'
     )
+
+
+def table_1_html(rows) -> SafeString:
+    """Table 1's rows (annotator.workbench.NuggetLine). Tables 1 and 2 are loops over every
+    nugget and every group of every turn at each save, so like the words they stay in Python:
+    as template loops they doubled the 300-nugget save (docs/benchmarks.md)."""
+    out = []
+    for r in rows:
+        dup = ' <span class="badge dup">dup</span>' if r.duplicate else ""
+        warn = f' <span class="badge warn" title="no membership: {escape(r.missing)}">?</span>' if r.missing else ""
+        gain = '<span class="muted">–</span>' if r.gain is None else r.gain
+        out.append(
+            f'<tr{DUP_ROW if r.duplicate else ""}><td>{r.turn}</td><td class="ename">{escape(r.name)}{dup}{warn}</td>'
+            f'<td class="num">{r.wc}</td><td class="num">{r.pw}</td><td class="num">{gain}</td>'
+            f'<td class="num">{r.contribution}</td></tr>'
+        )
+    return mark_safe("".join(out) or '<tr><td colspan="6" class="muted">No nuggets yet.</td></tr>')
+
+
+DUP_ROW = ' class="dup"'
+
+
+def table_2_html(turns: list[dict]) -> SafeString:
+    """Table 2 (annotator.workbench.table_2): per system turn and attribute set, the achieved
+    distribution against the target as bars, and DistrSim."""
+    out = []
+    for turn in turns:
+        name = turn["name"]
+        if not turn["scored"]:
+            out.append(f'<div class="turn-score"><h4>{name} <span class="muted">not scored (no relevant nugget)</span></h4></div>')
+            continue
+        out.append(f'<div class="turn-score"><h4>{name}</h4>')
+        for spec in turn["sets"]:
+            label = escape(f"{name} {spec['name']}")
+            out.append(
+                f'<div class="dist"><div class="dist-head"><span>{escape(spec["name"])}</span> <span>DistrSim '
+                f'<strong data-distrsim="{label}">{spec["sim"]}</strong></span></div>'
+                f'<table class="bars" aria-label="{label}: achieved and target distributions">'
+            )
+            out.extend(
+                f'<tr><th scope="row">{escape(bar.group)}</th><td class="bar-cell">'
+                f'<span class="bar achieved" style="width: {bar.achieved}%"></span>'
+                f'<span class="bar target" style="width: {bar.target}%"></span></td><td class="num">{bar.shown}%</td></tr>'
+                for bar in spec["bars"]
+            )
+            out.append("</table></div>")
+        out.append("</div>")
+    return mark_safe("".join(out) or '<p class="muted">No system turns.</p>')

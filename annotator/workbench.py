@@ -21,6 +21,8 @@ from annotator.conversation_html import (
     lines_of,
     render_datalist,
     render_turns,
+    table_1_html,
+    table_2_html,
 )
 from annotator.forms import EntityDetailsForm, EntityLinkForm, GradeForm, MembershipForm, NuggetSpanForm
 from annotator.identity import entity_key_and_name, find_url
@@ -148,7 +150,7 @@ def table_2(score: ConversationScore) -> list[dict]:
 
 def score_panel_context(score: ConversationScore) -> dict:
     """What the partial score-panel shows: the scores, Table 1 and Table 2 (no queries)."""
-    return {"score": score, "table_1": table_1(score), "table_2": table_2(score)}
+    return {"score": score, "table_1_rows": table_1_html(table_1(score)), "table_2_html": table_2_html(table_2(score))}
 
 
 def workbench_context(
