@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.middleware.csrf import get_token
+from django.template.loader import render_to_string
 from django.urls import reverse
 
 from annotator.conversation_html import (
@@ -343,3 +344,9 @@ def entity_rows(topic_id: int, annotator_id: int, keys: set[str] | None = None) 
 def words_before(turns, turn) -> int:
     """The conversation-wide position of the word before `turn`'s first (`turns`: all of them)."""
     return sum(word_count(t.text) for t in turns if t.position < turn.position)
+
+
+def score_panel_html(score: ConversationScore) -> str:
+    """The score panel alone (partial score-panel), for pages that show it without the workspace
+    (the organiser's read-only conversation)."""
+    return render_to_string("annotator/conversation.html#score-panel", score_panel_context(score))

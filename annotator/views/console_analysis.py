@@ -17,7 +17,7 @@ from annotator.access import campaign_for_organiser, conversation_for_organiser
 from annotator.console_forms import AnalysisForm, MeasureForm
 from annotator.models import Campaign, Conversation
 from annotator.scores import judges, score_conversation, score_table, score_tables
-from annotator.views.workspace import score_panel_html
+from annotator.workbench import score_panel_html
 from scoring.words import tokenise
 
 def _compared(campaign: Campaign, query) -> tuple[AnalysisForm, analysis.MeasureComparison | None]:
