@@ -690,6 +690,7 @@ def _vector(vector, attribute_set: AttributeSet, where: str) -> list[float]:
         raise AnnotationRefused(f"{where}: the {attribute_set.name} vector {error}.") from error
     return values
 
+
 @transaction.atomic
 def link_nugget(nugget: Nugget, *, actor, expected_version: int, entity: Entity | None, text: str = "",
                 conversation: Conversation | None = None) -> Entity:

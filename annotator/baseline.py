@@ -14,7 +14,7 @@ from __future__ import annotations
 from annotator.annotations import JudgedNugget, JudgmentsSet, set_conversation_judgments
 from annotator.models import AnnotatorProfile, Assignment, Conversation, Entity
 from annotator.scores import score_conversation
-from annotator.views.workspace_render import find_candidates  # the suggestions' read side: this one import
+from annotator.workbench import find_candidates  # the suggestions' read side: this one import
 
 DESCRIPTION = (
     "Baseline, not a model: every URL line the workspace suggests is a nugget; entities people judged in the "
@@ -26,7 +26,7 @@ DESCRIPTION = (
 def suggested_nuggets(conversation: Conversation, judge) -> tuple[list[JudgedNugget], dict[str, str]]:
     """The suggestions for `judge` (who has no nuggets there yet), as a whole-conversation submission."""
     score = score_conversation(conversation, judge)
-    candidates = find_candidates(score, [], set(), {})
+    candidates = find_candidates(score, [], set())
     known: dict[str, Entity] = {}
     for entity in (
         Entity.objects.filter(

@@ -299,10 +299,10 @@ def candidate_key(turn_id: int, start: int, end: int) -> str:
     return f"{turn_id}:{start}:{end}"
 
 
-def find_candidates(score: ConversationScore, annotator_nuggets, dismissed: set[str], topic_id: int,
-                    annotator_id: int) -> list[Candidate]:
-    """Every line of a system turn with a URL that no nugget touches and that was not dismissed,
-    with the annotator's entity of the topic it names, if any (one query, for those keys only)."""
+def find_candidates(score: ConversationScore, annotator_nuggets, dismissed: set[str], topic_id: int | None = None,
+                    annotator_id: int | None = None) -> list[Candidate]:
+    """Every line of a system turn with a URL that no nugget touches and that was not dismissed;
+    with an annotator, the entity of the topic each names, if any (one query, for those keys)."""
     taken: dict[int, set[int]] = {}
     for n in annotator_nuggets:
         taken.setdefault(n.nugget.turn_id, set()).update(range(n.nugget.start_word, n.nugget.end_word + 1))
@@ -321,7 +321,7 @@ def find_candidates(score: ConversationScore, annotator_nuggets, dismissed: set[
             key, _name = entity_key_and_name(line.text)
             result.append(Candidate(turn.pk, line.start, line.end, line.text, None, key))
     keys = {c.key for c in result if c.key}
-    if keys:
+    if keys and annotator_id is not None:
         known = {e.key: e for e in entity_rows(topic_id, annotator_id, keys)}
         for candidate in result:
             candidate.known = known.get(candidate.key)

@@ -6,7 +6,7 @@ import pytest
 
 from annotator import baseline
 from annotator.models import Entity, Nugget, TurnLabel
-from annotator.views.workspace_render import lines_of
+from annotator.conversation_html import lines_of
 from tests.console.demo import build_demo
 from tests.factories import make_user
 

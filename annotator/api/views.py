@@ -248,13 +248,10 @@ class ConversationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiV
         incoming.is_valid(raise_exception=True)
         data = incoming.validated_data
         conversation = assignment.conversation
-        try:
-            written = annotations.set_conversation_judgments(
-                conversation, annotator=request.user, actor=request.user,
-                nuggets=[annotations.JudgedNugget(**n) for n in data["nuggets"]], labels=data.get("labels"),
-            )
-        except annotations.AnnotationRefused as refused:
-            return _refused(refused)
+        written = annotations.set_conversation_judgments(
+            conversation, annotator=request.user, actor=request.user,
+            nuggets=[annotations.JudgedNugget(**n) for n in data["nuggets"]], labels=data.get("labels"),
+        )
         return Response({"nuggets": written.nuggets, "labels": written.labels, "entities": written.entities,
                          "scores": conversation_scores(conversation, request.user)})
 
