@@ -108,6 +108,12 @@ def _first_error(form) -> str:
     return "That was not saved."
 
 
+def _stale(request, assignment, error: annotations.StaleEdit, *, selected_id: int | None) -> HttpResponse:
+    """An edit based on an old version: 409 with the latest state (the whole column)."""
+    return respond(request, assignment, selected_id=selected_id, message=str(error), level="error", status=409,
+                   changed=True)
+
+
 def _edit(request, assignment, form, change: Callable[[dict], Done], *, selected_id: int | None,
           bound: dict | None = None) -> HttpResponse:
     """Validate the form, make the change, answer; refusals keep the form's message (422), a
@@ -116,8 +122,7 @@ def _edit(request, assignment, form, change: Callable[[dict], Done], *, selected
         try:
             done = change(form.cleaned_data)
         except annotations.StaleEdit as error:
-            return respond(request, assignment, selected_id=selected_id, message=str(error), level="error",
-                           status=409, changed=True)
+            return _stale(request, assignment, error, selected_id=selected_id)
         except annotations.AnnotationRefused as error:
             form.add_error(None, str(error))
         else:
