@@ -10,6 +10,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from playwright.sync_api import expect
 from django.db import connection
 
 from annotator.formats import parse_paper, write_jsonl
@@ -51,7 +52,7 @@ def test_a_large_upload_shows_its_progress_and_completes_when_the_worker_runs_it
     page.get_by_label("Conversation files").set_input_files(str(upload))
     page.get_by_role("button", name="Import").click()
     page.get_by_role("heading", name="Import").wait_for()
-    assert page.get_by_text("Waiting for the worker").is_visible()
+    expect(page.get_by_text("Waiting for the worker")).to_be_visible()
     assert page.locator("#job-progress progress").get_attribute("value") == "0"
 
     worker = subprocess.Popen(
@@ -66,7 +67,7 @@ def test_a_large_upload_shows_its_progress_and_completes_when_the_worker_runs_it
         output = worker.communicate(timeout=60)[0]
     assert worker.returncode == 0, output
     assert page.locator("#job-progress progress").get_attribute("value") == "100"
-    assert page.get_by_text("12 read, 12 checked, 12 written").is_visible()
+    expect(page.get_by_text("12 read, 12 checked, 12 written")).to_be_visible()
     assert Conversation.objects.filter(topic__campaign=campaign).count() == before + 12
 
     page.get_by_role("navigation", name="Campaign").get_by_role("link", name="Upload").click()

@@ -1,6 +1,7 @@
 """An organiser changes L and a target in the browser and sees the score report change."""
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.console.demo import build_demo
 
@@ -24,12 +25,12 @@ def test_an_organiser_changes_L_and_a_target_and_sees_the_report_change(page, li
     page.get_by_role("link", name="Settings", exact=True).click()
     page.get_by_label("Patience L (words)").fill("200")
     page.get_by_role("button", name="Save settings").click()
-    assert page.get_by_text("Settings saved").is_visible()
+    expect(page.get_by_text("Settings saved")).to_be_visible()
 
     page.get_by_role("link", name="Edit RATINGS").click()
     page.get_by_label("Target distribution D*").fill("(0, 0, 1/2, 1/2)")
     page.get_by_role("button", name="Save RATINGS").click()
-    assert page.get_by_text("RATINGS saved").is_visible()
+    expect(page.get_by_text("RATINGS saved")).to_be_visible()
 
     page.get_by_role("link", name="Score report").click()
     assert page.get_by_test_id("patience").inner_text() == "200"
@@ -45,7 +46,7 @@ def test_a_wrong_target_is_explained_beside_the_field(page, live_server, login):
     page.get_by_role("link", name="Edit RATINGS").click()
     page.get_by_label("Target distribution D*").fill("(1/3, 1/3, 1/3)")
     page.get_by_role("button", name="Save RATINGS").click()
-    assert page.get_by_text("The target has 3 values, expected 4.").is_visible()
+    expect(page.get_by_text("The target has 3 values, expected 4.")).to_be_visible()
 
 
 def test_an_organiser_derives_the_origin_target_from_a_country_mapping(page, live_server, login):
@@ -60,7 +61,7 @@ def test_an_organiser_derives_the_origin_target_from_a_country_mapping(page, liv
     page.get_by_label("Value mapping:", exact=True).fill("Nigeria = Africa\nUnited States = America\nTurkey = Europe, Middle East")
     page.get_by_label("Derive the target from the mapping", exact=False).check()
     page.get_by_role("button", name="Save ORIGIN").click()
-    assert page.get_by_text("ORIGIN saved").is_visible()
+    expect(page.get_by_text("ORIGIN saved")).to_be_visible()
     origin = AttributeSet.objects.get(name="ORIGIN")
     assert origin.target == [1 / 3, 1 / 3, 0, 0, 0, 1 / 6, 1 / 6, 0]
 

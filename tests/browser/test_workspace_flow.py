@@ -92,6 +92,7 @@ def test_an_annotator_marks_grades_and_labels_with_the_mouse_and_the_panel_follo
 
     # a sum that is not 1 is shown and refused
     origin = page.locator("#editor form.membership").nth(1)
+    page.wait_for_load_state("networkidle")  # the editor's swap has settled: typing goes to the final form
     origin.get_by_label("Vector").fill("(0,1/2,0,0,0,1/3,0,0)")
     expect(origin.locator(".vector-check")).to_contain_text("sums to 0.833333, not 1")  # live, while typing
     origin.get_by_role("button", name="Save ORIGIN").click()
