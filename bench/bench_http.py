@@ -45,8 +45,6 @@ def run(sizes=(20, 300), iterations: int = 200, warmup: int = 20) -> dict:
     at the same moment of a shared machine's load."""
     results = {"machine": machine(), "iterations": iterations, "sizes": {}}
     with bench_database():
-        from annotator.models import Nugget
-
         results["database"] = database_label()
         campaign = make_campaign_with("bench")
         seeded = {}
