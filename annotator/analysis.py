@@ -1,7 +1,7 @@
 """The evaluation report of an overview paper: significance between runs, trial instability,
 worst cases and topic set size, from the campaign's current judgments and settings.
 
-The database side only: scores come from `annotator.scores.score_tables`, the statistics from
+The database side only: scores come from `annotator.reports.score_tables`, the statistics from
 `scoring.significance` (pure maths).
 """
 
@@ -16,8 +16,7 @@ import pandas as pd
 
 from annotator.csvsafe import csv_lines
 from annotator.models import Campaign, Run
-from annotator.reports import score_columns
-from annotator.scores import ScoreTables
+from annotator.reports import ScoreTables, score_columns
 from scoring import significance
 
 CSV_COLUMNS = ["measure", "run_a", "run_b", "mean_a", "mean_b", "diff", "p_tukey_hsd", "p_paired_t", "effect_size", "topics"]

@@ -10,7 +10,7 @@ Every change
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +31,7 @@ from annotator.models import (
     Turn,
     TurnLabel,
 )
+from annotator.spans import span_problem
 from annotator.vectors import VectorError, check_distribution, parse_vector
 from scoring.words import tokenise
 
@@ -136,13 +137,7 @@ def _bump(model, obj, expected_version: int, kind: str, **changes) -> None:
 
 def check_span_bounds(turn: Turn, start_word: int, end_word: int) -> None:
     """A nugget is a word range inside one system turn (no database needed: forms call this)."""
-    if not turn.is_system:
-        raise AnnotationRefused("Nuggets are parts of system turns; this is a user turn.")
-    words = len(tokenise(turn.text))
-    if not (0 <= start_word <= end_word < words):
-        raise AnnotationRefused(
-            f"Words {start_word + 1}-{end_word + 1} are outside {turn}, which has {words} words."
-        )
+    _refuse_span(turn, start_word, end_word, others=())
 
 
 def check_span(turn: Turn, annotator, start_word: int, end_word: int, exclude: int | None = None) -> None:
@@ -150,14 +145,25 @@ def check_span(turn: Turn, annotator, start_word: int, end_word: int, exclude: i
 
     The overlap depends on what others just saved, so it is judged once, by the service, with
     the turn locked; forms judge the bounds only (check_span_bounds)."""
-    check_span_bounds(turn, start_word, end_word)
-    overlapping = Nugget.objects.filter(
-        turn=turn, annotator=annotator, start_word__lte=end_word, end_word__gte=start_word
-    )
+    others = Nugget.objects.filter(turn=turn, annotator=annotator)
     if exclude is not None:
-        overlapping = overlapping.exclude(pk=exclude)
-    if overlapping.exists():
-        raise AnnotationRefused("These words overlap a nugget you already marked in this turn.")
+        others = others.exclude(pk=exclude)
+    _refuse_span(turn, start_word, end_word, others=list(others.values_list("start_word", "end_word")))
+
+
+def _refuse_span(turn: Turn, start_word: int, end_word: int, others: Sequence[tuple[int, int]]) -> None:
+    """AnnotationRefused, in the workspace's words, when annotator.spans finds the span wrong."""
+    if not turn.is_system:
+        raise AnnotationRefused("Nuggets are parts of system turns; this is a user turn.")
+    words = len(tokenise(turn.text))
+    problem = span_problem(start_word, end_word, words=words, others=others)
+    if problem is None:
+        return
+    if problem.outside:
+        raise AnnotationRefused(
+            f"Words {start_word + 1}-{end_word + 1} are outside {turn}, which has {words} words."
+        )
+    raise AnnotationRefused("These words overlap a nugget you already marked in this turn.")
 
 
 def span_text(turn: Turn, start_word: int, end_word: int) -> str:

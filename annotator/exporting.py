@@ -37,7 +37,7 @@ from annotator.formats.jsonl import iter_jsonl
 from annotator.formats.paper import iter_paper
 from annotator.models import AttributeSet, Campaign, Conversation, Entity, Membership, Nugget, Turn, TurnLabel
 from annotator.vectors import format_vector
-from annotator import scores
+from annotator import reports, scores
 from scoring.words import tokenise
 
 __all__ = [
@@ -342,11 +342,11 @@ def iter_qrels_zip(campaign: Campaign, annotator=None) -> Iterator[bytes]:
 
 
 def score_tables(campaign: Campaign) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(one row per conversation, per-run means over topics), from annotator.scores."""
+    """(one row per conversation, per-run means over topics), from annotator.reports."""
     from django.contrib.auth import get_user_model
 
-    table = scores.score_table(campaign)
-    means = scores.run_means(table) if len(table) else pd.DataFrame(columns=["run", "topics", "R", "GF", "GFRC"])
+    table = reports.score_table(campaign)
+    means = reports.run_means(table) if len(table) else pd.DataFrame(columns=["run", "topics", "R", "GF", "GFRC"])
     judge_ids = {int(j) for j in table["judge"].dropna()} if len(table) else set()
     names = dict(get_user_model().objects.filter(pk__in=judge_ids).values_list("pk", "username")) if judge_ids else {}
     table = table.copy()

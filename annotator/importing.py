@@ -14,8 +14,8 @@ become that annotator's entities (one per topic and identity key: a URL mentione
 conversations is one entity, whose grade and memberships must agree), nuggets and turn
 labels; the annotator is assigned the conversation and becomes its gold annotator.
 
-The rules are annotator.annotations' (check_span: nuggets lie in one system turn and never
-overlap; entity_key_and_name for identity; annotator.vectors.check_distribution for vectors),
+The rules are annotator.annotations' (annotator.spans.span_problem: nuggets lie in one system turn
+and never overlap; entity_key_and_name for identity; annotator.vectors.check_distribution for vectors),
 applied here to whole files in memory instead of row by row. Every judgment an import
 writes, changes or deletes (with a replaced conversation) is recorded as an AnnotationEvent,
 like a workspace edit, marked `imported`: the history shows it, undo does not take it back.
@@ -56,6 +56,7 @@ from annotator.models import (
     Turn,
     TurnLabel,
 )
+from annotator.spans import span_problem
 from annotator.vectors import VectorError, check_distribution, format_vector
 
 __all__ = ["ImportResult", "import_files", "default_annotator", "run_from_filename"]
@@ -358,7 +359,7 @@ class _Importer:
             if turn.role == "U" and turn.label:
                 self.error(path, turn.line, "a user turn has no usefulness label", turn.field)
                 ok = False
-        last_end: dict[int, tuple[int, ParsedNugget]] = {}
+        kept: dict[int, list[ParsedNugget]] = {}  # per turn, the nuggets already checked
         for n in sorted(conv.nuggets, key=lambda n: (n.turn, n.start_word, n.end_word)):
             nline = n.line or line
             turn = conv.turns[n.turn] if 0 <= n.turn < len(conv.turns) else None
@@ -367,17 +368,18 @@ class _Importer:
                 ok = False
                 continue
             words = len(conv.words(n.turn))
-            if not 0 <= n.start_word <= n.end_word < words:
+            earlier = kept.setdefault(n.turn, [])
+            problem = span_problem(n.start_word, n.end_word, words=words,
+                                   others=[(e.start_word, e.end_word) for e in earlier])
+            if problem is not None and problem.outside:
                 self.error(path, nline, f"span {n.start_word}-{n.end_word} outside {turn.name}, which has {words} words", n.field)
                 ok = False
                 continue
-            previous = last_end.get(n.turn)
-            if previous is not None and n.start_word <= previous[0]:
-                self.error(path, nline, f"this nugget overlaps the nugget at line {previous[1].line} "
+            if problem is not None:
+                self.error(path, nline, f"this nugget overlaps the nugget at line {earlier[problem.overlaps].line} "
                            f"(nuggets of one annotator never overlap)", n.field)
                 ok = False
-            if previous is None or n.end_word > previous[0]:
-                last_end[n.turn] = (n.end_word, n)
+            earlier.append(n)
             if n.grade is not None and n.grade not in self.grades:
                 self.error(path, n.grade_line or nline,
                            f"grade {n.grade} is not a grade of campaign {self.campaign.slug} ({', '.join(self.grades) or 'none'})",

@@ -6,7 +6,7 @@ the system ranking. What the console's judges page, `compare_judges` and the API
 
 The conversations compared are those assigned to the judge whose gold is someone else. The
 maths is `scoring.rankings` (spans, rankings, the paired test) and `annotator.agreement`
-(Krippendorff's alpha, membership JSD/L1); scores come from `annotator.scores.score_table`,
+(Krippendorff's alpha, membership JSD/L1); scores come from `annotator.reports.score_table`,
 one vectorised pass for the gold and one for the judge, in a fixed number of queries.
 """
 
@@ -23,8 +23,8 @@ from django.contrib.auth import get_user_model
 from annotator import agreement
 from annotator.csvsafe import frame_csv
 from annotator.models import AnnotatorProfile, Assignment, Campaign, Conversation, Grade, Membership, Nugget
-from annotator.reports import score_columns
-from annotator.scores import judges, score_table
+from annotator.reports import score_columns, score_table
+from annotator.scores import judges
 from scoring import rankings, significance
 
 ADJUDICATED = "adjudicated"

@@ -7,7 +7,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from annotator.models import Nugget
-from annotator.scores import score_conversation, score_table
+from annotator.reports import score_table
+from annotator.scores import score_conversation
 from scoring.words import tokenise
 from tests.factories import make_campaign, make_conversation, make_user, mark
 

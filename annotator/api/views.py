@@ -42,7 +42,8 @@ from annotator.console_forms import CampaignSettingsForm, StaleForm
 from annotator.converters import ID_PATTERN, read_id
 from annotator.models import AttributeSet, Conversation, Entity, Grade, Nugget
 from annotator.views.console_exports import EXPORTS, export_response
-from annotator.scores import judges, score_conversation, score_table
+from annotator.reports import score_table
+from annotator.scores import judges, score_conversation
 
 # ?detail= of a campaign's scores -> the export that holds it
 SCORE_DETAILS = {"nuggets": "nuggets-csv", "turns": "turns-csv"}

@@ -19,6 +19,7 @@ from fractions import Fraction
 from typing import Any
 
 from annotator.identity import entity_key_and_name, name_key, normalise_url
+from annotator.spans import span_problem
 from scoring.words import tokenise
 
 from .model import (
@@ -211,7 +212,7 @@ def _nugget(n: Any, where: str, conv: ParsedConversation, offsets: list[int],
         if not _is_int(start) or not _is_int(end):
             p.error(where, "start and end must both be whole numbers (0-based word indices in the turn)")
             return None
-        if not 0 <= start <= end < len(words):
+        if span_problem(start, end, words=len(words)) is not None:
             p.error(where, f"span {start}-{end} outside the turn ({turn.name} has {len(words)} words, 0-{len(words) - 1})")
             return None
         if text is not None:

@@ -16,7 +16,8 @@ from annotator import analysis
 from annotator.access import campaign_for_organiser, conversation_for_organiser
 from annotator.console_forms import AnalysisForm, MeasureForm
 from annotator.models import Campaign, Conversation
-from annotator.scores import judges, score_conversation, score_table, score_tables
+from annotator.reports import score_table, score_tables
+from annotator.scores import judges, score_conversation
 from annotator.workbench import score_panel_html
 from scoring.words import tokenise
 

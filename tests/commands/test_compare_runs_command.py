@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 from annotator import analysis
-from annotator.scores import score_table
+from annotator.reports import score_table
 from tests.console.demo import build_demo
 
 from .helpers import refused, run

@@ -4,7 +4,7 @@ import pytest
 from django.urls import reverse
 
 from annotator import analysis
-from annotator.scores import score_table
+from annotator.reports import score_table
 from tests.console.conftest import assert_only_the_organiser_gets_in
 from tests.factories import make_conversation
 

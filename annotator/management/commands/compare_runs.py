@@ -9,7 +9,7 @@ from django.http import QueryDict
 from annotator import analysis
 from annotator.console_forms import ComparisonForm
 from annotator.models import Campaign
-from annotator.scores import score_table
+from annotator.reports import score_table
 from scoring import significance
 
 
