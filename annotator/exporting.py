@@ -49,7 +49,7 @@ __all__ = [
     "iter_nuggets_tsv",
     "qrels_files",
     "iter_qrels_zip",
-    "score_tables",
+    "scores_as_exported",
     "iter_scores_csv",
     "iter_scores_json",
     "iter_score_nuggets_csv",
@@ -341,7 +341,7 @@ def iter_qrels_zip(campaign: Campaign, annotator=None) -> Iterator[bytes]:
 # -- scores -----------------------------------------------------------------------------------
 
 
-def score_tables(campaign: Campaign) -> tuple[pd.DataFrame, pd.DataFrame]:
+def scores_as_exported(campaign: Campaign) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(one row per conversation, per-run means over topics), from annotator.reports."""
     from django.contrib.auth import get_user_model
 
@@ -359,7 +359,7 @@ def score_tables(campaign: Campaign) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def iter_scores_csv(campaign: Campaign) -> Iterator[str]:
     """Conversation rows, then one row per run with topic "ALL": the run's means over topics."""
-    table, means = score_tables(campaign)
+    table, means = scores_as_exported(campaign)
     yield frame_csv(table)
     if len(means):
         rows = means.drop(columns=["topics"]).assign(topic="ALL", judge="")[table.columns]
@@ -367,7 +367,7 @@ def iter_scores_csv(campaign: Campaign) -> Iterator[str]:
 
 
 def iter_scores_json(campaign: Campaign) -> Iterator[str]:
-    table, means = score_tables(campaign)
+    table, means = scores_as_exported(campaign)
     settings = scores.campaign_settings(campaign)
 
     def records(frame: pd.DataFrame) -> list[dict]:
