@@ -1,8 +1,8 @@
 """The conversation column of the workspace and the score panel's tables, rendered in Python.
 
-A 300-nugget conversation has thousands of words, each a focusable span with its
-conversation-wide position; a template loop over them costs tens of milliseconds, this costs
-a few. Every piece of conversation text goes through `escape` (the text is untrusted LLM
+A 300-nugget conversation has thousands of words. They are sent as runs of text with the
+position of their first word (`_runs`); annotate.js makes each word a focusable span, so the
+page is a few hundred elements instead of a span per word (docs/benchmarks.md). Every piece of conversation text goes through `escape` (the text is untrusted LLM
 output: markup in it shows as text and never runs).
 """
 
@@ -48,21 +48,10 @@ def lines_of(text: str) -> list[Line]:
     return lines
 
 
-# A turn longer than this is rendered with selectable word <span>s only where the annotator
-# works (lines holding a nugget or a suggestion); its other lines are plain escaped text that
-# annotate.js turns into spans when the pointer or the keyboard reaches them. A 200,000-word
-# turn would otherwise be about 20 MB of spans (tests/workspace/test_huge_turns.py).
+# In a turn longer than this, annotate.js makes word spans only where the annotator works (the
+# nuggets, the runs beside them, the suggested lines) and where the pointer or the keyboard
+# goes: a 200,000-word turn as spans is about 20 MB of DOM (tests/workspace/test_conversation_view.py).
 HUGE_TURN_WORDS = 5000
-
-
-def word_spans(line: Line, offset: int, indices=None) -> list[str]:
-    """The line's words (all, or those at `indices`, 0-based in the line) as escaped, focusable
-    <span>s with their conversation-wide positions (`offset` words before the turn)."""
-    return [
-        f'<span class="w" tabindex="-1" data-i="{line.start + k}" data-p="{offset + line.start + k + 1}" '
-        f'title="word {offset + line.start + k + 1}">{escape(line.words[k])}</span>'
-        for k in (range(len(line.words)) if indices is None else indices)
-    ]
 
 
 @dataclass(frozen=True)
@@ -178,21 +167,18 @@ def _render_turn(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore], 
     })
 
 
-    # nugget ranges in this turn
-    word_owner: dict[int, NuggetScore] = {}
+    owner: dict[int, NuggetScore] = {}  # word index in the turn -> the nugget holding it
     for n in nuggets:
         for i in range(n.nugget.start_word, n.nugget.end_word + 1):
-            word_owner[i] = n
-
+            owner[i] = n
+    huge = view.end_wc - view.offset > HUGE_TURN_WORDS
     body = []
-    # huge turn: the word indices that get spans (a margin around each nugget); else all of them
-    live = _live_words(nuggets) if view.end_wc - view.offset > HUGE_TURN_WORDS else None
     for line in lines_of(turn.text):
         if not line.words:
             body.append('<div class="line empty"></div>')
             continue
         candidate = candidates.get((turn.pk, line.start)) if system else None
-        touched = any(i in word_owner for i in range(line.start, line.end + 1))
+        touched = any(i in owner for i in range(line.start, line.end + 1)) if owner else False
         classes = "line"
         gutter = ""
         if candidate is not None:
@@ -207,84 +193,64 @@ def _render_turn(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore], 
                 + _form(bench.urls.dismiss, token, fields, "✕", label=f"Dismiss suggestion: {_short(line.text)}",
                         cls="dismiss", extra=f' data-dismiss id="dismiss-{turn.pk}-{line.start}"')
             )
-        elif system and not touched and live is None:
+        elif system and not touched and not huge:
             fields = {"turn": turn.pk, "start": line.start, "end": line.end}
             gutter = _form(bench.urls.create, token, fields, "¶", label=f"Mark this line as a nugget: {_short(line.text)}",
                            cls="mark-line", extra=f' data-mark-line id="line-{turn.pk}-{line.start}"')
-        parts = []
-        if live is not None:
-            indices = _live_indices(line, live, candidate is not None)
-            spans = dict(zip(indices, word_spans(line, view.offset, indices)))
-        else:
-            spans = word_spans(line, view.offset)
-            if not touched:
-                parts.append(" ".join(spans) + " ")
-        open_nugget = None
-        pending: list[str] = []  # words of a huge turn left as text, up to the next span
-        for k in range(len(line.words)) if touched or live is not None else ():
-            i = line.start + k
-            if live is not None and k not in spans:
-                pending.append(line.words[k])
-                continue
-            if pending:
-                parts.append(_lazy(line.start + k - len(pending), pending))
-                pending = []
-            owner = word_owner.get(i)
-            if owner is not None and owner is not open_nugget:
-                parts.append(_open_mark(bench, owner))
-                open_nugget = owner
-            parts.append(spans[k])
-            same_next = owner is not None and k + 1 < len(line.words) and word_owner.get(i + 1) is owner
-            if owner is not None and not same_next:
-                parts.append("</mark>")
-                if i == owner.nugget.end_word:
-                    parts.append(_badge(bench, owner))
-                open_nugget = None
-            parts.append(" ")
-        if pending:
-            parts.append(_lazy(line.end + 1 - len(pending), pending))
+        words = _line_words(bench, line, owner) if touched else _runs(line.start, line.words)
         if candidate is not None and candidate.known is not None:
             grade = candidate.known.grade or "ungraded"
-            parts.append(
-                f'<span class="known" title="You judged this entity already in this topic: '
+            words += (
+                f' <span class="known" title="You judged this entity already in this topic: '
                 f'{escape(candidate.known.name or candidate.known.key)}">known · {escape(grade)}</span>'
             )
         body.append(
             f'<div class="{classes}" data-start="{line.start}" data-end="{line.end}">'
-            f'<div class="gutter">{gutter}</div><div class="words">{"".join(parts)}</div></div>'
+            f'<div class="gutter">{gutter}</div><div class="words">{words}</div></div>'
         )
     role = "system" if system else "user"
     return (
         f'<section class="turn turn-{role}" id="turn-{turn.pk}" data-turn="{turn.pk}" data-role="{turn.role}" '
-        f'data-offset="{view.offset}" aria-labelledby="turn-{turn.pk}-h"{OOB if oob else ""}>'
+        f'data-offset="{view.offset}"{" data-lazy-words" if huge else ""} aria-labelledby="turn-{turn.pk}-h"'
+        f'{OOB if oob else ""}>'
         + head
         + f'<div class="turn-text">{"".join(body)}</div></section>'
     )
 
 
-LIVE_MARGIN = 100  # words around a nugget of a huge turn that are spans at once
-LAZY_CHUNK = 500  # words annotate.js turns into spans at a time
+RUN_WORDS = 500  # words of a run (annotate.js turns a run into word spans at once)
 
 
-def _live_words(nuggets: list[NuggetScore]) -> set[int]:
-    live: set[int] = set()
-    for n in nuggets:
-        live.update(range(n.nugget.start_word - LIVE_MARGIN, n.nugget.end_word + LIVE_MARGIN + 1))
-    return live
-
-
-def _live_indices(line: Line, live: set[int], candidate: bool) -> list[int]:
-    """The line's word indices (0-based in the line) that are spans: all of a suggested line."""
-    return [k for k in range(len(line.words)) if candidate or line.start + k in live]
-
-
-def _lazy(start: int, words: list[str]) -> str:
-    """Words of a huge turn as plain text (one space apart: annotate.js splits on that space
-    and makes the spans, with the positions that `data-i` gives, when they are reached)."""
-    return "".join(
-        f'<span class="lazy" data-i="{start + k}">{escape(" ".join(words[k:k + LAZY_CHUNK]))}</span> '
-        for k in range(0, len(words), LAZY_CHUNK)
+def _runs(start: int, words: list[str]) -> str:
+    """Words `start`.. of a turn as runs of escaped text, one space apart: annotate.js splits
+    each run on that space and makes the word spans, numbered from the run's `data-i` and the
+    turn's `data-offset` (the positions the server counted). Every turn is sent this way, so a
+    page carries a few hundred runs, not a span per word; in a huge turn (data-lazy-words) a
+    run becomes spans only when the pointer or the keyboard reaches it."""
+    return " ".join(
+        f'<span class="lazy" data-i="{start + k}">{escape(" ".join(words[k:k + RUN_WORDS]))}</span>'
+        for k in range(0, len(words), RUN_WORDS)
     )
+
+
+def _line_words(bench: Workbench, line: Line, owner: dict[int, NuggetScore]) -> str:
+    """A line holding nuggets: its runs, each nugget's inside its <mark> (a nugget running over
+    several lines is marked on each), the WC badge after the mark holding its last word."""
+    parts = []
+    k, count = 0, len(line.words)
+    while k < count:
+        held_by = owner.get(line.start + k)
+        j = k + 1
+        while j < count and owner.get(line.start + j) is held_by:
+            j += 1
+        run = _runs(line.start + k, line.words[k:j])
+        if held_by is None:
+            parts.append(run)
+        else:
+            badge = _badge(bench, held_by) if line.start + j - 1 == held_by.nugget.end_word else ""
+            parts.append(f"{_open_mark(bench, held_by)}{run}</mark>{badge}")
+        k = j
+    return " ".join(parts)
 
 
 def _mark_values(bench: Workbench, n: NuggetScore) -> tuple:
@@ -330,21 +296,26 @@ def _badge_html(pk, name, grade_label, _grade_level, wc, duplicate, _incomplete,
     )
 
 
-def table_1_html(rows) -> SafeString:
-    """Table 1's rows (annotator.workbench.NuggetLine). Tables 1 and 2 are loops over every
-    nugget and every group of every turn at each save, so like the words they stay in Python:
-    as template loops they doubled the 300-nugget save (docs/benchmarks.md)."""
-    out = []
+def table_1_html(rows, turn_ids: list[int], *, empty: bool, oob: bool = False) -> SafeString:
+    """Table 1's rows (annotator.workbench.NuggetLine), a <tbody> per turn (`turn_ids`, in
+    order; empty ones too, so that an edit's answer can replace any of them out of band, each
+    in a <template>: a lone <tbody> is not valid HTML elsewhere). Tables 1 and 2 are loops over
+    every nugget and every group of every turn, so like the words they stay in Python: as
+    template loops they doubled the 300-nugget save (docs/benchmarks.md)."""
+    by_turn: dict[int, list[str]] = {}
     for r in rows:
         dup = ' <span class="badge dup">dup</span>' if r.duplicate else ""
         warn = f' <span class="badge warn" title="no membership: {escape(r.missing)}">?</span>' if r.missing else ""
         gain = '<span class="muted">–</span>' if r.gain is None else r.gain
-        out.append(
+        by_turn.setdefault(r.turn_id, []).append(
             f'<tr{DUP_ROW if r.duplicate else ""}><td>{r.turn}</td><td class="ename">{escape(r.name)}{dup}{warn}</td>'
             f'<td class="num">{r.wc}</td><td class="num">{r.pw}</td><td class="num">{gain}</td>'
             f'<td class="num">{r.contribution}</td></tr>'
         )
-    return mark_safe("".join(out) or '<tr><td colspan="6" class="muted">No nuggets yet.</td></tr>')
+    swap = OOB if oob else ""
+    bodies = "".join(f'<tbody id="t1-{pk}"{swap}>{"".join(by_turn.get(pk, ()))}</tbody>' for pk in turn_ids)
+    bodies += f'<tbody id="t1-none"{swap}{"" if empty else " hidden"}><tr><td colspan="6" class="muted">No nuggets yet.</td></tr></tbody>'
+    return mark_safe(f"<template>{bodies}</template>" if oob else bodies)
 
 
 DUP_ROW = ' class="dup"'

@@ -77,25 +77,45 @@ def affected(turns=(), entities=(), keys=()) -> Affected:
     )
 
 
+@dataclass(frozen=True)
+class GroupChoice:
+    """A group of an attribute set in the editor: its one-group button and its split box."""
+
+    index: int
+    group: str
+    percent: int  # of the entity's membership, rounded
+    chosen: bool  # a share above 0
+    part: bool  # a share strictly between 0 and 1
+
+
 @dataclass
 class MembershipRow:
+    """An attribute set's membership form in the editor. Field names and URLs come ready:
+    the editor is rendered with every edit, and each template lookup costs."""
+
     attribute_set: AttributeSet
     form: MembershipForm
     membership: Membership | None
-    shares: list[tuple[int, str, float, int]]  # index, group, share, percent
+    choices: list[GroupChoice]
     vector_text: str
-    action: str
+    action: str  # where the form saves
+    check_url: str  # the live check while typing
+    prefix: str  # of the form's field names
 
 
-def _share_rows(attribute_set: AttributeSet, vector) -> list[tuple[int, str, float, int]]:
+def _choices(attribute_set: AttributeSet, vector) -> list[GroupChoice]:
     vector = vector or [0.0] * attribute_set.size
-    return [(i, g, float(v), round(100 * float(v))) for i, (g, v) in enumerate(zip(attribute_set.groups, vector))]
+    return [
+        GroupChoice(i, g, round(100 * float(v)), float(v) > 0, 0 < float(v) < 1)
+        for i, (g, v) in enumerate(zip(attribute_set.groups, vector))
+    ]
 
 
 @dataclass(frozen=True)
 class NuggetLine:
-    """A row of Table 1 (partial table-1), its figures as the paper prints them."""
+    """A row of Table 1, its figures as the paper prints them."""
 
+    turn_id: int
     turn: str
     name: str
     wc: int
@@ -118,15 +138,18 @@ def _gain(value: float) -> str:
     return f"{value:.2f}".rstrip("0").rstrip(".") if value else "0"
 
 
-def table_1(score: ConversationScore) -> list[NuggetLine]:
-    """Table 1 of the paper, one row per nugget: turn, entity, WC, pw, g, pw*g (duplicates marked)."""
+def table_1(score: ConversationScore, turns: set[int] | None = None) -> list[NuggetLine]:
+    """Table 1 of the paper, one row per nugget: turn, entity, WC, pw, g, pw*g (duplicates
+    marked); with `turns`, only the nuggets of those turns."""
     names = {t.turn.pk: f"{t.turn.role}{t.turn.number}" for t in score.turns}
     rows = []
     for n in score.nuggets:
+        if turns is not None and n.nugget.turn_id not in turns:
+            continue
         entity = n.nugget.entity
         name = entity.name or entity.key
         rows.append(NuggetLine(
-            names[n.nugget.turn_id], name if len(name) <= 40 else name[:39] + "…", n.wc, f"{n.pw:.4f}",
+            n.nugget.turn_id, names[n.nugget.turn_id], name if len(name) <= 40 else name[:39] + "…", n.wc, f"{n.pw:.4f}",
             _gain(n.gain) if entity.grade_id is not None else None, f"{n.contribution:.4f}", n.duplicate,
             ", ".join(n.incomplete) if n.gain > 0 else "",
         ))
@@ -149,9 +172,24 @@ def table_2(score: ConversationScore) -> list[dict]:
     return turns
 
 
-def score_panel_context(score: ConversationScore) -> dict:
-    """What the partial score-panel shows: the scores, Table 1 and Table 2 (no queries)."""
-    return {"score": score, "table_1_rows": table_1_html(table_1(score)), "table_2_html": table_2_html(table_2(score))}
+def score_panel_context(score: ConversationScore, turns: set[int] | None = None) -> dict:
+    """What the partial score-panel shows: the scores, Table 1 and Table 2 (no queries).
+
+    With `turns` (an edit's answer, partial score-changes), Table 1 holds only those turns'
+    rows, each turn's <tbody> out of band. An edit passes the turns whose column it re-renders
+    (annotator.conversation_html.affected_turns): a row's pw follows from its WC alone, and
+    its grade, duplicate mark, pw*g and missing memberships from its entity, so the rows of the
+    other turns cannot have changed. Table 2 is sent whole: under the cumulative method a
+    turn's distribution depends on every turn before it.
+    """
+    ids = [t.turn.pk for t in score.turns]
+    return {
+        "score": score,
+        "table_1_html": table_1_html(table_1(score, turns), ids if turns is None else [i for i in ids if i in turns],
+                                     empty=not score.nuggets, oob=turns is not None),
+        "table_2_html": table_2_html(table_2(score)),
+        "score_changes": turns is not None,
+    }
 
 
 def workbench_context(
@@ -193,6 +231,7 @@ def workbench_context(
     )
     bench.candidates = find_candidates(score, score.nuggets, dismissed, topic.pk, user.pk)
     system_turns = [t for t in score.turns if t.turn.is_system]
+    rendered = _turns_to_render(bench, only)
     context = {
         "assignment": assignment,
         "conversation": conversation,
@@ -203,7 +242,7 @@ def workbench_context(
             {"set": a, "groups": [(g, round(100 * t, 1)) for g, t in zip(a.groups, a.target)]} for a in attribute_sets
         ],
         "score": score,
-        "turns_html": render_turns(bench, _turns_to_render(bench, only)),
+        "turns_html": render_turns(bench, rendered),
         "candidates": bench.candidates,
         "grades": grades,
         "selected": selected,
@@ -214,7 +253,7 @@ def workbench_context(
         "total_words": score.turns[-1].end_wc if score.turns else 0,
     }
     if with_panel:
-        context.update(score_panel_context(score), with_panel=True)
+        context.update(score_panel_context(score, rendered), with_panel=True)
     if selected is not None:
         context.update(_editor_context(selected, score, attribute_sets, grades, bound))
     return context
@@ -247,18 +286,17 @@ def _editor_context(selected: NuggetScore, score: ConversationScore, attribute_s
             },
             prefix=f"m{a.pk}",
         )
-        shares = _share_rows(a, membership.vector if membership else None)
+        url_kwargs = {"conversation_id": conversation_id, "attribute_set_id": a.pk}
         rows.append(
             MembershipRow(
                 attribute_set=a,
                 form=form,
                 membership=membership,
-                shares=shares,
+                choices=_choices(a, membership.vector if membership else None),
                 vector_text=format_vector(membership.vector) if membership else "",
-                action=reverse(
-                    "nugget-membership",
-                    kwargs={"conversation_id": conversation_id, "nugget_id": nugget.pk, "attribute_set_id": a.pk},
-                ),
+                action=reverse("nugget-membership", kwargs={**url_kwargs, "nugget_id": nugget.pk}),
+                check_url=reverse("membership-check", kwargs=url_kwargs),
+                prefix=form.prefix,
             )
         )
     words = tokenise(turn.text)

@@ -88,11 +88,11 @@ def _measure(port, annotator, conversation, size, iterations, warmup) -> dict:
     for i in range(warmup + iterations):
         floor_took, status, headers, _ = _timed(browser, "POST", "/floor/write/", {"nugget": floor_nugget.pk}, htmx=True)
         assert status == 200 and "hx-trigger" in headers, f"bare POST: {status}"
-        # save: POST the span; its answer carries the score panel (no second request)
+        # save: POST the span; its answer carries the new scores (no second request)
         took, status, headers, body = _timed(
             browser, "POST", base + "nuggets/", {"turn": turn.pk, "start": start, "end": end}, htmx=True)
         assert status == 200 and "hx-trigger" in headers, f"create: {status}"
-        assert b'id="score-panel"' in body, "the save's answer carries the score panel"
+        assert b'<div id="score-figures" hx-swap-oob="true">' in body, "the save's answer carries the new scores"
         nugget = Nugget.objects.only("pk", "version").get(turn=turn, annotator=annotator, start_word=start)
         delete_took, status, _, _ = _timed(
             browser, "POST", base + f"nuggets/{nugget.pk}/delete/", {"version": nugget.version}, htmx=True)

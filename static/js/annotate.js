@@ -1,7 +1,7 @@
 /* Workspace: word selection and keyboard shortcuts. Everything else is htmx and plain forms.
  *
- * Words are <span class="w" data-i> inside <section class="turn" data-turn>; one of them has
- * tabindex 0 (roving focus). A mouse drag, a click + shift-click, or Shift+arrows then Enter
+ * Words are <span class="w" data-i> inside <section class="turn" data-turn>, made from the
+ * server's runs of text (expand); one of them has tabindex 0 (roving focus). A mouse drag, a click + shift-click, or Shift+arrows then Enter
  * mark a nugget: a POST through htmx.ajax to the create URL. Shortcut keys press the page's
  * own buttons (grades, labels, accept/dismiss, undo), so the server stays the only judge.
  * Keys pressed while a save is in flight are queued and replayed in order.
@@ -24,8 +24,10 @@
   function posOf(w) { return { turn: w.closest(".turn").dataset.turn, i: +w.dataset.i }; }
   function allWords() { return $$("#turns .w"); }
 
-  // A huge turn sends its words as plain text except around its nuggets: <span class="lazy"
-  // data-i> holds the server's words one space apart. Make them word spans when reached.
+  // Words come as runs of text: <span class="lazy" data-i> holds the server's words one space
+  // apart, numbered from data-i (in the turn) and the turn's data-offset. expand makes them
+  // word spans: at once in every turn but a huge one (data-lazy-words), where only the
+  // nuggets, the runs beside them and the suggested lines are, the rest when reached.
   function expand(lazy) {
     if (!lazy || !lazy.classList.contains("lazy")) return;
     var offset = +lazy.closest(".turn").dataset.offset;
@@ -39,13 +41,26 @@
     });
     lazy.replaceWith(frag);
   }
-  function expandNear(w) { // the lazy words either side of a word, and at the lines beside it
-    var el = w.closest("mark") || w, line = lineOf(w);
-    expand(el.previousElementSibling); expand(el.nextElementSibling);
+  function besides(el) { // expand the runs either side of a word or a mark (past its WC badge)
+    var next = el.nextElementSibling;
+    if (next && next.classList.contains("wc")) next = next.nextElementSibling;
+    expand(el.previousElementSibling); expand(next);
+  }
+  function expandNear(w) { // and the runs at the lines beside it
+    var line = lineOf(w);
+    besides(w.closest("mark") || w);
     var prev = line && line.previousElementSibling, next = line && line.nextElementSibling;
     if (prev) { var p = $$(".lazy", prev); expand(p[p.length - 1]); }
     if (next) expand($(".lazy", next));
   }
+  function expandRuns() {
+    $$("#turns .turn:not([data-lazy-words]) .lazy").forEach(expand);
+    $$("#turns .turn[data-lazy-words] mark").forEach(function (m) { $$(".lazy", m).forEach(expand); besides(m); });
+    $$("#turns .turn[data-lazy-words] .candidate .lazy").forEach(expand);
+  }
+  expandRuns();
+  document.body.addEventListener("htmx:oobAfterSwap", expandRuns);
+  document.body.addEventListener("htmx:afterSwap", expandRuns);
   document.addEventListener("mouseover", function (e) {
     var l = e.target.closest && e.target.closest("#turns .lazy");
     if (l) expand(l);

@@ -115,8 +115,13 @@ def test_an_annotator_marks_grades_and_labels_with_the_mouse_and_the_panel_follo
     score = expect_panel_matches_the_database(page, conversation, annotator)
     assert score.R > 0 and score.GF > 0
 
+    # the tables the edits' answers built row by row are the tables a fresh page shows
+    tables = page.locator("#score-panel .nugget-table").inner_text(), page.locator("#table-2").inner_text()
+    assert page.locator("#score-panel .nugget-table tbody tr:visible").count() == 2
+
     # reload: everything was saved as it was made
     page.reload()
+    assert (page.locator("#score-panel .nugget-table").inner_text(), page.locator("#table-2").inner_text()) == tables
     expect(page.locator("#turns a.wc", has_text="WC 35 · L2")).to_be_visible()
     expect(page.locator("#turns a.wc", has_text="WC 39 · L2")).to_be_visible()
     expect(page.locator(f"#label-{s1.pk}-o")).to_have_attribute("aria-pressed", "true")

@@ -1,5 +1,7 @@
 """Linking a nugget to another entity of the topic: reuse by URL or name, else a new one."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -83,3 +85,25 @@ def test_linking_re_renders_the_turns_of_both_entities_and_no_others(client, pap
     u1 = conversation.turns.get(position=1)
     assert f'id="turn-{u1.pk}"' not in html and 'id="turns"' not in html
     assert "· dup" in html
+
+
+def _table_1_bodies(html: str) -> dict[str, str]:
+    """Table 1's rows by turn: <tbody id="t1-<turn>"> -> its rows."""
+    return {m.group(1): m.group(2) for m in re.finditer(r'<tbody id="t1-(\d+)"[^>]*>(.*?)</tbody>', html, re.S)}
+
+
+def test_linking_answers_with_the_table_1_rows_of_those_turns_as_the_page_then_shows_them(client, paper):
+    conversation, annotator, _ = paper
+    nuggets = _nuggets(conversation)
+    in_s2 = next(n for n in nuggets if n.turn.position == 4)
+    s1, s2 = nuggets[0].turn, in_s2.turn
+    client.force_login(annotator)
+    response = client.post(reverse("nugget-entity", args=[conversation.pk, in_s2.pk]),
+                           {"entity": "back to the future (1985)", "version": in_s2.version}, headers=HTMX)
+    html = response.content.decode()
+    sent = _table_1_bodies(html)
+    assert set(sent) == {str(s1.pk), str(s2.pk)}  # the rows of other turns cannot have changed
+    assert f'<template><tbody id="t1-{s1.pk}" hx-swap-oob="true">' in html  # a lone <tbody> needs a <template>
+    page = _table_1_bodies(client.get(reverse("conversation", args=[conversation.pk])).content.decode())
+    assert all(sent[turn] == page[turn] for turn in sent)
+    assert '<td class="ename">Back to the Future (1985) <span class="badge dup">dup</span>' in sent[str(s2.pk)]
