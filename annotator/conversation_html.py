@@ -158,11 +158,14 @@ def _render_turn(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore], 
     system = turn.is_system
     label = bench.labels.get(turn.pk) if system else None
     current = label.label if label else ""
+    name = f"{turn.role}{turn.number}"
     head = get_template(TURN_HEAD).render({
-        "turn": turn, "view": view, "system": system, "current": current,
+        "turn": turn, "name": name, "view": view, "system": system, "current": current,
         "version": label.version if label else "", "selected_id": bench.selected_id or "",
         "action": bench.urls.label.format(turn.pk), "csrf_token": bench.csrf_token,
-        "labels": [(value, meaning, "dash" if value == "-" else value, value == current)
+        # (label, what its button sends: nothing when pressed, which takes the label off, ...)
+        "labels": [(value, "" if value == current else value, "dash" if value == "-" else value,
+                    "true" if value == current else "false", f"{name}: {meaning} ({value})")
                    for value, meaning in LABEL_NAMES.items()] if system else (),
     })
 

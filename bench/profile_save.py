@@ -1,0 +1,167 @@
+"""Where a save's and a page's time goes: the stages of the save path, in-process, beside the
+floor views measured the same way, so a ratio target can be read against what each stage costs.
+
+The Django test client (no gunicorn, no network) under the production settings (DEBUG=0, the
+workers' garbage-collector settling of config/wsgi.py), on
+the same 300-nugget conversation as bench_http.py. Each stage is timed by wrapping the function
+that does it where the views call it; SQL execution is timed by a connection execute_wrapper
+(the database's own work, without the ORM building the query). Medians per request, in ms.
+
+    .venv/bin/python bench/profile_save.py [--iterations 60] [--nuggets 300]
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import statistics
+import sys
+import time
+from collections import defaultdict
+from contextlib import contextmanager
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+os.environ["DJANGO_SETTINGS_MODULE"] = "bench.floor_settings"  # the product plus /floor/
+
+from bench.common import (  # noqa: E402
+    bench_database, database_label, machine, make_annotator, make_campaign_with, seed_conversation, spare_span,
+    write_result,
+)
+
+# (module, function, stage): where the save path's views and read side call each stage
+STAGES = [
+    ("annotator.views.workspace_edit", "assignment_for_annotator", "access (assignment)"),
+    ("annotator.views.workspace", "assignment_for_annotator", "access (assignment)"),
+    ("annotator.views.workspace_edit", "_turns_of", "the conversation's turns, for the form"),
+    ("annotator.annotations", "create_nugget", "write: nugget, entity, history event"),
+    ("annotator.workbench", "attribute_sets_of", "read: attribute sets"),
+    ("annotator.workbench", "score_conversation", "read + score: turns, nuggets, memberships, gfrc"),
+    ("annotator.workbench", "find_candidates", "read: suggestions"),
+    ("annotator.workbench", "_editor_context", "read: editor (selected nugget's memberships, forms)"),
+    ("annotator.workbench", "render_turns", "render: conversation column (Python)"),
+    ("annotator.workbench", "score_panel_context", "render: Tables 1 and 2 (Python)"),
+    ("annotator.views.workspace_edit", "render", "render: templates (editor, counts, panel)"),
+    ("annotator.views.workspace", "render", "render: templates (page)"),
+]
+
+
+def _instrument(spent: dict[str, float]) -> None:
+    import importlib
+
+    for module_name, name, stage in STAGES:
+        module = importlib.import_module(module_name)
+        function = getattr(module, name)
+
+        def timed(*args, _function=function, _stage=stage, **kwargs):
+            start = time.perf_counter()
+            try:
+                return _function(*args, **kwargs)
+            finally:
+                spent[_stage] += time.perf_counter() - start
+
+        setattr(module, name, functools.wraps(function)(timed))
+
+
+@contextmanager
+def _sql_clock(spent: dict[str, float], counts: dict[str, int]):
+    from django.db import connection
+
+    def clock(execute, sql, params, many, context):
+        start = time.perf_counter()
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            spent["SQL execution (inside the stages above)"] += time.perf_counter() - start
+            counts["queries"] += 1
+
+    with connection.execute_wrapper(clock):
+        yield
+
+
+_SPENT: dict[str, float] | None = None  # what the wrapped stages add to (wrapped once)
+
+
+def run(nuggets: int, iterations: int) -> dict:
+    from django.test import Client
+
+    results: dict = {"machine": machine(), "iterations": iterations, "nuggets": nuggets}
+    with bench_database():
+        from django.core.management import call_command
+
+        call_command("collectstatic", "--noinput", verbosity=0)
+        import config.wsgi  # noqa: F401  the garbage-collector settling gunicorn's workers get
+        results["database"] = database_label()
+        campaign = make_campaign_with("bench")
+        annotator = make_annotator("profiled")
+        conversation = seed_conversation(campaign, annotator, nuggets=nuggets, run="run-profile")
+        from annotator.models import Nugget
+
+        client = Client(HTTP_HOST="127.0.0.1")
+        client.force_login(annotator)
+        base = f"/conversations/{conversation.pk}/"
+        turn, start, end = spare_span(conversation, nuggets)
+        other = Nugget.objects.filter(annotator=annotator).exclude(turn=turn).first()
+        htmx = {"HX-Request": "true"}
+
+        def save():
+            client.post(base + "nuggets/", {"turn": turn.pk, "start": start, "end": end}, headers=htmx)
+            made = Nugget.objects.only("pk", "version").get(turn=turn, annotator=annotator, start_word=start)
+            Nugget.objects.filter(pk=made.pk).delete()  # back to N nuggets, outside the timed stages' views
+
+        profiles = {
+            "bare POST (floor)": lambda: client.post("/floor/write/", {"nugget": other.pk}, headers=htmx),
+            "save (create a nugget)": save,
+            "bare GET (floor)": lambda: client.get("/floor/read/", headers=htmx),
+            "conversation page": lambda: client.get(base),
+        }
+        for name, request in profiles.items():
+            stages, total, queries = _profile_request(request, iterations)
+            results[name] = {"median_ms": round(total, 2), "queries": queries,
+                             "stages_ms": {k: round(v, 2) for k, v in stages.items()}}
+    return results
+
+
+def _profile_request(request, iterations: int, warmup: int = 10):
+    """Median total of `request()`, its queries, and the mean time per stage inside it."""
+    global _SPENT
+    if _SPENT is None:
+        _SPENT = defaultdict(float)
+        _instrument(_SPENT)
+    counts: dict[str, int] = defaultdict(int)
+    totals = []
+    for i in range(warmup + iterations):
+        if i == warmup:
+            _SPENT.clear()
+            counts.clear()
+        with _sql_clock(_SPENT, counts):
+            start = time.perf_counter()
+            request()
+            took = time.perf_counter() - start
+        if i >= warmup:
+            totals.append(took)
+    stages = {stage: 1000 * seconds / iterations for stage, seconds in _SPENT.items()}
+    return stages, 1000 * statistics.median(totals), counts["queries"] // iterations
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--iterations", type=int, default=60)
+    parser.add_argument("--nuggets", type=int, default=300)
+    args = parser.parse_args()
+    results = run(args.nuggets, args.iterations)
+    path = write_result("profile-" + results["database"].split()[0].lower(), results)
+    print(f"== where the time goes, in-process ({results['database']}; {args.nuggets} nuggets; "
+          f"{args.iterations} requests each; stage times are means, totals medians)")
+    for name in ("bare POST (floor)", "save (create a nugget)", "bare GET (floor)", "conversation page"):
+        r = results[name]
+        print(f"{name}: {r['median_ms']} ms, {r['queries']} queries")
+        for stage, ms in r["stages_ms"].items():
+            print(f"   {ms:7.2f} ms  {stage}")
+    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"(raw: {path})")
+
+
+if __name__ == "__main__":
+    main()
