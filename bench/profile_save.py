@@ -105,26 +105,28 @@ def run(nuggets: int, iterations: int) -> dict:
         other = Nugget.objects.filter(annotator=annotator).exclude(turn=turn).first()
         htmx = {"HX-Request": "true"}
 
-        def save():
-            client.post(base + "nuggets/", {"turn": turn.pk, "start": start, "end": end}, headers=htmx)
-            made = Nugget.objects.only("pk", "version").get(turn=turn, annotator=annotator, start_word=start)
-            Nugget.objects.filter(pk=made.pk).delete()  # back to N nuggets, outside the timed stages' views
+        def back_to_n_nuggets():  # untimed
+            Nugget.objects.filter(turn=turn, annotator=annotator, start_word=start).delete()
 
         profiles = {
-            "bare POST (floor)": lambda: client.post("/floor/write/", {"nugget": other.pk}, headers=htmx),
-            "save (create a nugget)": save,
-            "bare GET (floor)": lambda: client.get("/floor/read/", headers=htmx),
-            "conversation page": lambda: client.get(base),
+            "bare POST (floor)": (lambda: client.post("/floor/write/", {"nugget": other.pk}, headers=htmx), None),
+            "save (create a nugget)": (
+                lambda: client.post(base + "nuggets/", {"turn": turn.pk, "start": start, "end": end}, headers=htmx),
+                back_to_n_nuggets,
+            ),
+            "bare GET (floor)": (lambda: client.get("/floor/read/", headers=htmx), None),
+            "conversation page": (lambda: client.get(base), None),
         }
-        for name, request in profiles.items():
-            stages, total, queries = _profile_request(request, iterations)
+        for name, (request, after) in profiles.items():
+            stages, total, queries = _profile_request(request, after, iterations)
             results[name] = {"median_ms": round(total, 2), "queries": queries,
                              "stages_ms": {k: round(v, 2) for k, v in stages.items()}}
     return results
 
 
-def _profile_request(request, iterations: int, warmup: int = 10):
-    """Median total of `request()`, its queries, and the mean time per stage inside it."""
+def _profile_request(request, after, iterations: int, warmup: int = 10):
+    """Median total of `request()`, its queries, and the mean time per stage inside it
+    (`after`, when given, runs untimed after each request)."""
     global _SPENT
     if _SPENT is None:
         _SPENT = defaultdict(float)
@@ -139,6 +141,8 @@ def _profile_request(request, iterations: int, warmup: int = 10):
             start = time.perf_counter()
             request()
             took = time.perf_counter() - start
+        if after is not None:
+            after()
         if i >= warmup:
             totals.append(took)
     stages = {stage: 1000 * seconds / iterations for stage, seconds in _SPENT.items()}

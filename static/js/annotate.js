@@ -27,7 +27,7 @@
   // Words come as runs of text: <span class="lazy" data-i> holds the server's words one space
   // apart, numbered from data-i (in the turn) and the turn's data-offset. expand makes them
   // word spans: at once in every turn but a huge one (data-lazy-words), where only the
-  // nuggets, the runs beside them and the suggested lines are, the rest when reached.
+  // nuggets and the suggested lines are, the rest when the pointer or the keyboard reaches them.
   function expand(lazy) {
     if (!lazy || !lazy.classList.contains("lazy")) return;
     var offset = +lazy.closest(".turn").dataset.offset;
@@ -41,22 +41,18 @@
     });
     lazy.replaceWith(frag);
   }
-  function besides(el) { // expand the runs either side of a word or a mark (past its WC badge)
-    var next = el.nextElementSibling;
-    if (next && next.classList.contains("wc")) next = next.nextElementSibling;
-    expand(el.previousElementSibling); expand(next);
-  }
-  function expandNear(w) { // and the runs at the lines beside it
-    var line = lineOf(w);
-    besides(w.closest("mark") || w);
+  function expandNear(w) { // the runs either side of a word (or of its mark, past the WC badge) and at the lines beside it
+    var el = w.closest("mark") || w, after = el.nextElementSibling, line = lineOf(w);
+    if (after && after.classList.contains("wc")) after = after.nextElementSibling;
+    expand(el.previousElementSibling); expand(after);
     var prev = line && line.previousElementSibling, next = line && line.nextElementSibling;
     if (prev) { var p = $$(".lazy", prev); expand(p[p.length - 1]); }
     if (next) expand($(".lazy", next));
   }
   function expandRuns() {
     $$("#turns .turn:not([data-lazy-words]) .lazy").forEach(expand);
-    $$("#turns .turn[data-lazy-words] mark").forEach(function (m) { $$(".lazy", m).forEach(expand); besides(m); });
-    $$("#turns .turn[data-lazy-words] .candidate .lazy").forEach(expand);
+    // a huge turn: its nuggets and suggested lines now, the runs beside them when reached
+    $$("#turns .turn[data-lazy-words] mark .lazy, #turns .turn[data-lazy-words] .candidate .lazy").forEach(expand);
   }
   expandRuns();
   document.body.addEventListener("htmx:oobAfterSwap", expandRuns);
