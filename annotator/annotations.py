@@ -15,13 +15,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, F, OuterRef
+from django.db.models import Exists, F, Max, OuterRef
 from django.utils import timezone
 
 from annotator.evidence import EvidenceError, vector_from_evidence
 from annotator.identity import entity_key_and_name
 from annotator.models import (
     AnnotationEvent,
+    Assignment,
     AttributeSet,
     Conversation,
     Entity,
@@ -45,17 +46,18 @@ class AnnotationRefused(Exception):
 class StaleEdit(Exception):
     """The edit was based on an old version; `current` is the latest state (None if deleted)."""
 
-    def __init__(self, kind: str, current: Any | None):
+    def __init__(self, kind: str, current: Any | None, message: str = ""):
         self.kind = kind
         self.current = current
-        if current is None:
-            message = f"This {kind} was deleted by someone else in the meantime; nothing was saved."
+        if message:
+            super().__init__(message)
+        elif current is None:
+            super().__init__(f"This {kind} was deleted by someone else in the meantime; nothing was saved.")
         else:
-            message = (
+            super().__init__(
                 f"This {kind} was changed by someone else in the meantime (now version {current.version}); "
                 "nothing was saved. The latest state is shown: redo your change on it."
             )
-        super().__init__(message)
 
 
 # -- what a change looks like in the history ------------------------------------------------
@@ -322,6 +324,13 @@ def _lock_turn(turn: Turn) -> None:
     # No .first(): Turn's default ordering goes through Conversation's (topic, run), and FOR UPDATE
     # would then lock those rows too (deadlocks with the foreign-key checks of other saves).
     list(Turn.objects.select_for_update(of=("self",)).filter(pk=turn.pk).order_by().values_list("pk", flat=True))
+
+
+def _lock_judgments(conversation: Conversation, annotator) -> None:
+    """Serialise whole-conversation submissions of one annotator (their assignment's row), so
+    that the version check and the replacement are one step (SQLite: IMMEDIATE already does)."""
+    list(Assignment.objects.select_for_update(of=("self",)).filter(
+        conversation_id=conversation.pk, annotator_id=getattr(annotator, "pk", annotator)).order_by().values_list("pk", flat=True))
 
 
 def _save_nugget(nugget: Nugget) -> None:
@@ -604,6 +613,22 @@ class JudgmentsSet:
     nuggets: int
     labels: int
     entities: int
+    version: int  # of the judgments now (judgments_version)
+
+
+@dataclass(frozen=True)
+class JudgmentsVersion:
+    """Where an annotator's judgments of a conversation stand (StaleEdit's `current`)."""
+
+    version: int
+
+
+def judgments_version(conversation: Conversation, annotator) -> int:
+    """The last change an annotator made to their judgments in this conversation: its history
+    event's id (0: none yet). A submission of the whole conversation names the version it was
+    based on, so that it never replaces changes it has not seen."""
+    events = Event.objects.filter(conversation_id=conversation.pk, annotator_id=getattr(annotator, "pk", annotator))
+    return events.aggregate(last=Max("id"))["last"] or 0
 
 
 @transaction.atomic
@@ -614,8 +639,14 @@ def set_conversation_judgments(
     actor,
     nuggets: list[JudgedNugget],
     labels: dict[str, str | None] | None = None,
+    expected_version: int | None = None,
 ) -> JudgmentsSet:
     """Make the annotator's judgments of the conversation exactly these, all or nothing.
+
+    `expected_version` is the judgments_version the submission was based on. When the
+    annotator has changed their judgments here since (in the workspace, another submission),
+    or has judgments here and names no version, nothing is written: StaleEdit, with the
+    version now, so that a replacement is always made knowingly.
 
     The annotator's nuggets and turn labels already there are removed, then every nugget,
     grade, membership and label is written through the same services as a human edit (span
@@ -624,6 +655,15 @@ def set_conversation_judgments(
     naming the nugget as "nuggets[i]") undoes the whole submission. An entity's grade and
     memberships are per topic, as in the workspace: they change wherever it is mentioned.
     """
+    _lock_judgments(conversation, annotator)
+    now = judgments_version(conversation, annotator)
+    if now and expected_version != now:
+        raise StaleEdit("judgments", JudgmentsVersion(now), message=(
+            f"Your judgments of this conversation are at version {now}"
+            + (f", not {expected_version}: they changed since" if expected_version is not None else
+               ": send that version to replace them")
+            + "; nothing was saved."
+        ))
     turns = {str(t): t for t in conversation.turns.select_related("conversation__topic__campaign").all()}
     grades = {g.label: g for g in Grade.objects.filter(campaign_id=conversation.topic.campaign_id)}
     sets = {a.name: a for a in AttributeSet.objects.filter(topic_type_id=conversation.topic.topic_type_id)}
@@ -684,7 +724,8 @@ def set_conversation_judgments(
         except AnnotationRefused as refused:
             raise AnnotationRefused(f"labels: {name}: {refused}") from refused
         written += label is not None
-    return JudgmentsSet(nuggets=len(nuggets), labels=written, entities=len(judged))
+    return JudgmentsSet(nuggets=len(nuggets), labels=written, entities=len(judged),
+                        version=judgments_version(conversation, annotator))
 
 
 def _vector(vector, attribute_set: AttributeSet, where: str) -> list[float]:

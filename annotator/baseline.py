@@ -11,7 +11,7 @@ would produce: the floor a real automatic judge should beat on the judges page.
 
 from __future__ import annotations
 
-from annotator.annotations import JudgedNugget, JudgmentsSet, set_conversation_judgments
+from annotator.annotations import JudgedNugget, JudgmentsSet, judgments_version, set_conversation_judgments
 from annotator.models import AnnotatorProfile, Assignment, Conversation, Entity
 from annotator.scores import score_conversation
 from annotator.workbench import find_candidates  # the suggestions' read side: this one import
@@ -57,4 +57,6 @@ def judge_conversation(conversation: Conversation, judge) -> JudgmentsSet:
     """Assign the conversation to the baseline judge and set its judgments (replacing earlier ones)."""
     Assignment.objects.get_or_create(conversation=conversation, annotator=judge)
     nuggets, labels = suggested_nuggets(conversation, judge)
-    return set_conversation_judgments(conversation, annotator=judge, actor=judge, nuggets=nuggets, labels=labels)
+    # the baseline judges afresh whatever it had: it replaces its own judgments knowingly
+    return set_conversation_judgments(conversation, annotator=judge, actor=judge, nuggets=nuggets, labels=labels,
+                                      expected_version=judgments_version(conversation, judge))

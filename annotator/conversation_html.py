@@ -2,8 +2,9 @@
 
 A 300-nugget conversation has thousands of words. They are sent as runs of text with the
 position of their first word (`_runs`); annotate.js makes each word a focusable span, so the
-page is a few hundred elements instead of a span per word (docs/benchmarks.md). Every piece of conversation text goes through `escape` (the text is untrusted LLM
-output: markup in it shows as text and never runs).
+page is a few hundred elements instead of a span per word (docs/benchmarks.md). Every piece
+of conversation text goes through `escape` (the text is untrusted LLM output: markup in it
+shows as text and never runs).
 """
 
 from __future__ import annotations
@@ -49,8 +50,8 @@ def lines_of(text: str) -> list[Line]:
 
 
 # In a turn longer than this, annotate.js makes word spans only where the annotator works (the
-# nuggets, the runs beside them, the suggested lines) and where the pointer or the keyboard
-# goes: a 200,000-word turn as spans is about 20 MB of DOM (tests/workspace/test_conversation_view.py).
+# nuggets, the suggested lines) and where the pointer or the keyboard goes: a 200,000-word
+# turn as spans is about 20 MB of DOM (tests/workspace/test_conversation_view.py).
 HUGE_TURN_WORDS = 5000
 
 

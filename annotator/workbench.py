@@ -188,7 +188,6 @@ def score_panel_context(score: ConversationScore, turns: set[int] | None = None)
         "table_1_html": table_1_html(table_1(score, turns), ids if turns is None else [i for i in ids if i in turns],
                                      empty=not score.nuggets, oob=turns is not None),
         "table_2_html": table_2_html(table_2(score)),
-        "score_changes": turns is not None,
     }
 
 

@@ -224,10 +224,22 @@ class JudgmentsSerializer(serializers.Serializer):
     labels = serializers.DictField(
         child=serializers.ChoiceField(choices=["o", "x", "-"]), required=False, help_text='e.g. {"S1": "o", "S2": "x"}'
     )
+    version = serializers.IntegerField(
+        required=False, min_value=0, max_value=2**63 - 1,
+        help_text="The version of your judgments here that this replaces (from GET, or the last answer); "
+                  "needed once you have judged the conversation",
+    )
+
+
+class JudgmentsVersionSerializer(serializers.Serializer):
+    """Where your judgments of a conversation stand: 409 answers carry it as `current`."""
+
+    version = serializers.IntegerField(help_text="0: you have not judged this conversation")
 
 
 class JudgmentsResultSerializer(serializers.Serializer):
     nuggets = serializers.IntegerField()
     labels = serializers.IntegerField()
     entities = serializers.IntegerField()
+    version = serializers.IntegerField()
     scores = ScoresSerializer()

@@ -217,6 +217,8 @@ class ConversationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiV
         return queryset
 
     def get_serializer_class(self):
+        if self.action == "judgments":  # what a stale submission's 409 carries as `current`
+            return s.JudgmentsVersionSerializer
         return s.ConversationSerializer if self.action == "retrieve" else s.ConversationListSerializer
 
     @extend_schema(
@@ -234,27 +236,34 @@ class ConversationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiV
         return Response(conversation_scores(conversation, annotator))
 
 
-    @extend_schema(request=s.JudgmentsSerializer, responses={200: s.JudgmentsResultSerializer, 400: OpenApiTypes.OBJECT})
-    @action(detail=True, methods=["post"])
+    @extend_schema(methods=["GET"], responses={200: s.JudgmentsVersionSerializer})
+    @extend_schema(methods=["POST"], request=s.JudgmentsSerializer,
+                   responses={200: s.JudgmentsResultSerializer, 400: OpenApiTypes.OBJECT, 409: OpenApiTypes.OBJECT})
+    @action(detail=True, methods=["get", "post"])
     def judgments(self, request: Request, pk: str) -> Response:
         """Set your whole judgment of a conversation in one request (an automatic judge's token, or
         any annotator assigned to it): nuggets by word span with their entities, grades and
         membership vectors, and turn labels. They replace your judgments there; checked by the
-        same rules as edits in the workspace, all or nothing; answers the conversation's new scores."""
+        same rules as edits in the workspace, all or nothing; answers the conversation's new scores
+        and `version`. Once you have judged the conversation, send the `version` you replace
+        (GET gives it): if your judgments changed since, nothing is written (409, `current`)."""
         try:
             assignment = assignment_for_annotator(request.user, int(pk))
         except Http404 as missing:
             raise NotFound("No such conversation in your queue.") from missing
+        conversation = assignment.conversation
+        if request.method == "GET":
+            return Response({"version": annotations.judgments_version(conversation, request.user)})
         incoming = s.JudgmentsSerializer(data=request.data)
         incoming.is_valid(raise_exception=True)
         data = incoming.validated_data
-        conversation = assignment.conversation
         written = annotations.set_conversation_judgments(
             conversation, annotator=request.user, actor=request.user,
             nuggets=[annotations.JudgedNugget(**n) for n in data["nuggets"]], labels=data.get("labels"),
+            expected_version=data.get("version"),
         )
         return Response({"nuggets": written.nuggets, "labels": written.labels, "entities": written.entities,
-                         "scores": conversation_scores(conversation, request.user)})
+                         "version": written.version, "scores": conversation_scores(conversation, request.user)})
 
 
 # -- entities -------------------------------------------------------------------------------

@@ -5,7 +5,8 @@ the conversation's new scores."""
 import pytest
 from rest_framework.test import APIClient
 
-from annotator.models import AnnotatorProfile, Assignment, Entity, Nugget, TurnLabel
+from annotator import annotations
+from annotator.models import AnnotatorProfile, Assignment, Entity, Grade, Nugget, TurnLabel
 from annotator.scores import score_conversation
 from tests.api.helpers import assigned_conversation
 from tests.factories import make_user
@@ -63,11 +64,12 @@ def test_a_judge_sends_a_whole_conversation_and_gets_its_new_scores(api, convers
     assert dict(TurnLabel.objects.filter(annotator=robot).values_list("turn__number", "label")) == {1: "o", 2: "x"}
 
 
-def test_a_second_submission_replaces_the_first(api, conversation, robot, demo):
+def test_a_second_submission_names_the_version_it_replaces(api, conversation, robot, demo):
     nuggets = anns_judgments(conversation, demo[2][0])
-    api.post(url(conversation), {"nuggets": nuggets, "labels": {"S1": "o"}}, format="json")
-    response = api.post(url(conversation), {"nuggets": nuggets[:1]}, format="json")
-    assert response.status_code == 200
+    first = api.post(url(conversation), {"nuggets": nuggets, "labels": {"S1": "o"}}, format="json").json()
+    assert first["version"] == api.get(url(conversation)).json()["version"] > 0
+    response = api.post(url(conversation), {"nuggets": nuggets[:1], "version": first["version"]}, format="json")
+    assert response.status_code == 200 and response.json()["version"] > first["version"]
     assert Nugget.objects.filter(annotator=robot).count() == 1
     assert not TurnLabel.objects.filter(annotator=robot).exists()
 
@@ -93,10 +95,10 @@ def test_vectors_may_be_written_as_annotators_type_them(api, conversation, robot
 )
 def test_any_problem_refuses_the_whole_submission_naming_the_nugget(api, conversation, robot, demo, change, message):
     nuggets = anns_judgments(conversation, demo[2][0])
-    api.post(url(conversation), {"nuggets": nuggets[:1]}, format="json")
+    version = api.post(url(conversation), {"nuggets": nuggets[:1]}, format="json").json()["version"]
     before = list(Nugget.objects.filter(annotator=robot).values_list("pk", flat=True))
     nuggets[1] = {**nuggets[1], **change}
-    response = api.post(url(conversation), {"nuggets": nuggets}, format="json")
+    response = api.post(url(conversation), {"nuggets": nuggets, "version": version}, format="json")
     assert response.status_code == 400
     assert message in response.json()["detail"]
     assert list(Nugget.objects.filter(annotator=robot).values_list("pk", flat=True)) == before
@@ -127,3 +129,24 @@ def test_only_an_annotator_assigned_to_the_conversation_may_send_its_judgments(a
     client.force_authenticate(robot)
     assert client.post(url(other), {"nuggets": []}, format="json").status_code == 404
     assert api_as("organiser").post(url(other), {"nuggets": []}, format="json").status_code == 404
+
+
+def test_a_submission_never_replaces_changes_it_has_not_seen(api, conversation, robot, demo):
+    nuggets = anns_judgments(conversation, demo[2][0])
+    assert api.get(url(conversation)).json() == {"version": 0}  # not judged yet: no version needed
+    version = api.post(url(conversation), {"nuggets": nuggets}, format="json").json()["version"]
+    # the same account changes a grade in the workspace meanwhile (another tab, a person)
+    nugget = Nugget.objects.filter(annotator=robot).select_related("entity").first()
+    annotations.update_entity(nugget.entity, actor=robot, expected_version=nugget.entity.version,
+                              conversation=conversation, grade=Grade.objects.get(campaign=conversation.topic.campaign, level=0))
+    response = api.post(url(conversation), {"nuggets": nuggets[:1], "version": version}, format="json")
+    now = api.get(url(conversation)).json()["version"]
+    assert response.status_code == 409 and response.json()["current"] == {"version": now} and now > version
+    assert f"are at version {now}, not {version}" in response.json()["detail"]
+    assert Nugget.objects.filter(annotator=robot).count() == len(nuggets)  # nothing was written
+    # without a version, judgments already there are not replaced either
+    response = api.post(url(conversation), {"nuggets": nuggets[:1]}, format="json")
+    assert response.status_code == 409 and "send that version to replace them" in response.json()["detail"]
+    # knowingly, with the version now: replaced
+    response = api.post(url(conversation), {"nuggets": nuggets[:1], "version": now}, format="json")
+    assert response.status_code == 200 and Nugget.objects.filter(annotator=robot).count() == 1
