@@ -127,3 +127,30 @@ def test_a_huge_integer_in_an_api_vector_is_a_400(answers, site):
     body = json.dumps({"attribute_set": "ORIGIN", "version": entity.version, "vector": [10**400, 0, 0, 0, 0, 0, 0, 0]})
     response = answers.post(f"/api/entities/{entity.pk}/membership/", body, content_type="application/json")
     assert response.status_code == 400
+
+
+@pytest.mark.parametrize("bad", [HUGE, "1e400", "-1", "abc"])
+def test_an_id_no_database_holds_in_an_admin_url_is_never_a_500(answers, site, bad):
+    """Django's admin (superusers only): for every model it shows, its object pages answer
+    "does not exist" (a redirect) or refuse, its lists filter to nothing or refuse the filter;
+    nothing is deleted."""
+    from django.apps import apps
+    from django.contrib import admin
+    from django.contrib.auth import get_user_model
+
+    answers.force_login(get_user_model().objects.create_superuser("root", "root@example.org", "root-pw-123456"))
+    counts = judgment_counts()
+    problems = []
+    models = [m for m in apps.get_models() if admin.site.is_registered(m)]
+    assert len(models) >= 8
+    for model in models:
+        base = f"/admin/{model._meta.app_label}/{model._meta.model_name}/"
+        for url in (f"{base}{bad}/change/", f"{base}{bad}/history/", f"{base}{bad}/delete/", f"{base}?id__exact={bad}"):
+            response = answers.get(url)
+            if response.status_code >= 500:
+                problems.append(f"GET {url}: {response.status_code}")
+        response = answers.post(f"{base}{bad}/delete/", {"post": "yes"})
+        if response.status_code >= 500 or response.status_code == 200:
+            problems.append(f"POST {base}{bad}/delete/: {response.status_code}")
+    assert not problems, "\n".join(problems)
+    assert judgment_counts() == counts
