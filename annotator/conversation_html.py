@@ -257,46 +257,32 @@ def _line_words(bench: Workbench, line: Line, owner: dict[int, NuggetScore]) -> 
     return " ".join(parts)
 
 
-def _mark_values(bench: Workbench, n: NuggetScore) -> tuple:
-    """What a nugget's mark and badge show: the key of their cached renderings."""
+def _open_mark(bench: Workbench, n: NuggetScore) -> str:
+    """A nugget's <mark>: its grade's colour, duplicate, a relevant nugget missing a membership,
+    selected; the title says what it is."""
     entity = n.nugget.entity
     grade = entity.grade
-    return (
-        n.nugget.pk, entity.name or entity.key, grade.label if grade else None, grade.level if grade else None,
-        n.wc, n.duplicate, bool(n.incomplete) and (grade is None or grade.gain > 0), n.nugget.pk == bench.selected_id,
-        bench.urls.nugget, bench.urls.page,
-    )
-
-
-def _open_mark(bench: Workbench, n: NuggetScore) -> str:
-    return _mark_html(*_mark_values(bench, n))
+    classes = "nugget " + (f"g{grade.level}" if grade is not None else "ungraded")
+    if n.duplicate:
+        classes += " dup"
+    if n.incomplete and (grade is None or grade.gain > 0):
+        classes += " incomplete"
+    if n.nugget.pk == bench.selected_id:
+        classes += " selected"
+    title = f"{entity.name or entity.key} · {grade.label if grade else 'ungraded'} · WC {n.wc}"
+    return f'<mark class="{classes}" data-nugget="{n.nugget.pk}" title="{escape(title + (" · duplicate" if n.duplicate else ""))}">'
 
 
 def _badge(bench: Workbench, n: NuggetScore) -> str:
-    return _badge_html(*_mark_values(bench, n))
-
-
-def _mark_html(pk, name, grade_label, grade_level, wc, duplicate, incomplete, selected, _nugget_url, _page_url) -> str:
-    classes = ["nugget", f"g{grade_level}" if grade_label is not None else "ungraded"]
-    if duplicate:
-        classes.append("dup")
-    if incomplete:
-        classes.append("incomplete")
-    if selected:
-        classes.append("selected")
-    title = f"{name} · {grade_label or 'ungraded'} · WC {wc}" + (" · duplicate" if duplicate else "")
-    return f'<mark class="{" ".join(classes)}" data-nugget="{pk}" title="{escape(title)}">'
-
-
-def _badge_html(pk, name, grade_label, _grade_level, wc, duplicate, _incomplete, selected, nugget_url, page_url) -> str:
-    url = nugget_url.format(pk)
-    page = f"{page_url}?nugget={pk}"
-    text = f"WC {wc}" + (f" · {escape(grade_label)}" if grade_label is not None else "") + (" · dup" if duplicate else "")
-    label = f"Nugget ending at word {wc}: {name}" + (", duplicate, gains nothing" if duplicate else "")
-    current = ' aria-current="true"' if selected else ""
+    """The WC badge after a nugget's last word: a link that opens it in the editor."""
+    pk, entity, grade = n.nugget.pk, n.nugget.entity, n.nugget.entity.grade
+    text = f"WC {n.wc}" + (f" · {escape(grade.label)}" if grade is not None else "") + (" · dup" if n.duplicate else "")
+    label = f"Nugget ending at word {n.wc}: {entity.name or entity.key}" + (", duplicate, gains nothing" if n.duplicate else "")
+    current = ' aria-current="true"' if pk == bench.selected_id else ""
     return (
-        f'<a class="wc{" dup" if duplicate else ""}" href="{escape(page)}" hx-get="{escape(url)}" '
-        f'id="badge-{pk}" data-nugget="{pk}" aria-label="{escape(label)}"{current}>{text}</a>'
+        f'<a class="wc{" dup" if n.duplicate else ""}" href="{escape(bench.urls.page)}?nugget={pk}" '
+        f'hx-get="{escape(bench.urls.nugget.format(pk))}" id="badge-{pk}" data-nugget="{pk}" '
+        f'aria-label="{escape(label)}"{current}>{text}</a>'
     )
 
 
