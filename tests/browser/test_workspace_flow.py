@@ -46,6 +46,10 @@ def test_an_annotator_marks_grades_and_labels_with_the_mouse_and_the_panel_follo
     login("annotator", "annotator-pw")
     page.goto(f"{live_server.url}/conversations/{conversation.pk}/")
     expect(page.locator("#score-panel [data-score=R]")).to_have_text("0.0000")
+    # the server sends runs of text; every word becomes a span numbered as the server counts
+    expect(page.locator("#turns .w")).to_have_count(123)
+    expect(page.locator("#turns .lazy")).to_have_count(0)
+    assert page.locator("#turns .w").evaluate_all("ws => ws.map(w => +w.dataset.p)") == list(range(1, 124))
 
     # 1. Back to the Future: drag from its first word to its URL
     _, start, end = line_span(conversation, 2, "Back to the Future")
