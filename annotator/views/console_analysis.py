@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET
 
 from annotator import analysis
@@ -60,7 +61,7 @@ def significance_csv(request: HttpRequest, slug: str) -> HttpResponse:
     if comparison is None:
         return HttpResponse(form.errors.as_text(), status=400, content_type="text/plain; charset=utf-8")
     response = HttpResponse(analysis.pairs_csv([comparison]), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{campaign.slug}-{comparison.measure}-run-pairs.csv"'
+    response["Content-Disposition"] = content_disposition_header(True, f"{campaign.slug}-{comparison.measure}-run-pairs.csv")
     return response
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
+from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET
 
 from annotator.access import campaign_for_organiser
@@ -37,7 +38,7 @@ def export_response(campaign, kind: str) -> StreamingHttpResponse:
     """The streamed download of one export (kind must be in EXPORTS): console and API alike."""
     _, _, suffix, content_type = EXPORTS[kind]
     response = StreamingHttpResponse(export_stream(campaign, kind), content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{campaign.slug}-{kind}.{suffix}"'
+    response["Content-Disposition"] = content_disposition_header(True, f"{campaign.slug}-{kind}.{suffix}")
     return response
 
 

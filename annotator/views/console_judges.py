@@ -9,6 +9,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_http_methods
 
 from annotator import judging
@@ -56,7 +57,7 @@ def judges_csv(request: HttpRequest, slug: str, level: str) -> HttpResponse:
     body = comparison.campaign_csv() if level == "campaign" else comparison.conversations_csv()
     response = HttpResponse(body, content_type="text/csv; charset=utf-8")
     name = f"{campaign.slug}-{comparison.judge.get_username()}-vs-{comparison.gold}-{level}.csv"
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    response["Content-Disposition"] = content_disposition_header(True, name)
     return response
 
 

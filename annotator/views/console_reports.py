@@ -6,6 +6,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
+from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_http_methods
 
 from annotator import reports
@@ -53,7 +54,7 @@ def _quick_settings(request: HttpRequest, campaign) -> list[str]:
 def report_csv(request: HttpRequest, slug: str) -> StreamingHttpResponse:
     campaign = campaign_for_organiser(request.user, slug)
     response = StreamingHttpResponse(reports.report_csv_rows(campaign), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{campaign.slug}-scores-report.csv"'
+    response["Content-Disposition"] = content_disposition_header(True, f"{campaign.slug}-scores-report.csv")
     return response
 
 
@@ -64,6 +65,6 @@ def plot(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
     content_type = {"svg": "image/svg+xml", "png": "image/png"}[fmt]
     response = HttpResponse(reports.scatter_bytes(campaign, fmt), content_type=content_type)
     if request.GET.get("download"):
-        response["Content-Disposition"] = f'attachment; filename="{campaign.slug}-R-vs-GF.{fmt}"'
+        response["Content-Disposition"] = content_disposition_header(True, f"{campaign.slug}-R-vs-GF.{fmt}")
     response["Cache-Control"] = "no-store"
     return response

@@ -15,6 +15,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import Q
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET
 
 from annotator.access import conversation_for_organiser
@@ -215,7 +216,7 @@ CSV_COLUMNS = [
 def conversation_history_csv(request: HttpRequest, conversation_id: int) -> HttpResponse:
     conversation, rows = _rows(request, conversation_id)
     response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="history-conversation-{conversation.pk}.csv"'
+    response["Content-Disposition"] = content_disposition_header(True, f"history-conversation-{conversation.pk}.csv")
     records = (_record(row) for row in rows)
     response.writelines(csv_lines([CSV_COLUMNS, *([record[column] for column in CSV_COLUMNS] for record in records)]))
     return response
@@ -235,5 +236,5 @@ def conversation_history_json(request: HttpRequest, conversation_id: int) -> Htt
         "events": [_record(row) for row in rows],
     }
     response = JsonResponse(payload, encoder=DjangoJSONEncoder, json_dumps_params={"ensure_ascii": False, "indent": 1})
-    response["Content-Disposition"] = f'attachment; filename="history-conversation-{conversation.pk}.json"'
+    response["Content-Disposition"] = content_disposition_header(True, f"history-conversation-{conversation.pk}.json")
     return response

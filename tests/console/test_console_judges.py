@@ -104,3 +104,13 @@ def test_only_the_campaigns_annotators_can_be_marked(organiser, campaign):
     response = organiser.post(page(campaign), {"annotator": stranger.pk, "is_automatic": "on"})
     assert response.status_code == 400
     assert not AnnotatorProfile.objects.filter(user=stranger).exists()
+
+
+def test_a_judge_named_in_any_script_downloads_under_its_name(organiser, campaign, judge):
+    judge.username = "jürgen-判定"
+    judge.save()
+    response = organiser.get(download(campaign), {"judge": judge.pk, "gold": "adjudicated"})
+    assert response.status_code == 200
+    # RFC 6266's filename*: the name survives in any browser, and the header stays ASCII
+    assert response["Content-Disposition"] == (
+        "attachment; filename*=utf-8''fw-j%C3%BCrgen-%E5%88%A4%E5%AE%9A-vs-adjudicated-campaign.csv")
