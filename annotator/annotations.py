@@ -238,7 +238,6 @@ def update_entity(
     return entity
 
 
-@transaction.atomic
 def vector_for_evidence(attribute_set: AttributeSet, evidence: str) -> tuple[float, ...]:
     """The vector the attribute set's helper gives the evidence ("1.3M", "United Kingdom,
     United States"): the one place evidence becomes a vector (forms, API, service)."""
@@ -250,6 +249,7 @@ def vector_for_evidence(attribute_set: AttributeSet, evidence: str) -> tuple[flo
     return vector
 
 
+@transaction.atomic
 def set_membership(
     entity: Entity,
     attribute_set: AttributeSet,

@@ -147,3 +147,23 @@ def test_refused_changes_record_nothing(setup):
         with pytest.raises(annotations.AnnotationRefused):
             attempt()
     assert last_id() == since and not Nugget.objects.exists() and not Entity.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_membership_whose_history_cannot_be_written_is_not_saved_either(setup, monkeypatch):
+    campaign, conversation, alice, _ = setup
+    nugget = annotations.create_nugget(annotator=alice, actor=alice, turn=conversation.turns.get(position=2), start_word=0, end_word=5)
+    origin = conversation.topic.topic_type.attribute_sets.get(name="ORIGIN")
+    entity = Entity.objects.get(pk=nugget.entity_id)
+    version = entity.version
+
+    def history_fails(**_):
+        raise RuntimeError("the history table is gone")
+
+    monkeypatch.setattr(annotations, "_record", history_fails)
+    with pytest.raises(RuntimeError):
+        annotations.set_membership(entity, origin, actor=alice, expected_version=version,
+                                   vector=[0, 1, 0, 0, 0, 0, 0, 0], conversation=conversation)
+    # one change, all or nothing: no membership, no new entity version, as before the call
+    assert not Membership.objects.filter(entity_id=entity.pk).exists()
+    assert Entity.objects.get(pk=entity.pk).version == version
