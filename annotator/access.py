@@ -136,7 +136,7 @@ def entity_for_annotator(user, entity_id: int) -> Entity:
 
 def annotator_for_organiser(user, campaign: Campaign, annotator_id: int):
     """An annotator with an assignment in a campaign the user organises."""
-    if not 0 < annotator_id < 2**63 or not is_organiser_of(user, campaign):  # ids beyond a bigint: no such user
+    if not is_organiser_of(user, campaign):
         raise Http404("No such annotator in this campaign.")
     annotator = (
         get_user_model()

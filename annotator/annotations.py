@@ -681,7 +681,6 @@ def set_conversation_judgments(
         if unknown:
             raise AnnotationRefused(f"{where}: {', '.join(unknown)} is not an attribute set of this topic ({', '.join(sets)}).")
         try:
-            check_span_bounds(turn, given.start_word, given.end_word)
             entity = None
             if given.entity:
                 if entity_key_and_name(given.entity)[0] is None:
@@ -691,7 +690,8 @@ def set_conversation_judgments(
                                    end_word=given.end_word, entity=entity)
         except AnnotationRefused as refused:
             raise AnnotationRefused(f"{where}: {refused}") from refused
-        entity = Entity.objects.select_related("topic__campaign", "topic__topic_type").get(pk=nugget.entity_id)
+        entity = nugget.entity  # read (or made) by create_nugget, in this transaction
+        entity.topic = conversation.topic
         memberships = {name: _vector(vector, sets[name], where) for name, vector in (given.memberships or {}).items()}
         if entity.pk in judged:
             first_grade, first_memberships = judged[entity.pk]

@@ -98,7 +98,6 @@ class Workbench:
     score: ConversationScore
     labels: dict[int, TurnLabel]
     selected_id: int | None
-    dismissed: set[str]
     urls: Urls
     csrf_token: str
     candidates: list[Candidate] = field(default_factory=list)

@@ -36,7 +36,7 @@ from annotator.models import (  # noqa: E402
     Turn,
     TurnLabel,
 )
-from annotator.scores import attribute_specs, campaign_settings, gfrc_tables, judges  # noqa: E402
+from annotator.scores import attribute_specs, campaign_settings, gfrc_tables, judges, memberships_of  # noqa: E402
 from scoring import gfrc, usefulness  # noqa: E402
 
 if TYPE_CHECKING:
@@ -485,14 +485,6 @@ def topic_codes(campaign: Campaign) -> list[str]:
 # -- campaign-wide score tables -------------------------------------------------------------
 
 
-def _memberships(query) -> dict[int, dict[int, list[float]]]:
-    """entity id -> attribute set id -> vector, for the memberships `query` selects."""
-    result: dict[int, dict[int, list[float]]] = defaultdict(dict)
-    for entity_id, attribute_set_id, vector in query.values_list("entity_id", "attribute_set_id", "vector"):
-        result[entity_id][attribute_set_id] = vector
-    return result
-
-
 
 @dataclass
 class ScoreTables:
@@ -554,7 +546,7 @@ def score_tables(campaign: Campaign, whose: Mapping[int, int] | None = None) -> 
             if nugget.annotator_id == judge_of.get(nugget.conversation_key):
                 nuggets_by_conversation[nugget.conversation_key].append(nugget)
                 judged_entities.add(nugget.entity_id)
-        memberships = _memberships(membership_query)
+        memberships = memberships_of(membership_query)
         turn_table, nugget_table, turn_views, _ = gfrc_tables(
             [turns_by_conversation[i] for i in ids],
             [nuggets_by_conversation[i] for i in ids],

@@ -13,7 +13,6 @@ there (FairWeb's convention for an entity of unknown group); the workspace flags
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -265,10 +264,11 @@ def _nugget_rows(rows: Sequence[tuple]) -> list[NuggetRow]:
     return result
 
 
-def _membership_vectors(rows: Sequence[tuple]) -> dict[int, dict[int, list[float]]]:
+def memberships_of(query) -> dict[int, dict[int, list[float]]]:
+    """entity id -> attribute set id -> vector, for the memberships `query` selects (one query)."""
     result: dict[int, dict[int, list[float]]] = defaultdict(dict)
-    for entity_id, attribute_set_id, vector in rows:
-        result[entity_id][attribute_set_id] = json.loads(vector) if isinstance(vector, (str, bytes)) else vector
+    for entity_id, attribute_set_id, vector in query.values_list("entity_id", "attribute_set_id", "vector"):
+        result[entity_id][attribute_set_id] = vector
     return result
 
 
@@ -296,12 +296,11 @@ def score_conversation(
     )
     # by topic and annotator rather than by a list of entity ids: one join, no parameter list
     # that grows with the nuggets
-    membership_rows = list(
+    memberships = memberships_of(
         Membership.objects.filter(entity__topic_id=conversation.topic_id, entity__annotator_id=annotator_id)
-        .order_by("entity_id", "attribute_set_id").values_list("entity_id", "attribute_set_id", "vector")
     )
     return _score(conversation, [TurnRow(*row) for row in turn_rows], _nugget_rows(nugget_rows),
-                  _membership_vectors(membership_rows), attribute_sets, campaign_settings(campaign),
+                  memberships, attribute_sets, campaign_settings(campaign),
                   attribute_specs(attribute_sets))
 
 

@@ -36,4 +36,4 @@ def _revoke_when_credentials_change(sender, instance, update_fields=None, **kwar
     if before is None:
         return
     if before["password"] != instance.password or (before["is_active"] and not instance.is_active):
-        Token.objects.filter(user_id=instance.pk).delete()
+        revoke(instance)

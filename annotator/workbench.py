@@ -13,6 +13,7 @@ from django.middleware.csrf import get_token
 from django.template.loader import render_to_string
 from django.urls import reverse
 
+from annotator.annotations import span_text
 from annotator.conversation_html import (
     Candidate,
     EntityRow,
@@ -30,7 +31,7 @@ from annotator.identity import entity_key_and_name, find_url
 from annotator.models import Assignment, AttributeSet, Entity, Grade, Membership, TurnLabel
 from annotator.scores import ConversationScore, NuggetScore, attribute_sets_of, score_conversation
 from annotator.vectors import format_vector
-from scoring.words import tokenise, word_count
+from scoring.words import word_count
 
 DISMISSED_SESSION_KEY = "gfrc_dismissed"
 
@@ -38,6 +39,14 @@ DISMISSED_SESSION_KEY = "gfrc_dismissed"
 def dismissed_in_session(request, conversation_id: int) -> set[str]:
     """Dismissed suggestions are kept server-side, in the annotator's session (per conversation)."""
     return set(request.session.get(DISMISSED_SESSION_KEY, {}).get(str(conversation_id), []))
+
+
+def dismiss_in_session(request, conversation_id: int, turn_id: int, start: int, end: int) -> None:
+    store = request.session.get(DISMISSED_SESSION_KEY, {})
+    keys = set(store.get(str(conversation_id), []))
+    keys.add(candidate_key(turn_id, start, end))
+    store[str(conversation_id)] = sorted(keys)
+    request.session[DISMISSED_SESSION_KEY] = store
 
 
 def urls_for(conversation_id: int) -> Urls:
@@ -224,7 +233,6 @@ def workbench_context(
         score=score,
         labels=labels,
         selected_id=selected.nugget.pk if selected else None,
-        dismissed=dismissed,
         urls=urls,
         csrf_token=get_token(request),
     )
@@ -298,12 +306,11 @@ def _editor_context(selected: NuggetScore, score: ConversationScore, attribute_s
                 prefix=form.prefix,
             )
         )
-    words = tokenise(turn.text)
     duplicates_of = [n for n in score.nuggets if n.nugget.entity_id == entity.pk and n.nugget.pk != nugget.pk]
     return {
         "nugget": nugget,
         "entity": entity,
-        "nugget_text": " ".join(words[nugget.start_word : nugget.end_word + 1]),
+        "nugget_text": span_text(turn, nugget.start_word, nugget.end_word),
         "nugget_turn": turn,
         "first_wc": offset + nugget.start_word + 1,
         "other_mentions": duplicates_of,

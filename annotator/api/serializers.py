@@ -6,7 +6,7 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from annotator.models import AttributeSet, Campaign, Conversation, Entity, Grade, Nugget, Run, Topic, Turn
+from annotator.models import AttributeSet, Campaign, Conversation, Entity, Grade, Nugget, Run, Topic, Turn, TurnLabel
 from scoring.words import tokenise
 
 
@@ -222,7 +222,7 @@ class JudgmentsSerializer(serializers.Serializer):
 
     nuggets = JudgedNuggetSerializer(many=True)
     labels = serializers.DictField(
-        child=serializers.ChoiceField(choices=["o", "x", "-"]), required=False, help_text='e.g. {"S1": "o", "S2": "x"}'
+        child=serializers.ChoiceField(choices=TurnLabel.Label.values), required=False, help_text='e.g. {"S1": "o", "S2": "x"}'
     )
     version = serializers.IntegerField(
         required=False, min_value=0, max_value=2**63 - 1,

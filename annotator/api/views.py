@@ -172,7 +172,7 @@ class CampaignViewSet(ApiViewSet):
         )
 
     @extend_schema(request=None, responses={204: None})
-    @action(detail=True, methods=["delete"], url_path=r"annotators/(?P<annotator>[0-9]+)/token")
+    @action(detail=True, methods=["delete"], url_path=rf"annotators/(?P<annotator>{ID_PATTERN})/token")
     def revoke_token(self, request: Request, slug: str, annotator: str) -> Response:
         """Revoke the API token of an annotator of the campaign (organisers); 204 either way."""
         campaign = campaign_for_user(request.user, slug)

@@ -35,7 +35,7 @@ from annotator.forms import (
     VersionForm,
 )
 from annotator.models import Assignment, Entity, Grade, Turn
-from annotator.workbench import DISMISSED_SESSION_KEY, NOTHING, Affected, affected, workbench_context, words_before
+from annotator.workbench import NOTHING, Affected, affected, dismiss_in_session, workbench_context, words_before
 
 TEMPLATE = "annotator/conversation.html"
 CHANGED_EVENT = "annotations-changed"
@@ -166,11 +166,7 @@ def dismiss_suggestion(request: HttpRequest, conversation_id: int) -> HttpRespon
     form = DismissForm(request.POST, turns=_turns_of(assignment), annotator=request.user)
 
     def change(data) -> Done:
-        store = request.session.get(DISMISSED_SESSION_KEY, {})
-        keys = set(store.get(str(conversation_id), []))
-        keys.add(f"{data['turn'].pk}:{data['start']}:{data['end']}")
-        store[str(conversation_id)] = sorted(keys)
-        request.session[DISMISSED_SESSION_KEY] = store
+        dismiss_in_session(request, conversation_id, data["turn"].pk, data["start"], data["end"])
         return Done(affected(turns=[data["turn"].pk]), _selected(request), changed=False)
 
     return _edit(request, assignment, form, change, selected_id=_selected(request))
