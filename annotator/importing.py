@@ -606,11 +606,13 @@ class _Importer:
             for p in plans
         ]
         Conversation.objects.bulk_create([c for c, p in zip(conversations, plans) if not p.add_to_id], batch_size=500)
+        moved: list[AnnotationEvent] = []  # the replaced conversations' history, to their replacements
         for ci, p in enumerate(plans):
             if p.replace_id:
-                _move_history_to(conversations[ci], events_of[p.replace_id])
+                moved += (AnnotationEvent(pk=pk, conversation=conversations[ci]) for pk in events_of[p.replace_id])
                 judges = [*keep_assignees[p.replace_id], *([annotator.pk] if annotator is not None else [])]
                 history.replace(p.replace_id, conversations[ci], judges, conversations[ci].source)
+        AnnotationEvent.objects.bulk_update(moved, ["conversation"], batch_size=500)
         turns: list[Turn] = []
         turn_of: dict[tuple[int, int], Turn] = {}
         for ci, p in enumerate(plans):
@@ -724,11 +726,6 @@ class _Importer:
                                entity.annotator_id, before=entity_state(entity))
             Entity.objects.filter(pk__in=[entity.pk for entity in orphans]).delete()
         history.write()
-
-
-def _move_history_to(replacement: Conversation, event_ids: list[int]) -> None:
-    for chunk in _chunks(event_ids):
-        AnnotationEvent.objects.filter(pk__in=chunk).update(conversation=replacement)
 
 
 class _History:
