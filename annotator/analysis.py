@@ -22,6 +22,7 @@ from scoring import significance
 CSV_COLUMNS = ["measure", "run_a", "run_b", "mean_a", "mean_b", "diff", "p_tukey_hsd", "p_paired_t", "effect_size", "topics"]
 TRIAL_MEASURES = ("GFRC", "R", "GF")
 WORST_PERCENTILE = 10
+SIDE_BY_SIDE = 10  # conversations the console's read-only view shows at once (its URL's ids)
 
 
 def measures_of(table: pd.DataFrame) -> list[str]:
@@ -198,9 +199,10 @@ def trial_instability(table: pd.DataFrame, identities: dict[str, tuple[str, int]
         result.systems.append(entry)
         for topic, trials in repeated.groupby("topic", sort=True):
             trials = trials.sort_values("trial")
+            conversations = [c for cs in trials["conversations"] for c in cs]
             spread = {"system": system, "topic": topic, "trials": len(trials),
-                      "runs": trials["run"].tolist(),
-                      "conversations": [c for cs in trials["conversations"] for c in cs]}
+                      "runs": trials["run"].tolist(), "conversations": conversations,
+                      "side_by_side": conversations[:SIDE_BY_SIDE]}
             for measure in TRIAL_MEASURES:
                 values = trials[measure].to_numpy(dtype=float)
                 spread[measure] = {"sd": float(np.std(values, ddof=1)), "range": float(np.ptp(values))}

@@ -2,6 +2,8 @@
 
 from django.urls import path, re_path, register_converter
 
+from annotator.analysis import SIDE_BY_SIDE
+
 from annotator.views import (
     console,
     console_accounts,
@@ -17,9 +19,9 @@ from annotator.views import (
 
 
 class ConversationIds:
-    """Conversation ids separated by commas: ``12,13,14`` (at most ten side by side)."""
+    """Conversation ids separated by commas: ``12,13,14`` (at most SIDE_BY_SIDE of them)."""
 
-    regex = r"[0-9]{1,12}(?:,[0-9]{1,12}){0,9}"
+    regex = rf"[0-9]{{1,12}}(?:,[0-9]{{1,12}}){{0,{SIDE_BY_SIDE - 1}}}"
 
     def to_python(self, value: str) -> list[int]:
         return [int(i) for i in value.split(",")]

@@ -31,3 +31,20 @@ def test_two_trials_of_a_system_show_their_spread_and_link_their_conversations_s
     link = reverse("console:conversations", kwargs={"slug": campaign.slug, "ids": worst["conversations"]})
     assert link in response.content.decode()
     assert organiser.get(link).status_code == 200
+
+
+def test_a_system_with_more_trials_than_fit_side_by_side_links_the_first_ones(organiser, campaign, with_second_trial):
+    from annotator.analysis import SIDE_BY_SIDE
+    from tests.factories import make_conversation
+
+    ann = campaign.topics.get(code="M001").conversations.first().assignments.first().annotator
+    turns = [("U", "Please list sci-fi movies that feature time travel."), ("S", "Sorry.")]
+    for trial in range(3, SIDE_BY_SIDE + 3):  # bing-trial3 .. : 11 trials of M001 in all
+        make_conversation(campaign, turns, topic="M001", run=f"bing-trial{trial}", annotators=[ann])
+    response = organiser.get(url(campaign))
+    assert response.status_code == 200
+    m001 = next(s for s in response.context["instability"].spreads if s["system"] == "bing" and s["topic"] == "M001")
+    assert m001["trials"] == SIDE_BY_SIDE + 2 and len(m001["side_by_side"]) == SIDE_BY_SIDE
+    link = reverse("console:conversations", kwargs={"slug": campaign.slug, "ids": m001["side_by_side"]})
+    assert f"the first {SIDE_BY_SIDE} of {SIDE_BY_SIDE + 2} conversations side by side" in response.content.decode()
+    assert organiser.get(link).status_code == 200
