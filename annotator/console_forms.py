@@ -501,7 +501,7 @@ class AutomaticJudgeForm(forms.Form):
     is_automatic = forms.BooleanField(label="Automatic judge (an LLM or a pipeline)", required=False)
     description = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3}), required=False, max_length=5000,
-        help_text="Model, version, prompt: what produced its judgments.",
+        help_text="Model, version, prompt: what produced its judgments. Left empty: the account keeps the one it has.",
     )
 
     def __init__(self, *args, campaign: Campaign, **kwargs):
@@ -511,4 +511,4 @@ class AutomaticJudgeForm(forms.Form):
 
     def save(self) -> AnnotatorProfile:
         data = self.cleaned_data
-        return AnnotatorProfile.mark(data["annotator"], automatic=data["is_automatic"], description=data["description"])
+        return AnnotatorProfile.mark(data["annotator"], automatic=data["is_automatic"], description=data["description"] or None)

@@ -114,3 +114,11 @@ def test_a_judge_named_in_any_script_downloads_under_its_name(organiser, campaig
     # RFC 6266's filename*: the name survives in any browser, and the header stays ASCII
     assert response["Content-Disposition"] == (
         "attachment; filename*=utf-8''fw-j%C3%BCrgen-%E5%88%A4%E5%AE%9A-vs-adjudicated-campaign.csv")
+
+
+def test_marking_an_account_again_without_a_description_keeps_the_one_it_had(organiser, campaign, demo):
+    bob = demo[2][1]
+    organiser.post(page(campaign), {"annotator": bob.pk, "is_automatic": "on", "description": "GPT-4o, prompt v2"})
+    organiser.post(page(campaign), {"annotator": bob.pk, "description": ""})  # unticked, box left empty
+    profile = AnnotatorProfile.objects.get(user=bob)
+    assert not profile.is_automatic and profile.description == "GPT-4o, prompt v2"
