@@ -496,12 +496,12 @@ class ScoreTables:
 
 def score_table(campaign: Campaign, whose: Mapping[int, int] | None = None) -> pd.DataFrame:
     """One row per conversation: topic, run, judge, R, GF_<attribute set>..., GF, GFRC."""
-    return score_tables(campaign, whose).conversations
+    return score_tables(campaign, whose, turns=False).conversations
 
 
-def score_tables(campaign: Campaign, whose: Mapping[int, int] | None = None) -> ScoreTables:
-    """One row per conversation (topic, run, judge, R, GF_<attribute set>..., GF, GFRC) and one
-    per scored system turn and attribute set (its DistrSim).
+def score_tables(campaign: Campaign, whose: Mapping[int, int] | None = None, *, turns: bool = True) -> ScoreTables:
+    """One row per conversation (topic, run, judge, R, GF_<attribute set>..., GF, GFRC) and, with
+    `turns`, one per scored system turn and attribute set (its DistrSim; else that table is empty).
 
     Conversations are scored per topic type (each has its own attribute sets), each type in one
     vectorised `gfrc.score` call. Rows are selected by topic type, not by lists of ids, so the
@@ -570,7 +570,8 @@ def score_tables(campaign: Campaign, whose: Mapping[int, int] | None = None) -> 
         frame["GF"] = scores.GF
         frame["GFRC"] = scores.GFRC
         frames.append(frame)
-        turn_frames.append(_system_turn_frame(group, turn_views, scores, specs))
+        if turns:
+            turn_frames.append(_system_turn_frame(group, turn_views, scores, specs))
     if not frames:
         return ScoreTables(
             pd.DataFrame(columns=["conversation", "topic", "topic_type", "run", "judge", "R", "GF", "GFRC"]),
@@ -581,7 +582,7 @@ def score_tables(campaign: Campaign, whose: Mapping[int, int] | None = None) -> 
     attribute_columns = sorted(c for c in table.columns if c.startswith("GF_"))
     return ScoreTables(
         table[leading + attribute_columns + ["GF", "GFRC"]].sort_values(["run", "topic"], ignore_index=True),
-        pd.concat(turn_frames, ignore_index=True),
+        pd.concat(turn_frames, ignore_index=True) if turn_frames else pd.DataFrame(columns=list(_TURN_COLUMNS)),
     )
 
 
