@@ -24,6 +24,7 @@ __all__ = [
     "ParsedTurn",
     "ParsedNugget",
     "ParsedMembership",
+    "ParsedCitation",
     "FormatError",
     "ParseResult",
     "semantics",
@@ -107,11 +108,28 @@ class ParsedNugget:
 
 
 @dataclass
+class ParsedCitation:
+    """A system's own citation, as a harvest carries it: the words of a system turn that cite a
+    source, and the source. Readers convert the vendor's offsets (UTF-8 bytes, UTF-16 units or
+    code points) once, to word positions of the turn text as kept; the importer makes each a
+    nugget of the automatic judge ``citations`` (a proposal the gold annotator accepts or not)."""
+
+    turn: int  # index into ParsedConversation.turns (0-based); a system turn
+    start_word: int  # 0-based word index within the turn, inclusive
+    end_word: int  # 0-based word index within the turn, inclusive
+    url: str
+    title: str = ""
+    line: int = 0
+    field: str | None = None  # JSON path of the citation in its object, e.g. "mapping.<id>.message.metadata.content_references[0]"
+
+
+@dataclass
 class ParsedConversation:
-    topic: str
+    topic: str  # "" for a harvest: the importer's --topic gives it
     run: str | None
     turns: list[ParsedTurn] = field(default_factory=list)
     nuggets: list[ParsedNugget] = field(default_factory=list)
+    citations: list[ParsedCitation] = field(default_factory=list)
     source: str = ""  # file name
     line: int = 0  # line of the topic header / JSON object
 
@@ -133,6 +151,7 @@ class ParseResult:
     conversations: list[ParsedConversation] = field(default_factory=list)
     errors: list[FormatError] = field(default_factory=list)
     warnings: list[FormatError] = field(default_factory=list)
+    format_name: str = ""  # what the file was read as, for the importer's message: "ChatGPT export"
 
     @property
     def ok(self) -> bool:
