@@ -45,6 +45,8 @@ urlpatterns = [
     path("<slug:slug>/grid/", progress.grid, name="grid"),
     path("<slug:slug>/agreement/", agreement.agreement, name="agreement"),
     path("<slug:slug>/adjudicate/<id:conversation>/", agreement.adjudicate, name="adjudicate"),
+    path("<slug:slug>/adjudicate/<id:conversation>/decide/", agreement.adjudicate_decide, name="adjudicate_decide"),
+    path("<slug:slug>/adjudicate/<id:conversation>/undo/", agreement.adjudicate_undo, name="adjudicate_undo"),
     path("<slug:slug>/judges/", judges.judges, name="judges"),
     re_path(r"^(?P<slug>[-a-zA-Z0-9_]+)/judges-(?P<level>campaign|conversations)\.csv$", judges.judges_csv,
             name="judges_csv"),

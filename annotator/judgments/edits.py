@@ -178,7 +178,12 @@ def span_text(turn: Turn, start_word: int, end_word: int) -> str:
 def entity_for_text(turn: Turn, annotator, text: str, *, actor, conversation: Conversation | None = None) -> Entity:
     """The annotator's entity of the topic that `text` names (URL first, else the name); new if unknown."""
     key, name = entity_key_and_name(text)
-    topic_id = turn.conversation.topic_id
+    return entity_for_key(turn.conversation.topic_id, annotator, key, name, actor=actor,
+                          conversation_id=conversation.pk if conversation else turn.conversation_id)
+
+
+def entity_for_key(topic_id: int, annotator, key: str, name: str, *, actor, conversation_id: int | None) -> Entity:
+    """The annotator's entity of the topic with this identity key; made (and recorded) if unknown."""
     entity = Entity.objects.filter(topic_id=topic_id, annotator=annotator, key=key).first()
     if entity is not None:
         return entity
@@ -196,7 +201,7 @@ def entity_for_text(turn: Turn, annotator, text: str, *, actor, conversation: Co
         action=Event.Action.CREATE,
         object_id=entity.pk,
         topic_id=topic_id,
-        conversation_id=conversation.pk if conversation else turn.conversation_id,
+        conversation_id=conversation_id,
         annotator=annotator,
         actor=actor,
         before=None,
