@@ -39,6 +39,7 @@ from annotator.models import (  # noqa: E402
 from annotator.scores.campaign_tables import ScoreTables, run_means, score_columns, score_table, score_tables, topic_codes  # noqa: E402,F401
 from annotator.scores.per_conversation import judges  # noqa: E402
 from scoring import gfrc, usefulness  # noqa: E402
+from scoring.words import word_count  # noqa: E402
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -373,13 +374,15 @@ def doubly_annotated(campaign: Campaign) -> list[Conversation]:
 
 
 def _judgments(conversation: Conversation, annotator_ids: list[int]):
-    """Per annotator: spans, entity key -> (name, grade level), key -> {attribute set: vector}."""
+    """Per annotator: spans (system turn number, start, end, entity key), entity key -> (name,
+    grade level, entity id), (annotator, key) -> {attribute set: vector}; and each system turn's
+    word offset (to give positions as the workspace's WC)."""
     spans = defaultdict(set)
     keys = defaultdict(dict)
     for n in Nugget.objects.filter(turn__conversation=conversation, annotator_id__in=annotator_ids).select_related(
         "entity__grade", "turn"
     ):
-        spans[n.annotator_id].add((n.turn.number, n.start_word, n.end_word))  # nuggets sit in system turns: S<number>
+        spans[n.annotator_id].add((n.turn.number, n.start_word, n.end_word, n.entity.key))  # nuggets sit in system turns: S<number>
         keys[n.annotator_id][n.entity.key] = (n.entity.name or n.entity.key, n.entity.grade.level if n.entity.grade else None, n.entity_id)
     vectors = defaultdict(dict)
     entity_ids = [e for per in keys.values() for (_, _, e) in per.values()]
@@ -387,15 +390,21 @@ def _judgments(conversation: Conversation, annotator_ids: list[int]):
     for m in Membership.objects.filter(entity_id__in=entity_ids).select_related("attribute_set"):
         a, k = owner[m.entity_id]
         vectors[(a, k)][m.attribute_set.name] = m.vector
-    return spans, keys, vectors
+    offsets, offset = {}, 0
+    for role, number, text in Turn.objects.filter(conversation=conversation).order_by("position").values_list("role", "number", "text"):
+        if role == Turn.Role.SYSTEM:
+            offsets[number] = offset
+        offset += word_count(text)
+    return spans, keys, vectors, offsets
 
 
 def conversation_agreement(conversation: Conversation, first, second) -> tuple[PairReport, list]:
-    spans, keys, vectors = _judgments(conversation, [first.pk, second.pk])
-    span = agreement.span_agreement(spans[first.pk], spans[second.pk])
+    spans, keys, vectors, offsets = _judgments(conversation, [first.pk, second.pk])
+    span = agreement.span_agreement({s[:3] for s in spans[first.pk]}, {s[:3] for s in spans[second.pk]})
     grade_pairs = []
     disagreements = []
     membership_pairs = []
+    only_one: set[str] = set()  # entities one annotator did not mark at all: said once, not per span
     for key in sorted(set(keys[first.pk]) | set(keys[second.pk])):
         a = keys[first.pk].get(key)
         b = keys[second.pk].get(key)
@@ -403,7 +412,10 @@ def conversation_agreement(conversation: Conversation, first, second) -> tuple[P
         grade_pairs.append((name, a[1] if a else None, b[1] if b else None))
         if a is None or b is None:
             who = first if b is None else second
-            disagreements.append(f"{name}: marked only by {who.get_username()}")
+            where = ", ".join(f"S{n} WC {offsets[n] + s + 1}-{offsets[n] + e + 1}"
+                              for n, s, e, k in sorted(spans[who.pk]) if k == key)
+            disagreements.append(f"{name}: marked only by {who.get_username()} ({where})")
+            only_one.add(key)
             continue
         if a[1] != b[1]:
             disagreements.append(
@@ -415,9 +427,12 @@ def conversation_agreement(conversation: Conversation, first, second) -> tuple[P
             membership_pairs.append((va[attribute], vb[attribute]))
             if np.abs(np.asarray(va[attribute]) - np.asarray(vb[attribute])).sum() > 1e-6:
                 disagreements.append(f"{name}: {attribute} memberships differ")
-    for number, start, end in sorted(spans[first.pk] ^ spans[second.pk]):
-        who = first if (number, start, end) in spans[first.pk] else second
-        disagreements.append(f"S{number} words {start + 1}-{end + 1}: span only by {who.get_username()}")
+    for number, start, end, key in sorted(spans[first.pk] ^ spans[second.pk]):
+        if key in only_one:
+            continue
+        who = first if (number, start, end, key) in spans[first.pk] else second
+        disagreements.append(
+            f"S{number} WC {offsets[number] + start + 1}-{offsets[number] + end + 1}: span only by {who.get_username()}")
     return PairReport(conversation, first, second, span, grade_pairs, disagreements), membership_pairs
 
 
