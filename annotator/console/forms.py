@@ -479,7 +479,9 @@ class QueryForm(forms.Form):
             name: field.initial for name, field in fields.items()
             if field.initial is not None and not (query and isinstance(field, forms.BooleanField))
         }
-        data.update(query.items())
+        for name in query.keys() if query else ():
+            many = isinstance(fields.get(name), forms.MultipleChoiceField)
+            data[name] = query.getlist(name) if many and hasattr(query, "getlist") else query[name]
         return cls(data=data, **kwargs)
 
 
@@ -507,10 +509,25 @@ class MeasureForm(QueryForm):
         self.fields["measure"].choices = [(m, m) for m in measures]
 
 
-class AnalysisForm(MeasureForm, ComparisonForm):
+class RunPickForm(QueryForm):
+    """Which runs and topics to compare (none picked: every run on the topics they share; see
+    annotator.evaluation.run_comparison.select_runs). Runs of any kind: only their names count."""
+
+    runs = forms.MultipleChoiceField(label="Runs", required=False, widget=forms.CheckboxSelectMultiple,
+                                     help_text="None ticked: every run that has every topic.")
+    topics = forms.MultipleChoiceField(label="Topics", required=False, widget=forms.CheckboxSelectMultiple,
+                                       help_text="None ticked: every topic the compared runs share.")
+
+    def __init__(self, *args, runs: list[str] = (), topics: list[str] = (), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["runs"].choices = [(r, r) for r in runs]
+        self.fields["topics"].choices = [(t, t) for t in topics]
+
+
+class AnalysisForm(MeasureForm, ComparisonForm, RunPickForm):
     """The run comparison and topic set size inputs."""
 
-    field_order = ["measure", "alpha", "min_diff", "permutations", "seed", "standardise"]
+    field_order = ["measure", "alpha", "min_diff", "permutations", "seed", "standardise", "runs", "topics"]
 
     alpha = forms.FloatField(label="α (significance level)", min_value=0.001, max_value=0.5, initial=0.05)
     min_diff = forms.FloatField(

@@ -22,14 +22,19 @@ from annotator.scores.per_conversation import judges, score_conversation
 from annotator.workspace.read_model import score_panel_html
 from scoring.words import tokenise
 
-def _compared(campaign: Campaign, query) -> tuple[AnalysisForm, run_comparison.MeasureComparison | None]:
-    """The run comparison the query asks for; None when the form refuses it."""
+def _compared(campaign: Campaign, query) -> tuple[AnalysisForm, run_comparison.Selection | None,
+                                                  run_comparison.MeasureComparison | None]:
+    """The run comparison the query asks for (the runs and topics picked, else every run on the
+    topics they share); None when the form refuses it."""
     table = score_table(campaign)
-    form = AnalysisForm.from_query(query, measures=run_comparison.measures_of(table))
+    form = AnalysisForm.from_query(query, measures=run_comparison.measures_of(table),
+                                   runs=sorted(table["run"].unique()), topics=sorted(table["topic"].unique()))
     if not form.is_valid():
-        return form, None
+        return form, None, None
     p = form.cleaned_data
-    return form, run_comparison.compare_measure(table, p["measure"], p["permutations"], p["seed"], p["standardise"])
+    selection = run_comparison.select_runs(table, p["runs"], p["topics"])
+    return form, selection, run_comparison.compare_measure(selection.table, p["measure"], p["permutations"], p["seed"],
+                                                           p["standardise"])
 
 
 @login_required
@@ -38,8 +43,8 @@ def significance(request: HttpRequest, slug: str) -> HttpResponse:
     """Run x run table of one measure (difference, Tukey HSD and paired t p-values, effect
     size), the ANOVA, and the topic set size the next round needs."""
     campaign = campaign_for_organiser(request.user, slug)
-    form, comparison = _compared(campaign, request.GET)
-    context = {"campaign": campaign, "tab": "report", "form": form}
+    form, selection, comparison = _compared(campaign, request.GET)
+    context = {"campaign": campaign, "tab": "report", "form": form, "selection": selection}
     if comparison is None:
         return render(request, "console/significance.html", context, status=400)
     p = form.cleaned_data
@@ -57,9 +62,11 @@ def significance(request: HttpRequest, slug: str) -> HttpResponse:
 def significance_csv(request: HttpRequest, slug: str) -> HttpResponse:
     """The page's comparison as CSV, one row per run pair (the compare_runs command's columns)."""
     campaign = campaign_for_organiser(request.user, slug)
-    form, comparison = _compared(campaign, request.GET)
+    form, _selection, comparison = _compared(campaign, request.GET)
     if comparison is None:
         return HttpResponse(form.errors.as_text(), status=400, content_type="text/plain; charset=utf-8")
+    if comparison.result is None:  # a header alone would read as "no differences"
+        return HttpResponse(f"Not compared: {comparison.reason}.\n", status=400, content_type="text/plain; charset=utf-8")
     response = HttpResponse(run_comparison.pairs_csv([comparison]), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = content_disposition_header(True, f"{campaign.slug}-{comparison.measure}-run-pairs.csv")
     return response
