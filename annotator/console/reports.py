@@ -36,7 +36,7 @@ from annotator.models import (  # noqa: E402
     Turn,
     TurnLabel,
 )
-from annotator.scores.campaign_tables import ScoreTables, run_means, score_columns, score_table, score_tables, topic_codes  # noqa: E402,F401
+from annotator.scores.campaign_tables import ScoreTables, run_means, score_columns, score_table, score_tables, topic_codes, with_usernames  # noqa: E402,F401
 from annotator.scores.per_conversation import judges  # noqa: E402
 from scoring import gfrc, usefulness  # noqa: E402
 from scoring.words import word_count  # noqa: E402
@@ -131,13 +131,14 @@ def score_report(campaign: Campaign) -> Report:
 
 
 def report_csv_rows(campaign: Campaign):
-    """CSV lines (strings) of the per-run summary then the per-conversation rows."""
-    table = score_table(campaign)
-    summary = run_summary(table)
-    yield "# per run: mean and 95% t confidence interval over topics\n"
-    yield frame_csv(summary, float_format="%.6f")
-    yield "# per conversation (topic x run)\n"
-    yield frame_csv(table, float_format="%.6f")
+    """The per-run summary as CSV: one row per run, each score's mean over topics and its 95% t
+    confidence interval (ci_low, ci_high; empty with a single topic)."""
+    yield frame_csv(run_summary(score_table(campaign)), float_format="%.6f")
+
+
+def conversations_csv_rows(campaign: Campaign):
+    """Every conversation's scores as CSV, its judge by username (like the scores export)."""
+    yield frame_csv(with_usernames(score_table(campaign)), float_format="%.6f")
 
 
 # -- the R-vs-GF plot ----------------------------------------------------------------------------
@@ -154,17 +155,41 @@ def scatter_figure(table: pd.DataFrame, title: str = "") -> Figure:
         return _scatter_figure(table, title)
 
 
+def run_styles(runs: Sequence[str]) -> dict[str, tuple[int, int]]:
+    """run -> (its system's colour index, its trial's marker index): a system keeps one colour
+    across its trials, each trial its own marker (names like ``bing-trial2``, models.Run)."""
+    from annotator.models import Run
+
+    parts = {run: Run.system_and_trial_of(run) for run in runs}
+    systems = sorted({system for system, _ in parts.values()})
+    trials = sorted({trial for _, trial in parts.values()})
+    return {run: (systems.index(system), trials.index(trial)) for run, (system, trial) in parts.items()}
+
+
+LEGEND_ROWS = 24  # legend entries per column beside the plot
+
+
 def _scatter_figure(table: pd.DataFrame, title: str) -> Figure:
     import matplotlib
     from matplotlib.figure import Figure  # the object-oriented API: no pyplot, no display needed
 
-    figure = Figure(figsize=(6.4, 5.0), dpi=100, layout="constrained")
-    axes = figure.add_subplot()
-    colours = matplotlib.colormaps["tab10"]
+    runs = sorted(table["run"].unique()) if len(table) else []
+    styles = run_styles(runs)
+    systems = 1 + max((c for c, _ in styles.values()), default=0)
+    # tab10 while it suffices, else tab20, else a continuous map: never two systems alike
+    colours = (matplotlib.colormaps["tab10"] if systems <= 10 else matplotlib.colormaps["tab20"] if systems <= 20
+               else matplotlib.colormaps["turbo"].resampled(systems))
     markers = "osD^vP*Xh<>"
-    for i, (run, group) in enumerate(table.groupby("run", sort=True)):
-        colour = colours(i % 10)
-        marker = markers[i % len(markers)]
+    legend_columns = max(1, math.ceil(len(runs) / LEGEND_ROWS))
+    longest = max((len(r) for r in runs), default=0)
+    # the legend sits outside the axes, on the right: the figure grows with its columns
+    figure = Figure(figsize=(6.4 + legend_columns * (0.9 + 0.075 * min(longest, 40)), 5.0 if len(runs) <= LEGEND_ROWS else 6.4),
+                    dpi=100, layout="constrained")
+    axes = figure.add_subplot()
+    for run, group in table.groupby("run", sort=True):
+        colour_index, marker_index = styles[run]
+        colour = colours(colour_index % colours.N)
+        marker = markers[marker_index % len(markers)]
         axes.scatter(group["R"], group["GF"], s=22, color=colour, alpha=0.45, marker=marker, linewidths=0)
         mean_r, low_r, high_r, _ = mean_ci(group["R"].tolist())
         mean_gf, low_gf, high_gf, _ = mean_ci(group["GF"].tolist())
@@ -187,7 +212,8 @@ def _scatter_figure(table: pd.DataFrame, title: str) -> Figure:
     axes.text(0.99, 0.01, "large markers: run means, bars: 95% CI", ha="right", va="bottom", fontsize=7, color="0.4",
               transform=axes.transAxes)
     if len(table):
-        figure.legend(fontsize=8, loc="outside lower center", ncols=min(3, table["run"].nunique()), frameon=False)
+        figure.legend(fontsize=8, loc="outside right upper", ncols=legend_columns, frameon=False,
+                      title="colour: system, marker: trial", title_fontsize=8, markerscale=0.7)
     else:
         axes.text(0.5, 0.5, "no conversations yet", ha="center", va="center", transform=axes.transAxes)
     return figure

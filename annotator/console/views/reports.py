@@ -60,6 +60,15 @@ def report_csv(request: HttpRequest, slug: str) -> StreamingHttpResponse:
 
 @login_required
 @require_GET
+def report_conversations_csv(request: HttpRequest, slug: str) -> StreamingHttpResponse:
+    campaign = campaign_for_organiser(request.user, slug)
+    response = StreamingHttpResponse(reports.conversations_csv_rows(campaign), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = content_disposition_header(True, f"{campaign.slug}-scores-conversations.csv")
+    return response
+
+
+@login_required
+@require_GET
 def plot(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
     campaign = campaign_for_organiser(request.user, slug)
     content_type = {"svg": "image/svg+xml", "png": "image/png"}[fmt]
