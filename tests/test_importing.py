@@ -284,3 +284,14 @@ def test_a_refused_import_reports_no_writing(campaign):
     result = import_files(campaign, [("p.jsonl", data)], progress=lambda stage, done: reports.append(stage))
     assert not result.ok
     assert "parsing" in reports and "writing" not in reports and "written" not in reports
+
+
+def test_errors_are_listed_in_file_order_line_by_line_whatever_stage_found_them(campaign):
+    unknown_type = EXAMPLE.read_text().replace("M002", "Z002")  # found when checked against the campaign
+    not_utf8 = b"\xff\xfe broken"  # found when read
+    result = import_files(campaign, [("a.txt", unknown_type.encode()), ("b.txt", not_utf8)])
+    assert not result.ok
+    paths = [e.path for e in result.errors]
+    assert paths == sorted(paths, key=["a.txt", "b.txt"].index) and {"a.txt", "b.txt"} <= set(paths)
+    lines = [e.line for e in result.errors if e.path == "a.txt"]
+    assert lines == sorted(lines)
