@@ -38,6 +38,7 @@ from annotator.models import (
     Turn,
     TurnLabel,
 )
+from annotator.rules.vectors import format_vector
 from scoring.words import word_count
 
 GOLD_USERNAME = "adjudicated-gold"
@@ -199,11 +200,7 @@ class Adjudication:
 
 
 def _vector_text(vector) -> str:
-    if vector is None:
-        return "not given"
-    from fractions import Fraction
-
-    return "(" + ",".join(str(Fraction(v).limit_denominator(100)) if v not in (0, 1) else str(int(v)) for v in vector) + ")"
+    return "not given" if vector is None else format_vector(vector)
 
 
 def adjudication(conversation: Conversation, left, right) -> Adjudication:
