@@ -135,3 +135,24 @@ def test_the_gold_account_cannot_log_in_and_is_nobodys_assignee(two_annotators):
     gold = adjudication.gold_account()
     assert not gold.is_active and not gold.has_usable_password()
     assert adjudication.gold_account() == gold
+
+
+def test_exports_and_judge_comparisons_use_the_adjudicated_gold(two_annotators):
+    from annotator.evaluation.judge_comparison import compare_judge
+    from annotator.interchange import exporting
+    from annotator.models import Assignment, AnnotatorProfile
+
+    campaign, org, ann, bob, conversation, _other = two_annotators
+    unit = found(conversation, ann, bob).disagreements[0].unit
+    adjudication.decide(conversation, unit, actor=org, judge=ann.pk, take=bob)
+    tsv = "".join(exporting.stream(campaign, "nuggets-tsv"))
+    header, *rows = [line.split("\t") for line in tsv.splitlines()]
+    interstellar = [dict(zip(header, row)) for row in rows if any("tt0816692" in cell for cell in row)]
+    assert {(row["run"], row["grade"]) for row in interstellar} >= {("bing-trial1", "L1")}, tsv
+    robot = make_user("robot")
+    AnnotatorProfile.mark(robot)
+    Assignment.objects.create(conversation=conversation, annotator=robot)
+    mark(conversation, robot, 2, 3, 5, "L1", {"RATINGS": RATINGS_HIGH})
+    comparison = compare_judge(campaign, robot)
+    row = comparison.conversations.set_index("conversation").loc[conversation.pk]
+    assert row["gold_R"] == pytest.approx(score_conversation(conversation, adjudication.gold_account()).R)
