@@ -156,3 +156,10 @@ def test_exports_and_judge_comparisons_use_the_adjudicated_gold(two_annotators):
     comparison = compare_judge(campaign, robot)
     row = comparison.conversations.set_index("conversation").loc[conversation.pk]
     assert row["gold_R"] == pytest.approx(score_conversation(conversation, adjudication.gold_account()).R)
+
+
+def test_a_decision_that_keeps_the_gold_says_so_with_wc_positions(two_annotators):
+    _campaign, org, ann, bob, conversation, _other = two_annotators
+    primer = next(d for d in found(conversation, ann, bob).disagreements if d.kind == "span")
+    decision = adjudication.decide(conversation, primer.unit, actor=org, judge=ann.pk, take=ann)
+    assert decision.description == "Primer (2004) in S1 kept WC 17-19"

@@ -343,7 +343,8 @@ def decide(conversation: Conversation, unit: str, *, actor, judge: int | None, t
     if kind == "span":
         after = _take_span(conversation, gold, parts, source, mine, actor=actor)
         what = f"{_name(source, mine, parts[1])} in S{parts[0]}"
-        shown = (_span(before), _span(after))
+        offset = _offset(conversation, parts[0])
+        shown = (_span(before, offset), _span(after, offset))
     elif kind == "grade":
         grade = written if take is None else (source.entities[parts[0]].grade if parts[0] in source.entities else None)
         was = _grade_label(mine.entities.get(parts[0]))
@@ -376,9 +377,10 @@ def decide(conversation: Conversation, unit: str, *, actor, judge: int | None, t
                                  expected_version=current.version if current else None)
         what = f"label of S{number}"
         shown = (before or "not given", label or "not given")
+    change = f"{shown[0]} -> {shown[1]}" if shown[0] != shown[1] else f"kept {shown[1]}"
     return AdjudicationDecision.objects.create(
         conversation=conversation, unit=unit, taken_from=take, decided_by=actor, after_event=floor,
-        description=f"{what} {shown[0]} -> {shown[1]}"[:1200],
+        description=f"{what} {change}"[:1200],
     )
 
 
@@ -387,8 +389,19 @@ def _name(source: Side, mine: Side, key: str) -> str:
     return (entity.name or entity.key) if entity else key
 
 
-def _span(value) -> str:
-    return "not marked" if value is None else f"words {value[0] + 1}-{value[1] + 1}"
+def _span(value, offset: int) -> str:
+    return "not marked" if value is None else f"WC {offset + value[0] + 1}-{offset + value[1] + 1}"
+
+
+def _offset(conversation: Conversation, number: int) -> int:
+    """Words before system turn S<number>: spans are shown as the workspace counts (WC)."""
+    offset = 0
+    for role, turn_number, text in Turn.objects.filter(conversation=conversation).order_by("position").values_list(
+            "role", "number", "text"):
+        if role == Turn.Role.SYSTEM and turn_number == number:
+            return offset
+        offset += word_count(text)
+    return offset
 
 
 def _grade_label(entity: Entity | None) -> str:
