@@ -23,6 +23,7 @@ from django.db.models import F, Prefetch  # noqa: E402
 
 from annotator.evaluation import agreement  # noqa: E402
 from annotator.interchange.csvsafe import frame_csv  # noqa: E402
+from annotator.judgments.adjudication import system_turn_offsets  # noqa: E402
 from annotator.judgments.progress import progress_for  # noqa: E402
 from annotator.models import (  # noqa: E402
     AnnotatorProfile,
@@ -39,7 +40,6 @@ from annotator.models import (  # noqa: E402
 from annotator.scores.campaign_tables import ScoreTables, run_means, score_columns, score_table, score_tables, topic_codes, with_usernames  # noqa: E402,F401
 from annotator.scores.per_conversation import judges  # noqa: E402
 from scoring import gfrc, usefulness  # noqa: E402
-from scoring.words import word_count  # noqa: E402
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -416,12 +416,7 @@ def _judgments(conversation: Conversation, annotator_ids: list[int]):
     for m in Membership.objects.filter(entity_id__in=entity_ids).select_related("attribute_set"):
         a, k = owner[m.entity_id]
         vectors[(a, k)][m.attribute_set.name] = m.vector
-    offsets, offset = {}, 0
-    for role, number, text in Turn.objects.filter(conversation=conversation).order_by("position").values_list("role", "number", "text"):
-        if role == Turn.Role.SYSTEM:
-            offsets[number] = offset
-        offset += word_count(text)
-    return spans, keys, vectors, offsets
+    return spans, keys, vectors, system_turn_offsets(conversation)
 
 
 def conversation_agreement(conversation: Conversation, first, second) -> tuple[PairReport, list]:

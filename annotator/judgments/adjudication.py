@@ -39,7 +39,7 @@ from annotator.models import (
     TurnLabel,
 )
 from annotator.rules.vectors import format_vector
-from scoring.words import word_count
+from scoring.words import turn_offsets, word_count
 
 GOLD_USERNAME = "adjudicated-gold"
 KINDS = ("span", "grade", "membership", "label")
@@ -206,10 +206,7 @@ def _vector_text(vector) -> str:
 def adjudication(conversation: Conversation, left, right) -> Adjudication:
     """Every unit the two annotators judge differently, in the order of the conversation."""
     turns = list(Turn.objects.filter(conversation=conversation).order_by("position"))
-    offsets, offset = {}, 0
-    for turn in turns:
-        offsets[(turn.role, turn.number)] = offset
-        offset += word_count(turn.text)
+    offsets = system_turn_offsets(conversation, turns)
     a, b = read_side(conversation, left.pk), read_side(conversation, right.pk)
     gold = gold_account()
     keys = set(a.entities) | set(b.entities)
@@ -227,13 +224,13 @@ def adjudication(conversation: Conversation, left, right) -> Adjudication:
     first_wc: dict[str, int] = {}
     for side in (a, b):
         for (number, key, _k), nugget in side.nuggets.items():
-            wc = offsets[("S", number)] + nugget.start_word + 1
+            wc = offsets[number] + nugget.start_word + 1
             first_wc[key] = min(first_wc.get(key, wc), wc)
 
     def span_text(number: int, value) -> str:
         if value is None:
             return "not marked"
-        base = offsets[("S", number)]
+        base = offsets[number]
         return f"WC {base + value[0] + 1}-{base + value[1] + 1}"
 
     def grade_text(value) -> str:
@@ -258,7 +255,7 @@ def adjudication(conversation: Conversation, left, right) -> Adjudication:
         spans = [s.value("span", parts) for s in (a, b)]
         start = min(v[0] for v in spans if v is not None)
         add("span", parts, f"{name_of(key)} in S{number}", span_text(number, min(v for v in spans if v)),
-            (offsets[("S", number)] + start, 0), lambda v, n=number: span_text(n, v))
+            (offsets[number] + start, 0), lambda v, n=number: span_text(n, v))
     both = set(a.entities) & set(b.entities)
     for key in sorted(both, key=lambda k: (first_wc.get(k, 0), k)):
         wc = first_wc.get(key, 0)
@@ -269,7 +266,7 @@ def adjudication(conversation: Conversation, left, right) -> Adjudication:
     for turn in turns:
         if turn.is_system:
             add("label", (turn.number,), f"label of S{turn.number}", f"S{turn.number}",
-                (offsets[("S", turn.number)] + word_count(turn.text), 3), lambda v: v or "not given")
+                (offsets[turn.number] + word_count(turn.text), 3), lambda v: v or "not given")
     result.sort(key=lambda d: d.order)
     return Adjudication(conversation, left, right, gold, conversation.gold_annotator_id == gold.pk, result,
                         {"left": a, "right": b, "gold": g}, grades, attribute_sets)
@@ -394,14 +391,16 @@ def _span(value, offset: int) -> str:
 
 
 def _offset(conversation: Conversation, number: int) -> int:
-    """Words before system turn S<number>: spans are shown as the workspace counts (WC)."""
-    offset = 0
-    for role, turn_number, text in Turn.objects.filter(conversation=conversation).order_by("position").values_list(
-            "role", "number", "text"):
-        if role == Turn.Role.SYSTEM and turn_number == number:
-            return offset
-        offset += word_count(text)
-    return offset
+    return system_turn_offsets(conversation).get(number, 0)
+
+
+def system_turn_offsets(conversation: Conversation, turns: list[Turn] | None = None) -> dict[int, int]:
+    """S<number> -> the words before that system turn (user turns count too): a word k (0-based)
+    of it is at WC offset + k + 1, as the workspace counts. One query, unless `turns` are given."""
+    if turns is None:
+        turns = list(Turn.objects.filter(conversation=conversation).order_by("position").only("role", "number", "text"))
+    offsets = turn_offsets([t.text for t in turns]).tolist()
+    return {t.number: offset for t, offset in zip(turns, offsets) if t.role == Turn.Role.SYSTEM}
 
 
 def _grade_label(entity: Entity | None) -> str:

@@ -52,18 +52,22 @@ def _quick_settings(request: HttpRequest, campaign) -> list[str]:
 @login_required
 @require_GET
 def report_csv(request: HttpRequest, slug: str) -> StreamingHttpResponse:
+    """The per-run summary, one table."""
     campaign = campaign_for_organiser(request.user, slug)
-    response = StreamingHttpResponse(reports.report_csv_rows(campaign), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = content_disposition_header(True, f"{campaign.slug}-scores-report.csv")
-    return response
+    return _csv(reports.report_csv_rows(campaign), f"{campaign.slug}-scores-report.csv")
 
 
 @login_required
 @require_GET
 def report_conversations_csv(request: HttpRequest, slug: str) -> StreamingHttpResponse:
+    """Every conversation's scores, one table, judges by username."""
     campaign = campaign_for_organiser(request.user, slug)
-    response = StreamingHttpResponse(reports.conversations_csv_rows(campaign), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = content_disposition_header(True, f"{campaign.slug}-scores-conversations.csv")
+    return _csv(reports.conversations_csv_rows(campaign), f"{campaign.slug}-scores-conversations.csv")
+
+
+def _csv(lines, filename: str) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = content_disposition_header(True, filename)
     return response
 
 
