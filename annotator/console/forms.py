@@ -418,6 +418,7 @@ class DecisionForm(forms.Form):
     membership vector with fractions, a turn label o/x/-; empty clears it)."""
 
     unit = forms.CharField(max_length=1300, widget=forms.HiddenInput)
+    version = forms.IntegerField(min_value=0, widget=forms.HiddenInput)  # of the gold the page showed
     take = forms.ChoiceField(choices=[("left", "left"), ("right", "right"), ("written", "written")])
     value = forms.CharField(required=False, max_length=1000, strip=True)
 

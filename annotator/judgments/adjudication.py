@@ -186,6 +186,7 @@ class Adjudication:
     right: Any
     gold_account: Any
     gold_in_use: bool  # the conversation's scores already use the adjudicated gold
+    version: int  # the gold's judgments version in this conversation (edits.judgments_version)
     disagreements: list[Disagreement]
     sides: dict[str, Side]
     grades: dict[int, Grade]
@@ -268,7 +269,8 @@ def adjudication(conversation: Conversation, left, right) -> Adjudication:
             add("label", (turn.number,), f"label of S{turn.number}", f"S{turn.number}",
                 (offsets[turn.number] + word_count(turn.text), 3), lambda v: v or "not given")
     result.sort(key=lambda d: d.order)
-    return Adjudication(conversation, left, right, gold, conversation.gold_annotator_id == gold.pk, result,
+    return Adjudication(conversation, left, right, gold, conversation.gold_annotator_id == gold.pk,
+                        edits.judgments_version(conversation, gold), result,
                         {"left": a, "right": b, "gold": g}, grades, attribute_sets)
 
 
@@ -324,14 +326,22 @@ def start(conversation: Conversation, *, actor, judge: int | None):
 
 @transaction.atomic
 def decide(conversation: Conversation, unit: str, *, actor, judge: int | None, take=None,
-           written: Any = None) -> AdjudicationDecision:
+           written: Any = None, expected_version: int | None = None) -> AdjudicationDecision:
     """Settle one disagreement: the gold takes `take`'s value (an annotator), or the `written`
     value (a Grade, a vector, a label "o"/"x"/"-" or None). `judge` is whose judgments the
     scores use now (the gold starts as their copy, see `start`). AnnotationRefused when the gold
-    cannot take it (a span overlapping another gold nugget); nothing is written then."""
+    cannot take it (a span overlapping another gold nugget); nothing is written then.
+
+    `expected_version` is the gold's judgments version in this conversation the organiser saw
+    (`Adjudication.version`): if someone changed the gold here since (another organiser, another
+    tab), StaleEdit and nothing is written: a decision is never taken on a gold nobody saw."""
     kind, parts = parse_unit(unit)
     if take is None and kind not in WRITABLE:
         raise edits.AnnotationRefused("A span is settled by taking one annotator's.")
+    if expected_version is not None and edits.judgments_version(conversation, gold_account()) != expected_version:
+        raise edits.StaleEdit("adjudication", None, message=(
+            "Someone else changed the gold of this conversation since you opened it; nothing was decided. "
+            "The page now shows the gold as it is: decide again on it."))
     gold = start(conversation, actor=actor, judge=judge)
     floor = edits.judgments_version(conversation, gold)
     source = read_side(conversation, take.pk if take is not None else None, {parts[0]} if kind in ("grade", "membership") else None)

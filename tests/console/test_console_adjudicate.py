@@ -59,7 +59,7 @@ def decide_url(conversation, what="decide"):
 
 
 def test_only_the_campaigns_organiser_decides_or_undoes(client_as, doubled):
-    assert_only_the_organiser_gets_in(client_as, decide_url(doubled), "post", {"unit": "label\x1f1", "take": "left"})
+    assert_only_the_organiser_gets_in(client_as, decide_url(doubled), "post", {"unit": "label\x1f1", "take": "left", "version": 0})
     assert_only_the_organiser_gets_in(client_as, decide_url(doubled, "undo"), "post")
     assert not doubled.decisions.exists()
 
@@ -80,7 +80,7 @@ def test_each_disagreement_shows_both_sides_and_what_each_choice_does_to_the_sco
 def test_taking_a_side_settles_it_and_moves_to_the_next_open_disagreement(organiser, doubled):
     rows = organiser.get(url(doubled)).context["rows"]
     first = rows[0]["d"]
-    response = organiser.post(decide_url(doubled), {"unit": first.unit, "take": "right"})
+    response = organiser.post(decide_url(doubled), {"unit": first.unit, "take": "right", "version": 0})
     assert response.status_code == 302
     assert doubled.decisions.get().unit == first.unit
     if len(rows) > 1:
@@ -98,19 +98,30 @@ def test_a_written_value_that_means_nothing_is_refused_and_nothing_is_decided(or
     label = TurnLabel.objects.get(turn__conversation=doubled, turn__number=1, annotator=demo[2][1])
     edits.set_turn_label(label.turn, annotator=label.annotator, actor=label.annotator,
                          label="x" if label.label == "o" else "o", expected_version=label.version)
-    response = organiser.post(decide_url(doubled), {"unit": "label\x1f1", "take": "written", "value": "L9"}, follow=True)
+    response = organiser.post(decide_url(doubled), {"unit": "label\x1f1", "take": "written", "value": "L9", "version": 0}, follow=True)
     assert "is not a turn label" in response.content.decode()
     assert not doubled.decisions.exists()
-    organiser.post(decide_url(doubled), {"unit": "label\x1f1", "take": "written", "value": "-"})
+    organiser.post(decide_url(doubled), {"unit": "label\x1f1", "take": "written", "value": "-", "version": 0})
     doubled.refresh_from_db()
     assert TurnLabel.objects.get(turn__conversation=doubled, turn__number=1, annotator=doubled.gold_annotator).label == "-"
 
 
 def test_undo_names_the_decision_it_undid_and_reselects_its_disagreement(organiser, doubled):
     first = organiser.get(url(doubled)).context["rows"][0]["d"]
-    organiser.post(decide_url(doubled), {"unit": first.unit, "take": "right"})
+    organiser.post(decide_url(doubled), {"unit": first.unit, "take": "right", "version": 0})
     response = organiser.post(decide_url(doubled, "undo"))
     page = organiser.get(response["Location"])
     assert page.context["selected"] == first.unit
     assert f"Undid: {first.what}" in page.content.decode()
     assert not doubled.decisions.exists()
+
+
+def test_a_decision_on_a_gold_someone_changed_since_is_refused_and_nothing_is_decided(organiser, doubled):
+    rows = organiser.get(url(doubled)).context["rows"]
+    seen = organiser.get(url(doubled)).context["adjudicated"].version
+    organiser.post(decide_url(doubled), {"unit": rows[0]["d"].unit, "take": "right", "version": seen})  # another tab
+    assert doubled.decisions.count() == 1
+    response = organiser.post(decide_url(doubled), {"unit": rows[-1]["d"].unit, "take": "left", "version": seen},
+                              follow=True)
+    assert "Someone else changed the gold of this conversation" in response.content.decode()
+    assert doubled.decisions.count() == 1

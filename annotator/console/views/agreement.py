@@ -90,13 +90,14 @@ def adjudicate_decide(request: HttpRequest, slug: str, conversation: int) -> Htt
     form = DecisionForm(request.POST, adjudicated=adjudicated)
     here = reverse("console:adjudicate", kwargs={"slug": campaign.slug, "conversation": conv.pk})
     if not form.is_valid():
-        for error in form.errors.get("__all__", []) + form.errors.get("value", []):
-            messages.error(request, error)
+        for field, errors in form.errors.items():
+            for error in errors:
+                messages.error(request, error if field in ("__all__", "value") else f"{field}: {error}")
         return redirect(f"{here}?unit={quote(request.POST.get('unit', ''))}")
     data = form.cleaned_data
     try:
         decision = adjudication.decide(conv, data["unit"], actor=request.user, judge=judges([conv])[conv.pk],
-                                       take=data["taker"], written=data["written"])
+                                       take=data["taker"], written=data["written"], expected_version=data["version"])
     except (AnnotationRefused, StaleEdit) as refused:
         messages.error(request, f"Nothing was decided: {refused}")
         return redirect(f"{here}?unit={quote(data['unit'])}")
