@@ -520,8 +520,8 @@ def describe(event: AnnotationEvent) -> str:
         turn = Turn.objects.filter(pk=state.get("turn")).first()
         where = f"S{turn.number}" if turn else "a turn"
     if event.kind == Event.Kind.NUGGET:
-        names = dict(Entity.objects.filter(pk__in={before.get("entity"), after.get("entity")} - {None})
-                     .values_list("pk", "name"))
+        names = {pk: name or key for pk, name, key in Entity.objects.filter(
+            pk__in={before.get("entity"), after.get("entity")} - {None}).values_list("pk", "name", "key")}
         name = names.get(state.get("entity")) or "nugget"
         if event.action == Event.Action.CREATE:
             return f"new nugget {name} in {where}"
