@@ -11,6 +11,7 @@ from collections.abc import Callable
 from .harvest import FAMILIES, family_of
 from .harvest.common import Reading, Unit
 from .harvest.openai_chat import is_message_list
+from .harvest.openai_responses import is_item_list
 from .jsonl import parse_jsonl
 from .model import FormatError, ParsedConversation, ParseResult
 from .paper import parse_paper
@@ -137,7 +138,7 @@ def _document(text: str, decoder: json.JSONDecoder) -> list[Unit] | None:
     if text[idx + 1 :].strip():
         return None
     values = [v for v, _ in elements]
-    if is_message_list(values):
+    if is_message_list(values) or is_item_list(values):  # one conversation, not a list of them
         first_line = text.count("\n", 0, JSON_SPACE.match(text).end()) + 1
         return [Unit(values, first_line)]
     return [Unit(v, n, f"[{i}]") for i, (v, n) in enumerate(elements)]
