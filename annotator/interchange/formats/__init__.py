@@ -66,6 +66,7 @@ def parse_file(data: bytes, path: str, on_conversation: Callable[[int], object] 
 
 
 CURRENT_NODE = re.compile(rb'"current_node"\s*:')
+ROWS = re.compile(rb'"conversation(?:_a|_b)?"\s*:\s*\[')  # LMSYS / WildChat / Arena rows
 OPENING = re.compile(rb"[ \t\n\r]*(?:\xef\xbb\xbf)?[ \t\n\r]*([\[{])?")
 
 
@@ -87,6 +88,8 @@ def count_conversations(data: bytes, path: str) -> int:
         first = json.loads(first_line)
     except (ValueError, RecursionError):
         first = None
-    if isinstance(first, dict) and ("turns" in first or "conversation" in first or "conversations" in first):
+    if isinstance(first, dict) and "turns" in first:
         return sum(1 for line in data.split(b"\n") if line.strip())
+    if isinstance(first, dict) and any(key in first for key in ("conversation", "conversation_a", "conversation_b")):
+        return len(ROWS.findall(data))
     return len(parse_file(data, path).conversations)

@@ -77,11 +77,13 @@ def _sharegpt_messages(unit: Unit) -> list[Message]:
 
 
 class _Text(HTMLParser):
-    """The text a chat page showed: paragraphs and list items on their own lines, links as
-    markdown links, code as it was; buttons ("Copy code") and scripts dropped."""
+    """The text a chat page showed, back as the markdown it was rendered from: paragraphs and
+    list items on their own lines, links, emphasis and code as markdown; buttons ("Copy
+    code") and scripts dropped."""
 
-    BLOCKS = {"p", "div", "pre", "ol", "ul", "table", "tr", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6"}
+    BLOCKS = {"p", "div", "ol", "ul", "table", "tr", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6"}
     SKIPPED = {"button", "script", "style", "svg"}
+    INLINE = {"strong": "**", "b": "**", "em": "*", "i": "*"}
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
@@ -89,6 +91,7 @@ class _Text(HTMLParser):
         self.links: list[tuple[str | None, int]] = []
         self.skipping = 0
         self.lists: list[list[int]] = []  # per open list: [ordered, count]
+        self.pre = False
 
     def newline(self, blank: bool = False) -> None:
         text = "".join(self.out).rstrip(" ")
@@ -112,11 +115,19 @@ class _Text(HTMLParser):
                 self.out.append("- ")
         elif tag == "br":
             self.out.append("\n")
+        elif tag == "pre":
+            self.newline(blank=True)
+            self.out.append("```\n")
+            self.pre = True
+        elif tag == "code" and not self.pre:
+            self.out.append("`")
+        elif tag in self.INLINE:
+            self.out.append(self.INLINE[tag])
         elif tag == "a":
             self.links.append((dict(attrs).get("href"), len(self.out)))
             self.out.append("[")
         elif tag in self.BLOCKS:
-            self.newline(blank=tag in ("p", "pre", "table", "blockquote"))
+            self.newline(blank=tag in ("p", "table", "blockquote"))
 
     def handle_endtag(self, tag):
         if tag in self.SKIPPED:
@@ -125,11 +136,19 @@ class _Text(HTMLParser):
             if self.lists:
                 self.lists.pop()
             self.newline(blank=True)
+        elif tag == "pre":
+            self.out.append("\n```")
+            self.pre = False
+            self.newline(blank=True)
+        elif tag == "code" and not self.pre:
+            self.out.append("`")
+        elif tag in self.INLINE:
+            self.out.append(self.INLINE[tag])
         elif tag == "a" and self.links:
             href, _ = self.links.pop()
             self.out.append(f"]({href})" if href else "]")
         elif tag in self.BLOCKS:
-            self.newline(blank=tag in ("p", "pre", "table", "blockquote"))
+            self.newline(blank=tag in ("p", "table", "blockquote"))
 
     def handle_data(self, data):
         if not self.skipping:

@@ -50,6 +50,11 @@ def get(obj: dict, camel: str, default: Any = None) -> Any:
     return obj.get(_snake(camel), default)
 
 
+def key(obj: dict, camel: str) -> str:
+    """The name the field has in this object (for JSON paths)."""
+    return camel if camel in obj or _snake(camel) not in obj else _snake(camel)
+
+
 def claims(value: Any) -> bool:
     if isinstance(value, dict) and "request" in value and "response" in value:
         return isinstance(value["response"], dict) and "candidates" in value["response"]
@@ -119,7 +124,7 @@ def _answer(candidate: dict, where: str, reading: Reading, line: int) -> Message
     message = Message("S", text, join(where, "content"), line)
     metadata = get(candidate, "groundingMetadata")
     if isinstance(metadata, dict):
-        _grounding(message, content, starts, metadata, join(where, "groundingMetadata"), reading, line)
+        _grounding(message, content, starts, metadata, join(where, key(candidate, "groundingMetadata")), reading, line)
     strip_reasoning(message)
     return message
 
@@ -132,7 +137,7 @@ def _grounding(message: Message, content: dict, starts: dict[int, int], metadata
     if not isinstance(chunks, list) or not isinstance(supports, list):
         raise Bad(where, "groundingChunks and groundingSupports are lists")
     for i, support in enumerate(supports):
-        at = join(join(where, "groundingSupports"), i)
+        at = join(join(where, key(metadata, "groundingSupports")), i)
         if not isinstance(support, dict):
             continue
         segment = support.get("segment")
@@ -162,4 +167,4 @@ def _grounding(message: Message, content: dict, starts: dict[int, int], metadata
                 reading.warn(line, join(at, "groundingChunkIndices"), f"chunk {index!r} has no web uri: skipped")
                 continue
             message.cites.append(Cite(starts[part] + span[0], starts[part] + span[1], web["uri"].strip(),
-                                      str(web.get("title") or ""), join(join(at, "groundingChunkIndices"), k)))
+                                      str(web.get("title") or ""), join(join(at, key(support, "groundingChunkIndices")), k)))
