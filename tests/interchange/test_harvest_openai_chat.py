@@ -103,3 +103,11 @@ def test_a_bad_message_refuses_the_file_with_its_line_and_json_path():
     bad = json.dumps({"messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": 42}]})
     result = read_text(good + "\n" + bad, "h.jsonl")
     assert [str(e) for e in result.errors] == ["h.jsonl:2: messages[1].content: a content is a string or a list of parts"]
+
+
+def test_an_end_index_naming_the_links_last_character_is_read_too():
+    link = f"([imdb.com]({URL}))"
+    at = ANSWER.index(link)
+    result = read_text(json.dumps(_annotated(at, at + len(link) - 1)))
+    assert result.warnings == [] and cited(result.conversations[0]) == [
+        ("S1", f"Émile 🎞️ likes *Cléo from 5 to 7* (1962) {link}", URL)]

@@ -36,13 +36,13 @@ def parse_text(text: str, path: str, on_conversation: Callable[[int], object] | 
         result.format_name = PAPER
         return result
     units, errors = json_units(body, path)
-    if errors:
-        return ParseResult(errors=errors)
-    first = units[0]
-    if isinstance(first.value, dict) and "turns" in first.value and "topic" in first.value:
+    if units and isinstance(units[0].value, dict) and "turns" in units[0].value:  # this app's JSONL: its own report
         result = parse_jsonl(text, path, on_conversation)
         result.format_name = JSONL
         return result
+    if errors:
+        return ParseResult(errors=errors)
+    first = units[0]
     family = family_of(first.value)
     if family is None:
         return ParseResult(errors=[FormatError(path, first.line, f"JSON of a shape this app does not read ({_shape(first.value)}): "

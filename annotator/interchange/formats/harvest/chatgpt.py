@@ -25,7 +25,7 @@ SUPPORTED = "ChatGPT export (conversations.json)"
 
 MARKER_RE = re.compile("\ue200[^\ue201]*\ue201")  # cite / navlist / entity ... markers
 STRAY_RE = re.compile("[\ue200-\ue2ff]")
-TETHER_RE = re.compile(r"【\d+(?:†[^】]*)?】")
+TETHER_RE = re.compile(r"【\d+(?::\d+)?(?:†[^】\n]*)?】")  # 【12†source】, 【4:0†source】, 【3†L1-L9】
 SHOWN_TYPES = ("text", "multimodal_text")
 
 

@@ -5,8 +5,9 @@ calls.
 Citations (search models): ``message.annotations[] = {"type": "url_citation", "url_citation":
 {"start_index", "end_index", "url", "title"}}`` -- nested. The span is the inline link marker
 (``([imdb.com](https://...?utm_source=openai))``), so it cites the words before it. The unit of
-the offsets is undocumented: the slice must hold the URL, checked in code points, then UTF-16
-units, then UTF-8 bytes; else the link is searched for by its URL.
+the offsets is undocumented (and ``end_index`` is "the index of the last character"): the
+slice must be the link to the URL, checked in code points, then UTF-16 units, then UTF-8
+bytes, end exclusive then inclusive; else the link is searched for by its URL.
 """
 
 from __future__ import annotations
@@ -121,7 +122,10 @@ def url_citation(text: str, body: Any, where: str, reading: Reading, line: int, 
         reading.warn(line, where, "a url_citation without a url: skipped")
         return None
     url, title = body["url"].strip(), str(body.get("title") or "")
-    span = locate(text, body.get("start_index"), body.get("end_index"), lambda s: is_link_to(s, url))
+    start, end = body.get("start_index"), body.get("end_index")
+    span = locate(text, start, end, lambda s: is_link_to(s, url))
+    if span is None and isinstance(end, int) and not isinstance(end, bool):  # "the index of the last character": inclusive?
+        span = locate(text, start, end + 1, lambda s: is_link_to(s, url))
     if span is None:
         span = link_of(text, url)
         if span is None:
