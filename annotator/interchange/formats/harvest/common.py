@@ -250,9 +250,9 @@ def word_spans(text: str, cites: list[Cite], reading: Reading, line: int) -> lis
     """Each citation's words (0-based, inclusive), by the rule in the module docstring."""
     if not cites:
         return []
-    words = [(m.start(), m.end()) for m in WORD_RE.finditer(text)]
-    starts = [a for a, _ in words]
-    ends = [b for _, b in words]
+    spans_of_words = [m.span() for m in WORD_RE.finditer(text)]
+    starts = [a for a, _ in spans_of_words]
+    ends = [b for _, b in spans_of_words]
 
     def words_of(a: int, b: int) -> tuple[int, int]:
         return bisect_right(ends, a), bisect_left(starts, b) - 1
@@ -260,27 +260,26 @@ def word_spans(text: str, cites: list[Cite], reading: Reading, line: int) -> lis
     spans: list[tuple[int, int, Cite]] = []
     markers = sorted((c for c in cites if c.marker), key=lambda c: (c.start, c.end))
     group: list[Cite] = []
-    previous_end = 0
+    group_end = previous_end = 0
 
-    def close(group: list[Cite]) -> int:
+    def close() -> None:
         a = max(text.rfind("\n", 0, group[0].start) + 1, previous_end)
-        b = max(c.end for c in group)
-        first, last = words_of(a, b)
+        first, last = words_of(a, group_end)
         if first > last:  # a marker with no word before it on its line: the marker itself
-            first, last = words_of(group[0].start, b)
-        for c in group:
-            spans.append((first, last, c))
-        return b
+            first, last = words_of(group[0].start, group_end)
+        spans.extend((first, last, c) for c in group)
 
     for c in markers:
-        if group and (c.start <= max(g.end for g in group) or not text[max(g.end for g in group) : c.start].strip()):
+        if group and (c.start <= group_end or not text[group_end : c.start].strip()):
             group.append(c)
+            group_end = max(group_end, c.end)
             continue
         if group:
-            previous_end = close(group)
-        group = [c]
+            close()
+            previous_end = group_end
+        group, group_end = [c], c.end
     if group:
-        close(group)
+        close()
     for c in cites:
         if not c.marker:
             spans.append((*words_of(c.start, c.end), c))
