@@ -45,6 +45,10 @@ __all__ = [
     "each",
     "dict_at",
     "list_at",
+    "shown",
+    "messages_conversation",
+    "request_and_response",
+    "read_units",
 ]
 
 WORD_RE = re.compile(r"\S+")  # \S is the complement of str.isspace, the word rule of scoring.words
@@ -378,3 +382,43 @@ def list_at(value: Any, where: str, what: str) -> list:
     if not isinstance(value, list):
         raise Bad(where, f"{what}: expected a list")
     return value
+
+
+ReadMessage = Callable[[Any, str, Reading, int], "Message | None"]
+ONLY_ANSWER = 'a response holds only the system\'s answer: log {"request": ..., "response": ...} per call'
+
+
+def shown(raw_messages: Any, where: str, read_message: ReadMessage, reading: Reading, line: int) -> list[Message]:
+    """The shown messages of a list of vendor messages (``read_message`` gives None for the
+    ones not shown)."""
+    raw_messages = list_at(raw_messages, where, "messages")
+    return [m for i, raw in enumerate(raw_messages) if (m := read_message(raw, join(where, i), reading, line))]
+
+
+def messages_conversation(unit: Unit, reading: Reading, read_message: ReadMessage) -> ParsedConversation | None:
+    """The conversation of a messages array, bare or as ``{"messages": [...]}``."""
+    value = unit.value
+    messages, where = (value.get("messages"), unit.at("messages")) if isinstance(value, dict) else (value, unit.field)
+    return conversation(shown(messages, where, read_message, reading, unit.line), reading, unit.line, unit.field)
+
+
+def request_and_response(unit: Unit) -> tuple[dict, dict]:
+    """The two bodies of a logged call."""
+    if not isinstance(unit.value, dict) or "request" not in unit.value:
+        raise Bad(unit.field, ONLY_ANSWER)
+    return (dict_at(unit.value.get("request"), unit.at("request"), "request"),
+            dict_at(unit.value.get("response"), unit.at("response"), "response"))
+
+
+def read_units(units: Iterable[Unit], reading: Reading, emit: Callable[[ParsedConversation], object], *,
+               call: Callable[[Unit, Reading], Call] | None = None,
+               single: Callable[[Unit, Reading], ParsedConversation | None] | None = None) -> None:
+    """A family's file: a log of calls (``call`` reads each; every value has a ``request``)
+    or one conversation per value (``single``)."""
+    units = list(units)
+    if call is not None and (single is None or (units and isinstance(units[0].value, dict) and "request" in units[0].value)):
+        conversations_of_calls((c for c in each(units, reading, lambda u: call(u, reading)) if c), reading, emit)
+        return
+    for conv in each(units, reading, lambda u: single(u, reading)):
+        if conv is not None:
+            emit(conv)
