@@ -28,6 +28,7 @@ from typing import Any
 from ..model import FormatError, ParsedCitation, ParsedConversation, ParsedTurn, canonical_text
 
 __all__ = [
+    "ONLY_ANSWER",
     "Bad",
     "Unit",
     "Cite",

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..model import ParsedConversation
 from .common import (
+    ONLY_ANSWER,
     Bad,
     Call,
     Cite,
@@ -50,12 +51,20 @@ def claims(value: Any) -> bool:
     if isinstance(value, dict) and "request" in value and "response" in value:
         response = value["response"]
         return isinstance(response, dict) and "choices" in response and not ("citations" in response or "search_results" in response)
+    if isinstance(value, dict) and value.get("object") == "chat.completion" and "messages" not in value:
+        return True  # a response alone: refused, saying what to give
     messages = value.get("messages") if isinstance(value, dict) else value
     return is_message_list(messages) and all(m.get("role") in ALL_ROLES for m in messages)
 
 
 def read(units: Iterable[Unit], reading: Reading, emit: Callable[[ParsedConversation], object]) -> None:
-    read_units(units, reading, emit, call=_call, single=lambda unit, reading: messages_conversation(unit, reading, message))
+    read_units(units, reading, emit, call=_call, single=_conversation)
+
+
+def _conversation(unit: Unit, reading: Reading) -> ParsedConversation | None:
+    if isinstance(unit.value, dict) and "messages" not in unit.value:
+        raise Bad(unit.field, ONLY_ANSWER)
+    return messages_conversation(unit, reading, message)
 
 
 def _call(unit: Unit, reading: Reading) -> Call:
