@@ -7,7 +7,7 @@ import runs in the background). Beside it, in the same run, the same conversatio
 this app's JSONL and read back: the ratio says what the harvest reader costs over the
 reading every import already does.
 
-    .venv/bin/python bench/bench_harvest_read.py [--conversations 5000] [--repeat 3]
+    .venv/bin/python bench/bench_harvest_read.py [--conversations 2000] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def timed(function, repeat: int) -> tuple[float, object]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--conversations", type=int, default=5000)
+    parser.add_argument("--conversations", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=3, help="best of this many runs")
     args = parser.parse_args()
     export = json.dumps([export_conversation(c) for c in range(args.conversations)], ensure_ascii=False).encode()
