@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PURE_MODULES = ["scoring", "scoring.words", "scoring.divergence", "scoring.gfrc", "scoring.usefulness",
+PURE_MODULES = ["scoring", "scoring.words", "scoring.divergence", "scoring.gfrc", "scoring.gfr", "scoring.usefulness",
                 "scoring.reference", "scoring.rankings"]
 # Statistics over run scores may use scipy.stats too (still no Django).
 STATISTICS_MODULES = ["scoring.significance"]
