@@ -17,7 +17,7 @@ from django.db.models import F
 
 from annotator.evidence import EvidenceError, derived_target
 from annotator.models import AnnotatorProfile, AttributeSet, Campaign, Grade, Run, Topic, TopicType, is_automatic_judge
-from annotator.vectors import VectorError, check_distribution, format_vector, parse_number, parse_vector
+from annotator.vectors import TARGET_TOLERANCE, VectorError, check_distribution, format_vector, parse_number, parse_vector
 from scoring import significance
 
 STALE_MESSAGE = (
@@ -279,8 +279,8 @@ class AttributeSetForm(VersionedForm):
                 data["target"] = [1 / len(groups)] * len(groups)
             else:
                 try:
-                    target = list(parse_vector(text))
-                    check_distribution(target, length=len(groups))
+                    target = list(parse_vector(text, TARGET_TOLERANCE))
+                    check_distribution(target, length=len(groups), tolerance=TARGET_TOLERANCE)
                     data["target"] = target
                 except VectorError as error:
                     self.add_error("target_text", f"The target {error}.")

@@ -38,7 +38,7 @@ def test_topics_and_runs_may_be_plain_strings_and_targets_fractions():
     spec, problems = validate_campaign(data)
     assert problems == []
     assert spec["topics"] == [{"code": "M001", "type": "M", "description": ""}]
-    assert spec["runs"] == [{"name": "bing", "system": "bing", "trial": 1}]
+    assert spec["runs"] == [{"name": "bing", "kind": "conversations", "system": "bing", "trial": 1}]
     assert spec["topic_types"][0]["attribute_sets"][0]["target"] == [1 / 3, 2 / 3]
 
 
