@@ -7,7 +7,7 @@ at those entities (word ranges of system turns) and their turn usefulness labels
 WC is derived from the turn texts, never stored.
 
 Rows that annotators edit carry a `version`: a save names the version it was based on and is
-refused when someone saved in between (optimistic concurrency, see annotator/annotations.py).
+refused when someone saved in between (optimistic concurrency, see annotator/judgments/edits.py).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import F, Q
 
-from annotator.vectors import TARGET_TOLERANCE, VectorError, check_distribution
+from annotator.rules.vectors import TARGET_TOLERANCE, VectorError, check_distribution
 
 
 class Campaign(models.Model):
@@ -449,7 +449,7 @@ class AnnotationEvent(models.Model):
 
     topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="events")
     # The history outlives a conversation: a replaced conversation's events move to its
-    # replacement (annotator.importing), and deleting one any other way keeps them, unlinked.
+    # replacement (annotator.interchange.importing), and deleting one any other way keeps them, unlinked.
     conversation = models.ForeignKey(
         Conversation, on_delete=models.SET_NULL, null=True, blank=True, related_name="events"
     )
@@ -519,7 +519,7 @@ def is_automatic_judge(user) -> bool:
 
 class ImportJob(models.Model):
     """A conversation upload too large to import within a request: the background worker
-    (`manage.py db_worker`) imports it with annotator.importing, all or nothing, and records
+    (`manage.py db_worker`) imports it with annotator.interchange.importing, all or nothing, and records
     its progress here for the console's job page."""
 
     class Status(models.TextChoices):

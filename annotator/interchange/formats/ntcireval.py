@@ -17,9 +17,9 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from annotator.formats.model import FormatError
-from annotator.formats.paper import decode_utf8
-from annotator.vectors import VectorError, check_distribution, parse_number
+from annotator.interchange.formats.model import FormatError
+from annotator.interchange.formats.paper import decode_utf8
+from annotator.rules.vectors import VectorError, check_distribution, parse_number
 
 __all__ = [
     "QrelsLine", "MembershipLine", "RunLine", "RunFile", "Read",
