@@ -30,14 +30,13 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 
 import pandas as pd
-from django.db.models import Q
 
 from annotator.interchange.csvsafe import csv_lines, frame_csv
 from annotator.interchange.formats import ParsedConversation, ParsedMembership, ParsedNugget, ParsedTurn
 from annotator.interchange.formats.jsonl import iter_jsonl
 from annotator.interchange.formats.paper import iter_paper
 from annotator.rules.identity import document_key
-from annotator.scores.ranked_lists import document_judges
+from annotator.scores.ranked_lists import document_judgments
 from annotator.models import AttributeSet, Campaign, Conversation, Entity, Membership, Nugget, Turn, TurnLabel
 from annotator.rules.vectors import format_vector
 from annotator.scores import campaign_tables
@@ -265,15 +264,11 @@ def _judged_entities(campaign: Campaign, annotator=None) -> tuple[list[Entity], 
 
 
 def _document_entities(campaign: Campaign, annotator=None) -> list[int]:
-    """Entities judged as documents (graded or with a membership, pointed at by no nugget), of
-    `annotator` or of each topic's document judge (scores.ranked_lists.document_judges)."""
-    query = Entity.objects.filter(topic__campaign=campaign, nuggets__isnull=True).filter(
-        Q(grade__isnull=False) | Q(memberships__isnull=False)).distinct()
-    if annotator is not None:
-        return list(query.filter(annotator=annotator).values_list("pk", flat=True))
-    judge_of = document_judges(campaign)
-    return [pk for pk, topic_id, annotator_id in query.values_list("pk", "topic_id", "annotator_id")
-            if judge_of.get(topic_id) == annotator_id]
+    """The judgments of documents that score ranked lists (scores.ranked_lists.document_judgments,
+    of `annotator` when given) that no nugget points at."""
+    judged = document_judgments(campaign, annotator)["entity_id"].tolist()
+    with_nuggets = set(Nugget.objects.filter(entity__topic__campaign=campaign).values_list("entity_id", flat=True))
+    return [pk for pk in judged if pk not in with_nuggets]
 
 
 def _qrels_document(entity: Entity) -> str:

@@ -3,9 +3,11 @@ entity judgments: the database side of `scoring.gfr`.
 
 A ranked list's document is an entity of its topic by key (the normalised URL, else the
 document id: `rules.identity.document_key`), so a page judged once, from a qrels file or as a
-conversation's nugget, counts in every run that ranks it. Each topic's documents are judged
-by one annotator, its *document judge* (`document_judges`). Unjudged documents gain 0 and are
-uniform in every attribute set; a judged one without a membership in a set is uniform there.
+conversation's nugget, counts in every run that ranks it, whoever judged it: for each topic
+and key, one annotator's judgment counts (`document_judgments`: people before automatic
+judges, then whoever judged more of the topic, then the earliest account). Unjudged documents
+gain 0 and are uniform in every attribute set; a judged one without a membership in a set is
+uniform there.
 
 Every (run, topic) of a topic type is one row of padded arrays scored in one vectorised call
 per topic type; the queries are a handful per campaign, whatever its size.
@@ -18,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from django.db.models import Count
+from django.db.models import Q
 
 from annotator.models import AnnotatorProfile, AttributeSet, Campaign, Entity, Grade, Membership, RankedDocument, Run, Topic
 from scoring import gfr
@@ -34,7 +36,7 @@ MEASURES = ["ERR", "iRBU", *gfr.variant_names(True)]
 @dataclass
 class RankedListScores:
     """`figures`: one row per run, topic, attribute set and measure (NTCIREVAL's figures, the
-    LONG_COLUMNS); `table`: one row per run and topic (run, topic, topic_type, judge, MEASURES)."""
+    LONG_COLUMNS); `table`: one row per run and topic (run, topic, topic_type, MEASURES)."""
 
     figures: pd.DataFrame
     table: pd.DataFrame
@@ -47,21 +49,30 @@ def ranked_list_gains(campaign: Campaign) -> tuple[dict[int, float], float]:
     return gains, max(gains.values(), default=0.0)
 
 
-def document_judges(campaign: Campaign) -> dict[int, int]:
-    """Topic id -> whose judgments score its ranked lists: the annotator who graded the most of
-    the topic's entities, people before automatic judges, ties to the earliest account."""
+JUDGMENT_COLUMNS = ["entity_id", "topic_id", "annotator_id", "key", "grade_id"]
+
+
+def document_judgments(campaign: Campaign, judge=None, topic_ids=None) -> pd.DataFrame:
+    """The judgment that counts for each (topic, key) a document can have (JUDGMENT_COLUMNS):
+    of the entities graded or given a membership, `judge`'s, or by default the one of the
+    annotator first in line for the topic: people before automatic judges, then the one who
+    graded more of the topic's entities, then the earliest account."""
+    query = Entity.objects.filter(topic__campaign=campaign).filter(Q(grade__isnull=False) | Q(memberships__isnull=False))
+    if topic_ids is not None:
+        query = query.filter(topic_id__in=topic_ids)
+    if judge is not None:
+        query = query.filter(annotator=judge)
+    entities = pd.DataFrame(query.distinct().values_list("pk", "topic_id", "annotator_id", "key", "grade_id"),
+                            columns=JUDGMENT_COLUMNS)
+    if judge is not None or entities.empty:
+        return entities
     automatic = set(AnnotatorProfile.objects.filter(is_automatic=True).values_list("user_id", flat=True))
-    counts = (
-        Entity.objects.filter(topic__campaign=campaign, grade__isnull=False)
-        .values_list("topic_id", "annotator_id")
-        .annotate(graded=Count("pk"))
-    )
-    best: dict[int, tuple] = {}
-    for topic_id, annotator_id, graded in counts:
-        rank = (annotator_id in automatic, -graded, annotator_id)
-        if topic_id not in best or rank < best[topic_id]:
-            best[topic_id] = rank
-    return {topic_id: rank[2] for topic_id, rank in best.items()}
+    graded = entities.assign(graded=entities["grade_id"].notna()).groupby(["topic_id", "annotator_id"])["graded"].sum()
+    order = entities.assign(
+        automatic=entities["annotator_id"].isin(automatic),
+        graded=-entities.set_index(["topic_id", "annotator_id"]).index.map(graded).to_numpy(dtype=float),
+    ).sort_values(["topic_id", "key", "automatic", "graded", "annotator_id"], kind="stable")
+    return order.drop_duplicates(["topic_id", "key"])[JUDGMENT_COLUMNS].reset_index(drop=True)
 
 
 def ranked_list_runs(campaign: Campaign) -> list[Run]:
@@ -81,19 +92,12 @@ def score_ranked_lists(campaign: Campaign, cutoff: int | None = None, judge=None
         columns=["run_id", "topic_id", "rank", "key"],
     )
     gain_of, max_gain = ranked_list_gains(campaign)
-    judge_of = document_judges(campaign) if judge is None else None
-    entity_query = Entity.objects.filter(topic__campaign=campaign, topic_id__in=set(documents["topic_id"]))
-    if judge is not None:
-        entity_query = entity_query.filter(annotator=judge)
-    entities = pd.DataFrame(entity_query.values_list("pk", "topic_id", "annotator_id", "key", "grade_id"),
-                            columns=["entity_id", "topic_id", "annotator_id", "key", "grade_id"])
-    if judge is None:
-        entities = entities[entities["annotator_id"] == entities["topic_id"].map(judge_of)]
+    entities = document_judgments(campaign, judge, set(documents["topic_id"]))
     entities = entities.assign(gain=entities["grade_id"].map(gain_of).fillna(0.0).astype(float))
     relevant_topics = set(entities.loc[entities["gain"] > 0, "topic_id"])
     topics = {t.pk: t for t in Topic.objects.filter(pk__in=relevant_topics & set(documents["topic_id"])).select_related("topic_type")}
     documents = documents[documents["topic_id"].isin(topics)].merge(
-        entities[["topic_id", "key", "entity_id", "gain", "annotator_id"]], on=["topic_id", "key"], how="left")
+        entities[["topic_id", "key", "entity_id", "gain"]], on=["topic_id", "key"], how="left")
     documents["gain"] = documents["gain"].fillna(0.0)
     memberships = _membership_rows(entities)
 
@@ -106,12 +110,11 @@ def score_ranked_lists(campaign: Campaign, cutoff: int | None = None, judge=None
         sets = list(AttributeSet.objects.filter(topic_type=topic_type).order_by("position", "name"))
         figures, table = _score_type(runs, type_topics, sets, documents, memberships, max_gain, cutoff)
         table.insert(2, "topic_type", topic_type.code)
-        table.insert(3, "judge", [judge.pk if judge is not None else judge_of.get(t.pk) for t in type_topics] * len(runs))
         figure_frames.append(figures)
         table_frames.append(table)
     if not figure_frames:
         return RankedListScores(pd.DataFrame(columns=LONG_COLUMNS),
-                                pd.DataFrame(columns=["run", "topic", "topic_type", "judge", *MEASURES]), cutoff)
+                                pd.DataFrame(columns=["run", "topic", "topic_type", *MEASURES]), cutoff)
     figures = pd.concat(figure_frames, ignore_index=True)
     figures["order"] = range(len(figures))
     figures = figures.sort_values(["run", "topic", "order"], kind="stable").drop(columns="order").reset_index(drop=True)
