@@ -90,11 +90,18 @@ def _lines(data: bytes, path: str, errors: list[FormatError]):
             yield number, fields
 
 
-def _document(value: str, path: str, number: int, errors: list[FormatError]) -> str | None:
-    if len(value) > MAX_ID:
+def _first_mention(topic: str, document: str, path: str, number: int, seen: dict[tuple[str, str], int],
+                   errors: list[FormatError], twice: str) -> bool:
+    """Whether a line's document is fine and new for its topic; else the error, `twice` saying
+    how (with {topic}, {document} and {first}, the line of the first mention)."""
+    if len(document) > MAX_ID:
         errors.append(FormatError(path, number, f"the document id is longer than {MAX_ID} characters"))
-        return None
-    return value
+        return False
+    first = seen.setdefault((topic, document), number)
+    if first != number:
+        errors.append(FormatError(path, number, twice.format(topic=topic, document=document, first=first)))
+        return False
+    return True
 
 
 def read_qrels(data: bytes, path: str) -> Read:
@@ -109,13 +116,8 @@ def read_qrels(data: bytes, path: str) -> Read:
         if not LEVEL.match(level):
             read.errors.append(FormatError(path, number, f"{level[:20]!r} is not a relevance level (L0, L1, ...)"))
             continue
-        if _document(document, path, number, read.errors) is None:
-            continue
-        if (topic, document) in seen:
-            read.errors.append(FormatError(path, number, f"{topic} {document} is judged twice (first at line {seen[(topic, document)]})"))
-            continue
-        seen[(topic, document)] = number
-        read.content.append(QrelsLine(topic, document, level, number))
+        if _first_mention(topic, document, path, number, seen, read.errors, "{topic} {document} is judged twice (first at line {first})"):
+            read.content.append(QrelsLine(topic, document, level, number))
     return read
 
 
@@ -128,19 +130,14 @@ def read_gmemb(data: bytes, path: str) -> Read:
             read.errors.append(FormatError(path, number, "expected `topic doc p1 ... pK`"))
             continue
         topic, document, values = fields[0], fields[1], fields[2:]
-        if _document(document, path, number, read.errors) is None:
-            continue
         try:
             exact = [parse_number(v) for v in values]
             check_distribution(exact)
         except VectorError as error:
             read.errors.append(FormatError(path, number, f"the membership vector: {error}"))
             continue
-        if (topic, document) in seen:
-            read.errors.append(FormatError(path, number, f"{topic} {document} is given twice (first at line {seen[(topic, document)]})"))
-            continue
-        seen[(topic, document)] = number
-        read.content.append(MembershipLine(topic, document, tuple(float(v) for v in exact), number))
+        if _first_mention(topic, document, path, number, seen, read.errors, "{topic} {document} is given twice (first at line {first})"):
+            read.content.append(MembershipLine(topic, document, tuple(float(v) for v in exact), number))
     return read
 
 
@@ -177,12 +174,8 @@ def read_run(data: bytes, path: str) -> Read:
         elif tag != run.tag:
             read.errors.append(FormatError(path, number, f"a second run tag {tag[:100]!r} (the file's is {run.tag[:100]!r}): one run a file"))
             continue
-        if _document(document, path, number, read.errors) is None:
+        if not _first_mention(topic, document, path, number, seen, read.errors, "{document} is ranked twice for {topic} (first at line {first})"):
             continue
-        if (topic, document) in seen:
-            read.errors.append(FormatError(path, number, f"{document} is ranked twice for {topic} (first at line {seen[(topic, document)]})"))
-            continue
-        seen[(topic, document)] = number
         line = RunLine(topic, document, rank, score, number)
         before = previous.get(topic)
         if before is not None and topic not in warned and (rank <= before.rank or score > before.score):
