@@ -418,7 +418,7 @@ class AssignForm(forms.Form):
             get_user_model().objects.filter(is_active=True).select_related("annotator_profile").order_by("username")
         )
         self.fields["topics"].queryset = Topic.objects.filter(campaign=campaign)
-        self.fields["runs"].queryset = Run.objects.filter(campaign=campaign)
+        self.fields["runs"].queryset = Run.objects.filter(campaign=campaign, kind=Run.Kind.CONVERSATIONS)
         self.fields["annotators"].label_from_instance = (
             lambda u: f"{u.get_username()} (automatic judge)" if is_automatic_judge(u) else u.get_username()
         )

@@ -1,5 +1,5 @@
-"""What the file-importing commands share: the campaign and user by name, the files' bytes,
-and the report (warnings, then every file:line problem, or the summary)."""
+"""What the campaign commands share: the campaign and user by name; and for the importing
+ones the files' bytes and the report (warnings, then every file:line problem, or the summary)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,7 @@ from django.core.management.base import BaseCommand, CommandError
 from annotator.models import Campaign
 
 
-class FileCommand(BaseCommand):
-    def add_arguments(self, parser):
-        parser.add_argument("files", nargs="+", metavar="FILE")
-        parser.add_argument("--campaign", required=True, metavar="SLUG")
-
+class CampaignCommand(BaseCommand):
     def campaign(self, slug: str) -> Campaign:
         campaign = Campaign.objects.filter(slug=slug).first()
         if campaign is None:
@@ -27,6 +23,12 @@ class FileCommand(BaseCommand):
         if user is None:
             raise CommandError(f"no user named {username!r}")
         return user
+
+
+class FileCommand(CampaignCommand):
+    def add_arguments(self, parser):
+        parser.add_argument("files", nargs="+", metavar="FILE")
+        parser.add_argument("--campaign", required=True, metavar="SLUG")
 
     def read(self, names: list[str]) -> list[tuple[str, bytes]]:
         contents = []

@@ -11,11 +11,11 @@ import json
 from django.core.management.base import CommandError
 
 from annotator.interchange.csvsafe import frame_csv
-from annotator.management.commands._files import FileCommand
+from annotator.management.commands._files import CampaignCommand
 from annotator.scores.ranked_lists import LONG_COLUMNS, score_ranked_lists
 
 
-class Command(FileCommand):
+class Command(CampaignCommand):
     help = (
         "GFR of the ranked-list runs: ERR, iRBU, GF-JSD/NMD/RNOD per attribute set and the GFR variants "
         "(GFR-ERR+NMD+JSD, GFR-ERR+RNOD+JSD, GFR-iRBU+NMD+JSD, GFR-iRBU+RNOD+JSD; without +JSD for types with no "
