@@ -156,21 +156,22 @@ def _write(documents: list[_Document], annotator, actor, result: JudgmentImport)
     result.entities_created = len(new)
     created = {e.pk for e in new}
 
-    changed = []
+    # The entity's version guards its memberships too (judgments.edits): a changed grade or
+    # membership moves it on, so a workspace edit based on the old state is refused.
+    changed: dict[int, Entity] = {}
     for d in documents:
         entity = existing[(d.topic.pk, d.key)]
         if entity.pk not in created and d.grade is not None and entity.grade_id != d.grade.pk:
             before = entity_state(entity)
             entity.grade = d.grade
-            entity.version += 1
-            changed.append(entity)
+            changed[entity.pk] = entity
             record(Event.Kind.ENTITY, Event.Action.UPDATE, entity.pk, entity.topic_id, before=before, after=entity_state(entity))
-    Entity.objects.bulk_update(changed, ["grade", "version"], batch_size=1000)
 
     by_entity = {existing[(d.topic.pk, d.key)].pk: d for d in documents if d.vectors}
     present = {(m.entity_id, m.attribute_set_id): m for m in Membership.objects.filter(entity_id__in=list(by_entity))}
     fresh, updated = [], []
     for entity_id, d in by_entity.items():
+        entity = existing[(d.topic.pk, d.key)]
         for attribute_set_id, vector in d.vectors.items():
             membership = present.get((entity_id, attribute_set_id))
             if membership is None:
@@ -181,11 +182,17 @@ def _write(documents: list[_Document], annotator, actor, result: JudgmentImport)
                 updated.append(membership)
                 record(Event.Kind.MEMBERSHIP, Event.Action.UPDATE, membership.pk, d.topic.pk, before=before,
                        after=membership_state(membership))
-                changed.append(existing[(d.topic.pk, d.key)])
+            else:
+                continue
+            if entity.pk not in created:
+                changed[entity.pk] = entity
+    for entity in changed.values():
+        entity.version += 1
+    Entity.objects.bulk_update(list(changed.values()), ["grade", "version"], batch_size=1000)
     Membership.objects.bulk_create(fresh, batch_size=1000)
     Membership.objects.bulk_update(updated, ["vector"], batch_size=1000)
     for membership in fresh:
-        record(Event.Kind.MEMBERSHIP, Event.Action.CREATE, membership.pk or 0, by_entity[membership.entity_id].topic.pk,
+        record(Event.Kind.MEMBERSHIP, Event.Action.CREATE, membership.pk, by_entity[membership.entity_id].topic.pk,
                after=membership_state(membership))
-    result.entities_updated = len({e.pk for e in changed})
+    result.entities_updated = len(changed)
     AnnotationEvent.objects.bulk_create(events, batch_size=1000)

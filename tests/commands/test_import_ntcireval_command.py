@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from annotator.models import AnnotationEvent, Entity, Membership
+from annotator.judgments import edits
+from annotator.models import AnnotationEvent, AttributeSet, Entity, Membership
 from tests.factories import make_user
 
 from .helpers import refused, row_counts, run, write
@@ -77,3 +78,19 @@ def test_a_membership_without_a_qrels_line_is_an_ungraded_entity_that_still_coun
     run("import_ntcireval", "--campaign", "fairweb1pilot", gmemb)
     entity = Entity.objects.get()
     assert entity.grade is None and Membership.objects.get(entity=entity).vector == [1.0, 0.0, 0.0]
+
+
+def test_a_changed_membership_moves_the_entitys_version_on_so_a_stale_workspace_edit_is_refused(tmp_path):
+    _load()
+    qrels = write(tmp_path, "q.qrels", "P001 a L1\n")
+    run("import_ntcireval", "--campaign", "fairweb1pilot", qrels, write(tmp_path, "x.R-GENDER.gmemb", "P001 a 1 0 0\n"))
+    version = Entity.objects.get().version
+    out, _ = run("import_ntcireval", "--campaign", "fairweb1pilot", qrels, write(tmp_path, "y.R-GENDER.gmemb", "P001 a 0 1 0\n"))
+    assert "0 new and 1 updated entities" in out
+    entity = Entity.objects.get()
+    assert entity.version == version + 1 and Membership.objects.get().vector == [0.0, 1.0, 0.0]
+    assert AnnotationEvent.objects.filter(kind="membership", action="update").count() == 1
+    gender = AttributeSet.objects.get(name="GENDER")
+    with pytest.raises(edits.StaleEdit):
+        edits.set_membership(entity, gender, actor=entity.annotator, expected_version=version, vector=[0, 0, 1])
+    assert Membership.objects.get().vector == [0.0, 1.0, 0.0]
