@@ -159,9 +159,9 @@ def read_run(data: bytes, path: str) -> Read:
             rank = int(rank_text) if len(rank_text) <= 18 else None
         except ValueError:
             rank = None
-        try:
-            score = float(parse_number(score_text)) if score_text.lower().lstrip("+-") not in ("nan", "inf", "infinity") else None
-        except (VectorError, OverflowError):
+        try:  # bounded: a score of at most 40 characters, finite (a float, as NTCIREVAL reads it)
+            score = float(score_text) if len(score_text) <= 40 and "_" not in score_text else None
+        except ValueError:
             score = None
         if rank is None:
             read.errors.append(FormatError(path, number, f"the rank {rank_text[:20]!r} is not a whole number"))
