@@ -53,6 +53,8 @@ urlpatterns = [
     path("<slug:slug>/report/", reports.report, name="report"),
     path("<slug:slug>/report.csv", reports.report_csv, name="report_csv"),
     path("<slug:slug>/report-conversations.csv", reports.report_conversations_csv, name="report_conversations_csv"),
+    re_path(r"^(?P<slug>[-a-zA-Z0-9_]+)/report-ranked(?P<per_topic>-topics)?\.csv$", reports.report_ranked_csv,
+            name="report_ranked_csv"),
     re_path(r"^(?P<slug>[-a-zA-Z0-9_]+)/r-vs-gf\.(?P<fmt>svg|png)$", reports.plot, name="plot"),
     path("<slug:slug>/report/significance/", analysis.significance, name="significance"),
     path("<slug:slug>/report/significance.csv", analysis.significance_csv, name="significance_csv"),

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotator', '0006_import_jobs'),  # the leaf: 0008 comes before 0004 and 0006
+        ('annotator', '0009_i19_ranked_lists'),  # main's leaf when this branch merged it
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from annotator.console.reports import mean_ci
 from tests.console.conftest import assert_only_the_organiser_gets_in
-from tests.console.helpers import settings_post
+from tests.console.helpers import add_ranked_list_runs, settings_post
 
 
 def url(campaign):
@@ -83,3 +83,38 @@ def test_only_the_organiser_may_post_quick_settings(client_as, campaign):
     assert_only_the_organiser_gets_in(client_as, url(campaign), "post", {"patience": 5, "alpha": 0.5, "version": 1})
     campaign.refresh_from_db()
     assert campaign.patience == 1250
+
+
+def test_ranked_list_runs_are_reported_apart_from_conversation_runs_with_their_gfr_means(organiser, campaign):
+    add_ranked_list_runs(campaign)
+    response = organiser.get(url(campaign))
+    report = response.context["report"]
+    assert [r["run"] for r in report.runs] == ["bard-trial1", "bing-trial1", "chatgpt-trial1"]
+    assert [r["run"] for r in report.ranked.runs] == ["web-a", "web-b", "web-c"]
+    assert report.ranked.columns == ["ERR", "iRBU", "GFR-ERR+NMD+JSD", "GFR-ERR+RNOD+JSD", "GFR-iRBU+NMD+JSD", "GFR-iRBU+RNOD+JSD"]
+    cell = report.ranked.runs[0]["cells"]["GFR-ERR+RNOD+JSD"]
+    assert 0 < cell.mean < 1 and cell.low <= cell.mean <= cell.high
+    content = response.content.decode()
+    assert "Ranked-list runs: GFR@20" in content and 'id="ranked-run-table"' in content
+    assert "Conversation run" in content
+
+
+def test_the_report_of_a_campaign_without_ranked_lists_has_no_ranked_list_section(organiser, campaign):
+    response = organiser.get(url(campaign))
+    assert response.context["report"].ranked is None
+    assert 'id="ranked-run-table"' not in response.content.decode()
+
+
+def test_the_ranked_list_runs_have_csvs_of_their_own_one_table_each(organiser, campaign):
+    import csv
+    import io
+
+    add_ranked_list_runs(campaign)
+    conversation_runs = b"".join(organiser.get(reverse("console:report_csv", kwargs={"slug": campaign.slug})).streaming_content).decode()
+    assert "web-a" not in conversation_runs and "#" not in conversation_runs
+    per_run = organiser.get(reverse("console:report_ranked_csv", kwargs={"slug": campaign.slug}))
+    rows = list(csv.DictReader(io.StringIO(b"".join(per_run.streaming_content).decode())))
+    assert [r["run"] for r in rows] == ["web-a", "web-b", "web-c"] and "GFR-ERR+RNOD+JSD_ci_low" in rows[0]
+    per_topic = organiser.get(reverse("console:report_ranked_csv", kwargs={"slug": campaign.slug, "per_topic": "-topics"}))
+    rows = list(csv.DictReader(io.StringIO(b"".join(per_topic.streaming_content).decode())))
+    assert {r["run"] for r in rows} == {"web-a", "web-b", "web-c"} and "topic" in rows[0]

@@ -24,16 +24,20 @@ from scoring.words import tokenise
 
 def _compared(campaign: Campaign, query) -> tuple[AnalysisForm, run_comparison.Selection | None,
                                                   run_comparison.MeasureComparison | None]:
-    """The run comparison the query asks for (the runs and topics picked, else every run on the
-    topics they share); None when the form refuses it."""
-    table = score_table(campaign)
-    form = AnalysisForm.from_query(query, measures=run_comparison.measures_of(table),
-                                   runs=sorted(table["run"].unique()), topics=sorted(table["topic"].unique()))
+    """The run comparison the query asks for (the runs and topics picked, else every run of the
+    measure's kind on the topics they share); None when the form refuses it."""
+    tables = run_comparison.run_tables(campaign)
+    every = [t for t in (tables.conversations, tables.ranked_lists) if not t.empty]
+    form = AnalysisForm.from_query(
+        query, measures=tables.measure_groups(),
+        runs=sorted({r for t in every for r in t["run"]}), topics=sorted({c for t in every for c in t["topic"]}))
     if not form.is_valid():
         return form, None, None
     p = form.cleaned_data
-    selection = run_comparison.select_runs(table, p["runs"], p["topics"])
-    return form, selection, run_comparison.compare_measure(selection.table, p["measure"], p["permutations"], p["seed"],
+    selected, selections = run_comparison.select_tables(tables, p["runs"], p["topics"])
+    selection = selections.get(run_comparison.kind_of(p["measure"]))
+    table = selected.table_for(p["measure"])
+    return form, selection, run_comparison.compare_measure(table, p["measure"], p["permutations"], p["seed"],
                                                            p["standardise"])
 
 
@@ -53,6 +57,7 @@ def significance(request: HttpRequest, slug: str) -> HttpResponse:
         "rows": comparison.table(p["alpha"]),
         "topic_set_size": run_comparison.topic_set_size(comparison, p["min_diff"], p["alpha"]),
         "csv_query": request.GET.urlencode(),
+        "runs_kind": "ranked-list runs" if comparison.measure in run_comparison.RANKED_LIST_MEASURES else "conversation runs",
     })
     return render(request, "console/significance.html", context)
 

@@ -9,7 +9,6 @@ from django.http import QueryDict
 from annotator.evaluation import run_comparison
 from annotator.console.forms import ComparisonForm
 from annotator.models import Campaign
-from annotator.scores.campaign_tables import score_table
 from scoring import significance
 
 
@@ -22,7 +21,8 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--campaign", required=True, metavar="SLUG")
         parser.add_argument("--measure", action="append", metavar="MEASURE",
-                            help="R, GF, GF_<attribute set> or GFRC; repeat for several (default: all)")
+                            help="R, GF, GF_<attribute set> or GFRC (conversation runs); ERR, iRBU or a GFR variant such "
+                                 "as GFR-ERR+RNOD+JSD (ranked-list runs); repeat for several (default: all)")
         parser.add_argument("--run", action="append", metavar="RUN", dest="runs",
                             help="compare these runs, on the topics they share; repeat (default: every run that has every topic)")
         parser.add_argument("--topic", action="append", metavar="TOPIC", dest="topics",
@@ -43,23 +43,26 @@ class Command(BaseCommand):
         form = ComparisonForm.from_query(query)
         if not form.is_valid():
             raise CommandError("; ".join(f"--{name}: {' '.join(errors)}" for name, errors in form.errors.items()))
-        table = score_table(campaign_obj)
-        known = run_comparison.measures_of(table)
+        table = run_comparison.run_tables(campaign_obj)
+        known = table.measures()
         unknown = [m for m in measure or [] if m not in known]
         if unknown:
             raise CommandError(f"no measure {', '.join(unknown)} in {campaign}: choose from {', '.join(known)}")
-        for name, asked, known_values in (("run", runs, set(table["run"])), ("topic", topics, set(table["topic"]))):
-            unknown = [value for value in asked or [] if value not in known_values]
+        every = [t for t in (table.conversations, table.ranked_lists) if not t.empty]
+        for name, asked, column in (("run", runs, "run"), ("topic", topics, "topic")):
+            unknown = [value for value in asked or [] if not any(value in set(t[column]) for t in every)]
             if unknown:
                 raise CommandError(f"no {name} {', '.join(unknown)} in {campaign}")
-        selection = run_comparison.select_runs(table, runs, topics)
-        comparisons = run_comparison.compare(selection.table, measure, form.cleaned_data["permutations"],
+        selected, selections = run_comparison.select_tables(table, runs, topics)
+        comparisons = run_comparison.compare(selected, measure or known, form.cleaned_data["permutations"],
                                              form.cleaned_data["seed"], form.cleaned_data["standardise"])
-        self.stderr.write(f"compared {len(selection.runs)} run(s) on {len(selection.topics)} topic(s)")
-        for run, lacking in selection.left_out.items():
-            self.stderr.write(f"{run} lacks {len(lacking)} topic(s) ({', '.join(lacking)}): left out")
-        if selection.topics_left_out:
-            self.stderr.write(f"topics a compared run lacks, left out: {', '.join(selection.topics_left_out)}")
+        for kind, selection in selections.items():
+            runs_of = "ranked-list run(s)" if kind == "ranked_lists" else "run(s)"
+            self.stderr.write(f"compared {len(selection.runs)} {runs_of} on {len(selection.topics)} topic(s)")
+            for run, lacking in selection.left_out.items():
+                self.stderr.write(f"{run} lacks {len(lacking)} topic(s) ({', '.join(lacking)}): left out")
+            if selection.topics_left_out:
+                self.stderr.write(f"topics a compared run lacks, left out: {', '.join(selection.topics_left_out)}")
         for c in comparisons:
             if c.result is None:
                 self.stderr.write(f"{c.measure}: not compared ({c.reason})")
