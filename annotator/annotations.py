@@ -33,7 +33,7 @@ from annotator.models import (
     TurnLabel,
 )
 from annotator.spans import span_problem
-from annotator.vectors import VectorError, check_distribution, parse_vector
+from annotator.vectors import VectorError, check_distribution, exact_number, parse_vector
 from scoring.words import tokenise
 
 Event = AnnotationEvent
@@ -731,7 +731,7 @@ def set_conversation_judgments(
 def _vector(vector, attribute_set: AttributeSet, where: str) -> list[float]:
     """A membership vector as numbers, or as annotators type it: "(0,1/2,0,0,0,1/2,0,0)"."""
     try:
-        values = list(parse_vector(vector)) if isinstance(vector, str) else [float(v) for v in vector]
+        values = list(parse_vector(vector)) if isinstance(vector, str) else [float(exact_number(v)) for v in vector]
         check_distribution(values, length=attribute_set.size)
     except (VectorError, TypeError, ValueError) as error:
         raise AnnotationRefused(f"{where}: the {attribute_set.name} vector {error}.") from error

@@ -2,6 +2,8 @@
 (an automatic judge's token), checked by the workspace's rules, all or nothing, answered with
 the conversation's new scores."""
 
+import json
+
 import pytest
 from rest_framework.test import APIClient
 
@@ -150,3 +152,26 @@ def test_a_submission_never_replaces_changes_it_has_not_seen(api, conversation, 
     # knowingly, with the version now: replaced
     response = api.post(url(conversation), {"nuggets": nuggets[:1], "version": now}, format="json")
     assert response.status_code == 200 and Nugget.objects.filter(annotator=robot).count() == 1
+
+
+def test_a_number_beyond_any_vector_in_a_membership_is_a_400_naming_the_nugget(api, conversation, demo):
+    nuggets = anns_judgments(conversation, demo[2][0])
+    body = json.dumps({"nuggets": [{**nuggets[0], "memberships": {"RATINGS": [10**400, 0, 0, 0]}}]})
+    response = api.post(url(conversation), body, content_type="application/json")
+    assert response.status_code == 400
+    assert "nuggets[0]: the RATINGS vector" in response.json()["detail"]
+    assert "out of range" in response.json()["detail"]
+
+
+@pytest.mark.parametrize("where", ["entity", "memberships"])
+def test_a_lone_surrogate_anywhere_in_a_submission_is_a_400_with_its_json_path(api, conversation, robot, demo, where):
+    nugget = anns_judgments(conversation, demo[2][0])[0]
+    if where == "entity":
+        nugget["entity"] = "Back \ud800 to the Future"
+    else:
+        nugget["memberships"] = {"RAT\ud800INGS": [1, 0, 0, 0]}
+    body = json.dumps({"nuggets": [nugget]})  # ensure_ascii: written as the escape \ud800
+    response = api.post(url(conversation), body, content_type="application/json")
+    assert response.status_code == 400
+    assert "surrogate" in response.json()["detail"] and "nuggets[0]" in response.json()["detail"]
+    assert not Nugget.objects.filter(annotator=robot).exists()
