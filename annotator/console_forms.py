@@ -16,7 +16,9 @@ from django.db import transaction
 from django.db.models import F
 
 from annotator.evidence import EvidenceError, derived_target
-from annotator.models import AnnotatorProfile, AttributeSet, Campaign, Grade, Run, Topic, TopicType, is_automatic_judge
+from annotator.models import (
+    AnnotatorProfile, Assignment, AttributeSet, Campaign, Grade, Run, Topic, TopicType, is_automatic_judge,
+)
 from annotator.vectors import VectorError, check_distribution, format_vector, parse_number, parse_vector
 from scoring import significance
 
@@ -506,8 +508,23 @@ class AutomaticJudgeForm(forms.Form):
 
     def __init__(self, *args, campaign: Campaign, **kwargs):
         super().__init__(*args, **kwargs)
+        self.campaign = campaign
         self.fields["annotator"].queryset = _campaign_annotators(campaign)
         self.fields["annotator"].label_from_instance = lambda u: u.get_username()
+
+    def clean_annotator(self):
+        # The mark is the account's, in every campaign: an organiser may set it only for an
+        # account that works in their campaign alone (never for staff).
+        annotator = self.cleaned_data["annotator"]
+        elsewhere = Assignment.objects.filter(annotator=annotator).exclude(conversation__topic__campaign=self.campaign)
+        if annotator.is_staff or annotator.is_superuser or elsewhere.exists() or (
+            annotator.organised_campaigns.exclude(pk=self.campaign.pk).exists()
+        ):
+            raise forms.ValidationError(
+                f"{annotator.get_username()} also works in other campaigns: marking it here would change their "
+                "scores. Only an administrator can mark such an account (admin, annotator profiles)."
+            )
+        return annotator
 
     def save(self) -> AnnotatorProfile:
         data = self.cleaned_data

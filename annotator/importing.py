@@ -12,7 +12,8 @@ The annotations in the files are one annotator's judgments (``annotator``; defau
 uploading ``actor``, else the campaign's first organiser, else a user named "gold"). They
 become that annotator's entities (one per topic and identity key: a URL mentioned in several
 conversations is one entity, whose grade and memberships must agree), nuggets and turn
-labels; the annotator is assigned the conversation and becomes its gold annotator.
+labels; the annotator is assigned the conversation and becomes its gold annotator (unless an
+automatic judge: a judge is never gold, and a conversation only judges annotate has none).
 
 The rules are annotator.annotations' (annotator.spans.span_problem: nuggets lie in one system turn
 and never overlap; entity_key_and_name for identity; annotator.vectors.check_distribution for vectors),
@@ -55,6 +56,7 @@ from annotator.models import (
     TopicType,
     Turn,
     TurnLabel,
+    is_automatic_judge,
 )
 from annotator.spans import span_problem
 from annotator.vectors import VectorError, check_distribution, format_vector
@@ -526,6 +528,7 @@ class _Importer:
         if self.annotator is not None and self.annotator.pk is None:
             self.annotator.save()  # the user "gold", first needed now
         campaign, result, annotator = self.campaign, self.result, self.annotator
+        judge_files = is_automatic_judge(annotator)  # a judge's file never makes it gold
         history = _History(actor=self.actor if getattr(self.actor, "pk", None) else None)
         new_topics: dict[str, Topic] = {}
         for p in plans:
@@ -601,7 +604,7 @@ class _Importer:
                 topic=self.topics[p.topic],
                 run=self.runs[p.run],
                 source=PurePath(p.conv.source).name[:500],
-                gold_annotator=annotator if p.has_annotations else None,
+                gold_annotator=annotator if p.has_annotations and not judge_files else None,
             )
             for p in plans
         ]

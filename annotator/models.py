@@ -452,11 +452,15 @@ class AnnotatorProfile(models.Model):
 
     @classmethod
     def mark(cls, user, *, automatic: bool = True, description: str | None = None) -> AnnotatorProfile:
+        """Mark the account (or back); a judge is never gold, so the conversations it was the
+        gold of fall back to their human annotators."""
         profile, _ = cls.objects.get_or_create(user=user)
         profile.is_automatic = automatic
         if description is not None:
             profile.description = description
         profile.save()
+        if automatic:
+            Conversation.objects.filter(gold_annotator=user).update(gold_annotator=None)
         return profile
 
 

@@ -180,10 +180,11 @@ class NuggetUpdateSerializer(serializers.Serializer):
 class ScoresSerializer(serializers.Serializer):
     conversation = serializers.IntegerField()
     annotator = serializers.IntegerField(allow_null=True)
-    R = serializers.FloatField()
-    GF = serializers.FloatField()
-    GF_m = serializers.DictField(child=serializers.FloatField())
-    GFRC = serializers.FloatField()
+    R = serializers.FloatField(allow_null=True)
+    GF = serializers.FloatField(allow_null=True)
+    GF_m = serializers.DictField(child=serializers.FloatField(), allow_null=True)
+    GFRC = serializers.FloatField(allow_null=True)
+    detail = serializers.CharField(required=False, help_text="Why there are no scores: the conversation has no gold yet")
 
 
 class NuggetWithScoresSerializer(serializers.Serializer):

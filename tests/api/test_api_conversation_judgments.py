@@ -175,3 +175,47 @@ def test_a_lone_surrogate_anywhere_in_a_submission_is_a_400_with_its_json_path(a
     assert response.status_code == 400
     assert "surrogate" in response.json()["detail"] and "nuggets[0]" in response.json()["detail"]
     assert not Nugget.objects.filter(annotator=robot).exists()
+
+
+def test_a_judge_that_imported_a_conversation_first_cannot_empty_its_gold(db):
+    """The probe: a judge's file creates the conversation, then its token sends no nuggets."""
+    from annotator.importing import import_files
+    from annotator.models import Campaign, Conversation
+    from tests.commands.helpers import EXAMPLE, load_fairweb
+
+    load_fairweb()
+    campaign = Campaign.objects.get(slug="fairweb1")
+    robot, ann = make_user("robot"), make_user("ann")
+    AnnotatorProfile.mark(robot)
+    assert import_files(campaign, [("M002-bing-trial1.txt", EXAMPLE.read_bytes())], annotator=robot).ok
+    assert import_files(campaign, [("M002-bing-trial1.txt", EXAMPLE.read_bytes())], annotator=ann).ok
+    conversation = Conversation.objects.get()
+    gold = score_conversation(conversation, ann).GFRC
+    assert gold > 0
+    client = APIClient()
+    client.force_authenticate(robot)
+    version = client.get(url(conversation)).json()["version"]
+    assert client.post(url(conversation), {"version": version, "nuggets": []}, format="json").status_code == 200
+    organiser = make_user("olga")
+    campaign.organisers.add(organiser)
+    client.force_authenticate(organiser)
+    scores = client.get(f"/api/conversations/{conversation.pk}/scores/").json()
+    assert scores["annotator"] == ann.pk and scores["GFRC"] == pytest.approx(gold)
+
+
+def test_the_scores_of_a_conversation_only_a_judge_annotated_say_there_is_no_gold(db):
+    from annotator.importing import import_files
+    from annotator.models import Campaign, Conversation
+    from tests.commands.helpers import EXAMPLE, load_fairweb
+
+    load_fairweb()
+    campaign = Campaign.objects.get(slug="fairweb1")
+    robot, organiser = make_user("robot"), make_user("olga")
+    AnnotatorProfile.mark(robot)
+    campaign.organisers.add(organiser)
+    assert import_files(campaign, [("M002-bing-trial1.txt", EXAMPLE.read_bytes())], annotator=robot).ok
+    client = APIClient()
+    client.force_authenticate(organiser)
+    scores = client.get(f"/api/conversations/{Conversation.objects.get().pk}/scores/").json()
+    assert scores["annotator"] is None and scores["GFRC"] is None
+    assert "no gold" in scores["detail"]
