@@ -378,11 +378,9 @@ class AssignForm(forms.Form):
     topics = forms.ModelMultipleChoiceField(queryset=Topic.objects.none(), required=False, help_text="None chosen: all topics.")
     runs = forms.ModelMultipleChoiceField(queryset=Run.objects.none(), required=False, help_text="None chosen: all runs.")
 
-    def __init__(self, *args, campaign: Campaign, **kwargs):
+    def __init__(self, *args, campaign: Campaign, annotators, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["annotators"].queryset = (
-            get_user_model().objects.filter(is_active=True).select_related("annotator_profile").order_by("username")
-        )
+        self.fields["annotators"].queryset = annotators.select_related("annotator_profile").order_by("username")
         self.fields["topics"].queryset = Topic.objects.filter(campaign=campaign)
         self.fields["runs"].queryset = Run.objects.filter(campaign=campaign)
         self.fields["annotators"].label_from_instance = (

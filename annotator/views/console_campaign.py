@@ -8,7 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
 from annotator import assigning, import_jobs, importing
-from annotator.access import campaign_for_organiser, import_job_for_organiser
+from annotator.access import assignable_annotators, campaign_for_organiser, import_job_for_organiser
 from annotator.console_forms import (
     AssignForm,
     AttributeSetForm,
@@ -129,7 +129,7 @@ def import_job(request: HttpRequest, slug: str, job: int) -> HttpResponse:
 def assign(request: HttpRequest, slug: str) -> HttpResponse:
     """Deal conversations out to annotators in bulk, optionally two (or three) per conversation."""
     campaign = campaign_for_organiser(request.user, slug)
-    form = AssignForm(request.POST or None, campaign=campaign)
+    form = AssignForm(request.POST or None, campaign=campaign, annotators=assignable_annotators(request.user, campaign))
     if request.method == "POST" and form.is_valid():
         conversations = Conversation.objects.filter(topic__campaign=campaign).order_by("topic__code", "run__name")
         if form.cleaned_data["topics"]:
