@@ -32,6 +32,7 @@ from annotator.models import (
     Turn,
     TurnLabel,
 )
+from annotator.rules.ids import ENTITY, id_problem
 from annotator.spans import span_problem
 from annotator.vectors import VectorError, check_distribution, exact_number, parse_vector
 from scoring.words import tokenise
@@ -178,6 +179,9 @@ def span_text(turn: Turn, start_word: int, end_word: int) -> str:
 def entity_for_text(turn: Turn, annotator, text: str, *, actor, conversation: Conversation | None = None) -> Entity:
     """The annotator's entity of the topic that `text` names (URL first, else the name); new if unknown."""
     key, name = entity_key_and_name(text)
+    problem = id_problem(ENTITY, key) if key is not None else None
+    if problem is not None:
+        raise AnnotationRefused(f"The entity cannot be named so: {problem}.")
     topic_id = turn.conversation.topic_id
     entity = Entity.objects.filter(topic_id=topic_id, annotator=annotator, key=key).first()
     if entity is not None:

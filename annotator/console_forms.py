@@ -16,6 +16,7 @@ from django.db import transaction
 from django.db.models import F
 
 from annotator.evidence import EvidenceError, derived_target
+from annotator.rules.ids import ATTRIBUTE_SET, id_problem
 from annotator.models import (
     AnnotatorProfile, Assignment, AttributeSet, Campaign, Grade, Run, Topic, TopicType, is_automatic_judge,
 )
@@ -215,8 +216,10 @@ class AttributeSetForm(VersionedForm):
 
     def clean_name(self):
         name = self.cleaned_data["name"].strip()
-        if not re.fullmatch(r"[A-Za-z0-9_/-]+", name):
-            raise forms.ValidationError("Use letters, digits, _, - or / (it becomes a column GF_<name>).")
+        problem = id_problem(ATTRIBUTE_SET, name)
+        if problem is not None:
+            raise forms.ValidationError(f"{problem[0].upper()}{problem[1:]} (it becomes a column GF_<name> and a "
+                                        "#NAME: line of the paper format).")
         clash = AttributeSet.objects.filter(topic_type=self.topic_type, name=name).exclude(pk=self.instance.pk)
         if self.topic_type is not None and clash.exists():
             raise forms.ValidationError(f"This topic type already has an attribute set {name}.")

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import io
 import json
-import re
 import time
 import zipfile
 from collections import defaultdict
@@ -35,7 +34,8 @@ from annotator.csvsafe import csv_lines, frame_csv
 from annotator.formats import ParsedConversation, ParsedMembership, ParsedNugget, ParsedTurn
 from annotator.formats.jsonl import iter_jsonl
 from annotator.formats.paper import iter_paper
-from annotator.models import AttributeSet, Campaign, Conversation, Entity, Membership, Nugget, Turn, TurnLabel
+from annotator.models import AttributeSet, Campaign, Conversation, Entity, Membership, Nugget, Run, Topic, Turn, TurnLabel
+from annotator.rules.ids import ATTRIBUTE_SET, RUN, TOPIC, field_token, id_problem
 from annotator.vectors import format_vector
 from annotator import reports, scores
 from scoring.words import tokenise
@@ -61,8 +61,31 @@ BATCH = 200
 KINDS = ("paper", "jsonl", "nuggets-tsv", "qrels", "scores-csv", "scores-json", "nuggets-csv", "turns-csv")
 
 
+class ExportRefused(ValueError):
+    """The campaign holds ids no export can write whole (stored before the ids rule): nothing is
+    written, and the message names them."""
+
+
+def unwritable_ids(campaign: Campaign) -> list[str]:
+    """The campaign's topic, run and attribute-set ids that break annotator.rules.ids (each would
+    forge a field or a line of a file, or stop the paper writer mid-stream)."""
+    stored = [
+        *((TOPIC, code) for code in Topic.objects.filter(campaign=campaign).values_list("code", flat=True)),
+        *((RUN, name) for name in Run.objects.filter(campaign=campaign).values_list("name", flat=True)),
+        *((ATTRIBUTE_SET, name) for name in AttributeSet.objects.filter(topic_type__campaign=campaign)
+          .values_list("name", flat=True)),
+    ]
+    return [problem for kind, value in stored if (problem := id_problem(kind, value)) is not None]
+
+
 def stream(campaign: Campaign, kind: str, annotator=None) -> Iterator[str | bytes]:
-    """The chunks of one export (str, or bytes for the qrels zip)."""
+    """The chunks of one export (str, or bytes for the qrels zip). Raises ExportRefused, before
+    anything is written, when the campaign holds ids an export cannot write whole."""
+    problems = unwritable_ids(campaign)
+    if problems:
+        raise ExportRefused(f"campaign {campaign.slug} cannot be exported: " + "; ".join(problems[:10])
+                            + (f" and {len(problems) - 10} more" if len(problems) > 10 else "")
+                            + ". Rename them (admin) and export again.")
     if kind == "paper":
         return iter_paper_export(campaign, annotator)
     if kind == "jsonl":
@@ -234,12 +257,11 @@ def iter_nuggets_tsv(campaign: Campaign, annotator=None) -> Iterator[str]:
 
 # -- qrels (NTCIREVAL) ------------------------------------------------------------------------
 
-_SPACE = re.compile(r"\s")
-
 
 def qrels_id(key: str) -> str:
-    """An entity key as one NTCIREVAL token: whitespace percent-encoded (name keys have spaces)."""
-    return _SPACE.sub(lambda m: "%{:02X}".format(ord(m.group(0))) if ord(m.group(0)) < 256 else "%20", key)
+    """An entity key as one NTCIREVAL token: whitespace and control characters percent-encoded
+    (name keys have spaces)."""
+    return field_token(key)
 
 
 def _judged_entities(campaign: Campaign, annotator=None) -> list[Entity]:
@@ -266,7 +288,7 @@ def qrels_files(campaign: Campaign, annotator=None) -> Iterator[tuple[str, Itera
     def qrels() -> Iterator[str]:
         for e in entities:
             if e.grade_id is not None:
-                yield f"{e.topic.code} {qrels_id(e.key)} {e.grade.label}\n"
+                yield f"{field_token(e.topic.code)} {qrels_id(e.key)} {field_token(e.grade.label)}\n"
 
     yield f"{slug}.qrels", qrels()
     memberships: dict[tuple[int, int], list[float]] = {}
@@ -284,7 +306,7 @@ def qrels_files(campaign: Campaign, annotator=None) -> Iterator[tuple[str, Itera
             for e in entities:
                 if e.topic.topic_type_id == a.topic_type_id and e.grade_id is not None:
                     vector = memberships.get((e.pk, a.pk), uniform)
-                    yield f"{e.topic.code} {qrels_id(e.key)} " + " ".join(repr(float(v)) for v in vector) + "\n"
+                    yield f"{field_token(e.topic.code)} {qrels_id(e.key)} " + " ".join(repr(float(v)) for v in vector) + "\n"
 
         def golddistr(a=a) -> Iterator[str]:
             for p in a.target:

@@ -58,6 +58,7 @@ from annotator.models import (
     TurnLabel,
     is_automatic_judge,
 )
+from annotator.rules.ids import ENTITY, RUN, TOPIC, id_problem
 from annotator.spans import span_problem
 from annotator.vectors import VectorError, check_distribution, format_vector
 
@@ -216,8 +217,8 @@ class _Importer:
         if not names:
             self.error("", 0, "no files given")
             return self.result
-        if self.run is not None and (not self.run.strip() or any(c.isspace() for c in self.run) or len(self.run) > 100):
-            self.error("", 0, f"run name {self.run!r}: give a name without spaces, at most 100 characters")
+        if self.run is not None and (problem := id_problem(RUN, self.run)) is not None:
+            self.error("", 0, f"{problem}: give a run name without spaces, at most 100 characters")
             return self.result
 
         campaign = self.campaign
@@ -336,9 +337,12 @@ class _Importer:
             run = self.run
         elif run is None:
             run = run_from_filename(path, conv.topic)
-        if not run or any(c.isspace() for c in run) or len(run) > 100:
-            self.error(path, line, f"run name {run!r} cannot be used (no spaces, at most 100 characters): give --run")
+        if (problem := id_problem(RUN, run)) is not None:
+            self.error(path, line, f"{problem}: give --run (a name without spaces, at most 100 characters)")
             ok = False
+        if (problem := id_problem(TOPIC, conv.topic)) is not None:
+            self.error(path, line, problem)
+            return None
         topic = self.topics.get(conv.topic)
         if topic is not None:
             type_code = next(code for code, t in self.types.items() if t.pk == topic.topic_type_id)
@@ -348,9 +352,6 @@ class _Importer:
                 known = ", ".join(sorted(self.types)) or "none"
                 self.error(path, line, f"unknown topic {conv.topic}: its first letter names no topic type of "
                            f"campaign {self.campaign.slug} (topic types: {known})")
-                return None
-            if len(conv.topic) > 32:
-                self.error(path, line, f"topic id {conv.topic!r} is longer than 32 characters")
                 return None
         topic_type = self.types[type_code]
         sets = self.sets[topic_type.pk]
@@ -390,8 +391,8 @@ class _Importer:
             if n.entity_key is None:
                 self.error(path, nline, "the nugget names no entity: its text has no URL and no name (add #ENTITY:)", n.field)
                 ok = False
-            elif len(n.entity_key) > 1000:
-                self.error(path, nline, "the entity key is longer than 1000 characters", n.field)
+            elif (problem := id_problem(ENTITY, n.entity_key)) is not None:
+                self.error(path, nline, problem, n.field)
                 ok = False
             for name, m in n.memberships.items():
                 mline = m.line or nline

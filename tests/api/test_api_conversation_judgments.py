@@ -219,3 +219,10 @@ def test_the_scores_of_a_conversation_only_a_judge_annotated_say_there_is_no_gol
     scores = client.get(f"/api/conversations/{Conversation.objects.get().pk}/scores/").json()
     assert scores["annotator"] is None and scores["GFRC"] is None
     assert "no gold" in scores["detail"]
+
+
+def test_an_entity_named_with_a_control_character_is_refused_naming_the_nugget(api, conversation, robot, demo):
+    nugget = {**anns_judgments(conversation, demo[2][0])[0], "entity": "Back\x07 to the Future"}
+    response = api.post(url(conversation), {"nuggets": [nugget]}, format="json")
+    assert response.status_code == 400
+    assert "nuggets[0]" in response.json()["detail"] and "control character" in response.json()["detail"]
