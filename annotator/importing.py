@@ -15,7 +15,7 @@ conversations is one entity, whose grade and memberships must agree), nuggets an
 labels; the annotator is assigned the conversation and becomes its gold annotator (unless an
 automatic judge: a judge is never gold, and a conversation only judges annotate has none).
 
-The rules are annotator.annotations' (annotator.spans.span_problem: nuggets lie in one system turn
+The rules are annotator.annotations' (annotator.spans, by SpanSweep: nuggets lie in one system turn
 and never overlap; entity_key_and_name for identity; annotator.vectors.check_distribution for vectors),
 applied here to whole files in memory instead of row by row. Every judgment an import
 writes, changes or deletes (with a replaced conversation) is recorded as an AnnotationEvent,
@@ -59,7 +59,7 @@ from annotator.models import (
     is_automatic_judge,
 )
 from annotator.rules.ids import ENTITY, RUN, TOPIC, id_problem
-from annotator.spans import span_problem
+from annotator.spans import SpanSweep
 from annotator.vectors import VectorError, check_distribution, format_vector
 
 __all__ = ["ImportResult", "import_files", "default_annotator", "run_from_filename"]
@@ -362,7 +362,7 @@ class _Importer:
             if turn.role == "U" and turn.label:
                 self.error(path, turn.line, "a user turn has no usefulness label", turn.field)
                 ok = False
-        kept: dict[int, list[ParsedNugget]] = {}  # per turn, the nuggets already checked
+        sweeps: dict[int, SpanSweep] = {}  # per turn: each turn's words are counted once
         for n in sorted(conv.nuggets, key=lambda n: (n.turn, n.start_word, n.end_word)):
             nline = n.line or line
             turn = conv.turns[n.turn] if 0 <= n.turn < len(conv.turns) else None
@@ -370,19 +370,19 @@ class _Importer:
                 self.error(path, nline, "nugget in a user turn: only system turns hold nuggets", n.field)
                 ok = False
                 continue
-            words = len(conv.words(n.turn))
-            earlier = kept.setdefault(n.turn, [])
-            problem = span_problem(n.start_word, n.end_word, words=words,
-                                   others=[(e.start_word, e.end_word) for e in earlier])
+            sweep = sweeps.get(n.turn)
+            if sweep is None:
+                sweep = sweeps[n.turn] = SpanSweep(len(conv.words(n.turn)))
+            problem = sweep.check(n.start_word, n.end_word, n)
             if problem is not None and problem.outside:
-                self.error(path, nline, f"span {n.start_word}-{n.end_word} outside {turn.name}, which has {words} words", n.field)
+                self.error(path, nline, f"span {n.start_word}-{n.end_word} outside {turn.name}, which has "
+                           f"{sweep.words} words", n.field)
                 ok = False
                 continue
             if problem is not None:
-                self.error(path, nline, f"this nugget overlaps the nugget at line {earlier[problem.overlaps].line} "
+                self.error(path, nline, f"this nugget overlaps the nugget at line {problem.overlaps.line} "
                            f"(nuggets of one annotator never overlap)", n.field)
                 ok = False
-            earlier.append(n)
             if n.grade is not None and n.grade not in self.grades:
                 self.error(path, n.grade_line or nline,
                            f"grade {n.grade} is not a grade of campaign {self.campaign.slug} ({', '.join(self.grades) or 'none'})",

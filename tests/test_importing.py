@@ -309,3 +309,22 @@ def test_a_lone_surrogate_anywhere_in_a_jsonl_file_is_an_error_at_its_line_and_p
     assert [(e.path, e.line) for e in result.errors] == [("bad.jsonl", 2)]
     assert "surrogate" in result.errors[0].message
     assert not Conversation.objects.exists()
+
+
+def test_checking_a_conversations_nuggets_reads_each_turn_once_whatever_the_number_of_nuggets(campaign, monkeypatch):
+    """Linear, not quadratic: 30,000 nuggets took more than 30 s when every nugget re-read its turn
+    and was compared with every earlier span (bench/bench_nugget_import.py measures it)."""
+    from annotator.formats.model import ParsedConversation
+
+    reads = []
+    original = ParsedConversation.words
+    monkeypatch.setattr(ParsedConversation, "words", lambda self, turn: reads.append(turn) or original(self, turn))
+    n = 3000
+    line = {"topic": "M002", "run": "many-trial1",
+            "turns": [{"role": "user", "text": "Name everything"}, {"role": "system", "text": " ".join(f"w{i}" for i in range(n))}],
+            "nuggets": [{"turn": 2, "start": i, "end": i, "grade": "L0", "entity": {"key": f"name:w{i}"}} for i in range(n)]}
+    line["nuggets"].append({"turn": 2, "start": 5, "end": 5, "grade": "L0", "entity": {"key": "name:w5"}})
+    result = import_files(campaign, [("many.jsonl", json.dumps(line).encode())])
+    assert [str(e) for e in result.errors] == [
+        "many.jsonl:1: nuggets[3000]: this nugget overlaps the nugget at line 1 (nuggets of one annotator never overlap)"]
+    assert len(reads) <= 2
