@@ -226,3 +226,28 @@ def test_an_entity_named_with_a_control_character_is_refused_naming_the_nugget(a
     response = api.post(url(conversation), {"nuggets": [nugget]}, format="json")
     assert response.status_code == 400
     assert "nuggets[0]" in response.json()["detail"] and "control character" in response.json()["detail"]
+
+
+def test_a_submission_reads_each_turn_once_whatever_the_number_of_nuggets(api, conversation, robot, monkeypatch):
+    """Linear: 6,000 nuggets on a 100,000-word turn took 44 s when every nugget re-read its turn
+    and queried every earlier span of it."""
+    from annotator.models import Turn
+
+    turn = conversation.turns.filter(role="S").order_by("position").first()
+    Turn.objects.filter(pk=turn.pk).update(text=" ".join(f"w{i}" for i in range(2_000)))
+    reads = []
+    original = annotations.tokenise
+    monkeypatch.setattr(annotations, "tokenise", lambda text: reads.append(len(text)) or original(text))
+    nuggets = [{"turn": str(turn), "start_word": i, "end_word": i, "grade": "L0"} for i in range(0, 2_000, 2)]
+    response = api.post(url(conversation), {"nuggets": nuggets}, format="json")
+    assert response.status_code == 200, response.json()
+    assert response.json()["nuggets"] == 1_000
+    assert len(reads) <= 2 * conversation.turns.count()  # the spans, then the scores of the answer
+
+
+def test_a_submission_over_the_documented_cap_is_refused_before_anything_is_read(api, conversation, robot):
+    nuggets = [{"turn": "S1", "start_word": i, "end_word": i} for i in range(annotations.MAX_SUBMITTED_NUGGETS + 1)]
+    response = api.post(url(conversation), {"nuggets": nuggets}, format="json")
+    assert response.status_code == 400
+    assert "2000" in str(response.json()["nuggets"])
+    assert not Nugget.objects.filter(annotator=robot).exists()
