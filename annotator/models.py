@@ -509,6 +509,10 @@ class ImportJob(models.Model):
     errors = models.JSONField(default=list, blank=True, help_text="file:line: reason, when nothing was imported")
     warnings = models.JSONField(default=list, blank=True)
     task_id = models.CharField(max_length=64, blank=True, help_text="The django-tasks result running this job")
+    worker = models.CharField(
+        max_length=300, blank=True, help_text="The process running it: host, pid and start time (annotator.import_jobs)"
+    )
+    heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="Last sign of life of that process")
 
     class Meta:
         ordering = ["-created_at", "-id"]

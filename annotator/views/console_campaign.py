@@ -17,7 +17,7 @@ from annotator.console_forms import (
     StaleForm,
     UploadForm,
 )
-from annotator.models import AttributeSet, Conversation, TopicType
+from annotator.models import AttributeSet, Conversation, ImportJob, TopicType
 
 
 @login_required
@@ -121,6 +121,8 @@ def upload(request: HttpRequest, slug: str) -> HttpResponse:
 def import_job(request: HttpRequest, slug: str, job: int) -> HttpResponse:
     """A background import's progress; htmx polls the progress fragment until the job ends."""
     job = import_job_for_organiser(request.user, slug, job)
+    if import_jobs.reap_abandoned(ImportJob.objects.filter(pk=job.pk)):
+        job.refresh_from_db()
     template = "console/import_job.html#job-progress" if request.htmx else "console/import_job.html"
     return render(request, template, {"campaign": job.campaign, "job": job, "tab": "upload"})
 
