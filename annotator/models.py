@@ -7,7 +7,7 @@ at those entities (word ranges of system turns) and their turn usefulness labels
 WC is derived from the turn texts, never stored.
 
 Rows that annotators edit carry a `version`: a save names the version it was based on and is
-refused when someone saved in between (optimistic concurrency, see annotator/annotations.py).
+refused when someone saved in between (optimistic concurrency, see annotator/judgments/edits.py).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import F, Q
 
-from annotator.vectors import VectorError, check_distribution
+from annotator.rules.vectors import VectorError, check_distribution
 
 
 class Campaign(models.Model):
@@ -397,7 +397,7 @@ class AnnotationEvent(models.Model):
 
     topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="events")
     # The history outlives a conversation: a replaced conversation's events move to its
-    # replacement (annotator.importing), and deleting one any other way keeps them, unlinked.
+    # replacement (annotator.interchange.importing), and deleting one any other way keeps them, unlinked.
     conversation = models.ForeignKey(
         Conversation, on_delete=models.SET_NULL, null=True, blank=True, related_name="events"
     )
@@ -471,7 +471,7 @@ def is_automatic_judge(user) -> bool:
 
 class ImportJob(models.Model):
     """A conversation upload too large to import within a request: the background worker
-    (`manage.py db_worker`) imports it with annotator.importing, all or nothing, and records
+    (`manage.py db_worker`) imports it with annotator.interchange.importing, all or nothing, and records
     its progress here for the console's job page."""
 
     class Status(models.TextChoices):
@@ -510,7 +510,7 @@ class ImportJob(models.Model):
     warnings = models.JSONField(default=list, blank=True)
     task_id = models.CharField(max_length=64, blank=True, help_text="The django-tasks result running this job")
     worker = models.CharField(
-        max_length=300, blank=True, help_text="The process running it: host, pid and start time (annotator.import_jobs)"
+        max_length=300, blank=True, help_text="The process running it: host, pid and start time (annotator.interchange.import_jobs)"
     )
     heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="Last sign of life of that process")
 

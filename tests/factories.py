@@ -1,11 +1,11 @@
 """Building blocks for tests: a FairWeb-like campaign and conversations built through the
-same business rules the app uses (annotator.annotations), never by writing rows behind them."""
+same business rules the app uses (annotator.judgments.edits), never by writing rows behind them."""
 
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 
-from annotator import annotations
+from annotator.judgments import edits
 from annotator.models import Assignment, AttributeSet, Campaign, Conversation, Grade, Run, Topic, TopicType, Turn
 
 FAIRWEB_ORIGIN_TARGET = [
@@ -60,16 +60,16 @@ def mark(conversation: Conversation, annotator, turn_position: int, start: int, 
          grade: str | None = None, memberships: dict[str, list[float]] | None = None):
     """Mark words start..end (0-based, inclusive) of a turn as a nugget, then grade its entity."""
     turn = conversation.turns.get(position=turn_position)
-    nugget = annotations.create_nugget(annotator=annotator, actor=annotator, turn=turn, start_word=start, end_word=end)
+    nugget = edits.create_nugget(annotator=annotator, actor=annotator, turn=turn, start_word=start, end_word=end)
     entity = nugget.entity
     if grade is not None:
-        annotations.update_entity(
+        edits.update_entity(
             entity, actor=annotator, expected_version=entity.version,
             grade=Grade.objects.get(campaign=conversation.topic.campaign, label=grade),
         )
     for name, vector in (memberships or {}).items():
         attribute_set = AttributeSet.objects.get(topic_type=conversation.topic.topic_type, name=name)
-        annotations.set_membership(
+        edits.set_membership(
             entity, attribute_set, actor=annotator, expected_version=entity.version, vector=vector
         )
     nugget.refresh_from_db()

@@ -3,10 +3,10 @@ default, never paired for agreement or adjudication, and not in human progress f
 
 import pytest
 
-from annotator import reports
-from annotator.console_forms import GoldForm
+from annotator.console import reports
+from annotator.console.forms import GoldForm
 from annotator.models import AnnotatorProfile, Assignment, is_automatic_judge
-from annotator.scores import judges
+from annotator.scores.per_conversation import judges
 from tests.console.demo import build_demo
 
 
@@ -56,7 +56,7 @@ def test_progress_figures_count_people_only(demo_with_judge):
 
 
 def test_a_judges_file_that_creates_a_conversation_does_not_make_the_judge_its_gold(db):
-    from annotator.importing import import_files
+    from annotator.interchange.importing import import_files
     from annotator.models import Campaign, Conversation
     from tests.commands.helpers import EXAMPLE, load_fairweb
     from tests.factories import make_user

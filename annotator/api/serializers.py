@@ -1,12 +1,12 @@
 """Serializers: shapes of the API's data. No business rules here: changes go through
-annotator.annotations (judgments) and annotator.console_forms (campaign settings)."""
+annotator.judgments.edits (judgments) and annotator.console.forms (campaign settings)."""
 
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from annotator.annotations import MAX_SUBMITTED_NUGGETS
+from annotator.judgments.edits import MAX_SUBMITTED_NUGGETS
 from annotator.models import AttributeSet, Campaign, Conversation, Entity, Grade, Nugget, Run, Topic, Turn, TurnLabel
 from scoring.words import tokenise
 

@@ -7,9 +7,9 @@ import json
 import pytest
 from rest_framework.test import APIClient
 
-from annotator import annotations
+from annotator.judgments import edits
 from annotator.models import AnnotatorProfile, Assignment, Entity, Grade, Nugget, TurnLabel
-from annotator.scores import score_conversation
+from annotator.scores.per_conversation import score_conversation
 from tests.api.helpers import assigned_conversation
 from tests.factories import make_user
 
@@ -139,7 +139,7 @@ def test_a_submission_never_replaces_changes_it_has_not_seen(api, conversation, 
     version = api.post(url(conversation), {"nuggets": nuggets}, format="json").json()["version"]
     # the same account changes a grade in the workspace meanwhile (another tab, a person)
     nugget = Nugget.objects.filter(annotator=robot).select_related("entity").first()
-    annotations.update_entity(nugget.entity, actor=robot, expected_version=nugget.entity.version,
+    edits.update_entity(nugget.entity, actor=robot, expected_version=nugget.entity.version,
                               conversation=conversation, grade=Grade.objects.get(campaign=conversation.topic.campaign, level=0))
     response = api.post(url(conversation), {"nuggets": nuggets[:1], "version": version}, format="json")
     now = api.get(url(conversation)).json()["version"]
@@ -179,7 +179,7 @@ def test_a_lone_surrogate_anywhere_in_a_submission_is_a_400_with_its_json_path(a
 
 def test_a_judge_that_imported_a_conversation_first_cannot_empty_its_gold(db):
     """The probe: a judge's file creates the conversation, then its token sends no nuggets."""
-    from annotator.importing import import_files
+    from annotator.interchange.importing import import_files
     from annotator.models import Campaign, Conversation
     from tests.commands.helpers import EXAMPLE, load_fairweb
 
@@ -204,7 +204,7 @@ def test_a_judge_that_imported_a_conversation_first_cannot_empty_its_gold(db):
 
 
 def test_the_scores_of_a_conversation_only_a_judge_annotated_say_there_is_no_gold(db):
-    from annotator.importing import import_files
+    from annotator.interchange.importing import import_files
     from annotator.models import Campaign, Conversation
     from tests.commands.helpers import EXAMPLE, load_fairweb
 
@@ -236,8 +236,8 @@ def test_a_submission_reads_each_turn_once_whatever_the_number_of_nuggets(api, c
     turn = conversation.turns.filter(role="S").order_by("position").first()
     Turn.objects.filter(pk=turn.pk).update(text=" ".join(f"w{i}" for i in range(2_000)))
     reads = []
-    original = annotations.tokenise
-    monkeypatch.setattr(annotations, "tokenise", lambda text: reads.append(len(text)) or original(text))
+    original = edits.tokenise
+    monkeypatch.setattr(edits, "tokenise", lambda text: reads.append(len(text)) or original(text))
     nuggets = [{"turn": str(turn), "start_word": i, "end_word": i, "grade": "L0"} for i in range(0, 2_000, 2)]
     response = api.post(url(conversation), {"nuggets": nuggets}, format="json")
     assert response.status_code == 200, response.json()
@@ -246,7 +246,7 @@ def test_a_submission_reads_each_turn_once_whatever_the_number_of_nuggets(api, c
 
 
 def test_a_submission_over_the_documented_cap_is_refused_before_anything_is_read(api, conversation, robot):
-    nuggets = [{"turn": "S1", "start_word": i, "end_word": i} for i in range(annotations.MAX_SUBMITTED_NUGGETS + 1)]
+    nuggets = [{"turn": "S1", "start_word": i, "end_word": i} for i in range(edits.MAX_SUBMITTED_NUGGETS + 1)]
     response = api.post(url(conversation), {"nuggets": nuggets}, format="json")
     assert response.status_code == 400
     assert "2000" in str(response.json()["nuggets"])

@@ -9,8 +9,8 @@ import json
 import pytest
 from scipy import stats
 
-from annotator import analysis
-from annotator.reports import score_table
+from annotator.evaluation import run_comparison
+from annotator.scores.campaign_tables import score_table
 from tests.console.demo import build_demo
 
 from .helpers import refused, run
@@ -28,9 +28,9 @@ def test_the_csv_has_the_issues_columns_for_every_measure_and_run_pair(campaign)
     rows = list(csv.DictReader(io.StringIO(out)))
     assert list(rows[0]) == ["measure", "run_a", "run_b", "mean_a", "mean_b", "diff", "p_tukey_hsd", "p_paired_t",
                              "effect_size", "topics"]
-    measures = analysis.measures_of(score_table(campaign))
+    measures = run_comparison.measures_of(score_table(campaign))
     assert [r["measure"] for r in rows] == [m for m in measures for _ in range(3)]
-    matrix = analysis.topic_run_matrix(score_table(campaign), "GFRC")
+    matrix = run_comparison.topic_run_matrix(score_table(campaign), "GFRC")
     for row in (r for r in rows if r["measure"] == "GFRC"):
         a, b = matrix.runs.index(row["run_a"]), matrix.runs.index(row["run_b"])
         expected = stats.ttest_rel(matrix.scores[:, a], matrix.scores[:, b]).pvalue

@@ -43,7 +43,7 @@ def test_the_shipped_origin_mapping_places_the_example_countries_and_most_of_the
 
 
 def test_the_shipped_helpers_turn_the_examples_evidence_into_its_vectors():
-    from annotator.evidence import vector_from_evidence
+    from annotator.rules.evidence import vector_from_evidence
 
     run("load_campaign", str(CAMPAIGN_FILE))
     ratings = AttributeSet.objects.get(name="RATINGS")

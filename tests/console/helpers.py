@@ -1,7 +1,7 @@
 """Form data for the console's settings pages, as a browser would post them."""
 
 from annotator.models import AttributeSet, Campaign
-from annotator.vectors import format_vector
+from annotator.rules.vectors import format_vector
 
 
 def settings_post(campaign: Campaign, grades: dict[str, float] | None = None, **changes) -> dict:

@@ -126,7 +126,7 @@ def test_marking_an_account_again_without_a_description_keeps_the_one_it_had(org
 
 def test_an_account_that_works_in_another_campaign_cannot_be_marked_from_this_one(organiser, campaign, demo):
     from annotator.models import Assignment
-    from annotator.scores import judges
+    from annotator.scores.per_conversation import judges
     from tests.factories import make_campaign, make_conversation
 
     bob = demo[2][1]

@@ -3,7 +3,7 @@ import math
 import pytest
 from django.urls import reverse
 
-from annotator.reports import mean_ci
+from annotator.console.reports import mean_ci
 from tests.console.conftest import assert_only_the_organiser_gets_in
 from tests.console.helpers import settings_post
 

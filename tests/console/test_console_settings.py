@@ -1,7 +1,7 @@
 from django.urls import reverse
 
 from annotator.models import Campaign, Grade
-from annotator.reports import score_table
+from annotator.scores.campaign_tables import score_table
 from tests.console.conftest import assert_only_the_organiser_gets_in
 from tests.console.helpers import settings_post
 

@@ -3,8 +3,8 @@
 import pytest
 from django.urls import reverse
 
-from annotator import analysis
-from annotator.reports import score_table
+from annotator.evaluation import run_comparison
+from annotator.scores.campaign_tables import score_table
 from tests.console.conftest import assert_only_the_organiser_gets_in
 from tests.factories import make_conversation
 
@@ -42,10 +42,10 @@ def test_pairs_below_the_chosen_alpha_are_marked_significant(organiser, campaign
 
 def test_the_page_shows_what_the_analysis_module_computes_for_the_same_seed(organiser, campaign):
     response = organiser.get(url(campaign), {"measure": "GF", "permutations": 300, "seed": 5, "min_diff": 0.1})
-    expected = analysis.compare_measure(score_table(campaign), "GF", 300, 5)
+    expected = run_comparison.compare_measure(score_table(campaign), "GF", 300, 5)
     assert response.context["comparison"].result.p_tukey_hsd.tolist() == expected.result.p_tukey_hsd.tolist()
     size = response.context["topic_set_size"]
-    assert size.min_diff == 0.1 and size.paired_t == analysis.topic_set_size(expected, 0.1).paired_t
+    assert size.min_diff == 0.1 and size.paired_t == run_comparison.topic_set_size(expected, 0.1).paired_t
 
 
 def test_standardisation_is_an_option_of_the_report(organiser, campaign):

@@ -12,7 +12,7 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from annotator.importing import import_files
+from annotator.interchange.importing import import_files
 from annotator.models import Campaign
 
 
