@@ -56,8 +56,21 @@ def loads_json(text: str | bytes, **options: Any) -> Any:
         except RecursionError:
             raise json.JSONDecodeError("nested too deeply", "", 0) from None
         if where is not None:
-            raise json.JSONDecodeError(f"{where}: a lone surrogate (\\ud800-\\udfff) is no text", "", 0)
+            raise LoneSurrogate(where)
     return value
+
+
+class LoneSurrogate(json.JSONDecodeError):
+    """Valid JSON whose string or key at `path` ("$.turns[0].text") holds a lone surrogate."""
+
+    REASON = "a lone surrogate (\\ud800-\\udfff) is no text"
+
+    def __init__(self, path: str):
+        super().__init__(f"{path}: {self.REASON}", "", 0)
+        self.path = path
+
+    def __str__(self) -> str:
+        return self.msg
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
@@ -71,7 +84,7 @@ def _surrogate_path(value: Any, path: str) -> str | None:
     if isinstance(value, dict):
         for key, item in value.items():
             if _SURROGATE.search(key):
-                return f"{path} key {key.encode('utf-8', 'backslashreplace').decode()!r}"
+                return f"{path}.{key.encode('utf-8', 'backslashreplace').decode()}"  # the key itself, escaped
             found = _surrogate_path(item, f"{path}.{key}")
             if found is not None:
                 return found
