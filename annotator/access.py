@@ -149,16 +149,17 @@ def assignable_annotators(user, campaign: Campaign) -> QuerySet:
     return _annotator_accounts().filter(is_active=True).filter(mine | unattached).distinct()
 
 
+def campaign_annotators(campaign: Campaign) -> QuerySet:
+    """The accounts an organiser of the campaign sees and acts on (tokens, lockouts): those with
+    an assignment in it, never staff or superusers."""
+    return _annotator_accounts().filter(assignments__conversation__topic__campaign=campaign).distinct()
+
+
 def annotator_for_organiser(user, campaign: Campaign, annotator_id: int):
     """An annotator (never staff or a superuser) with an assignment in a campaign the user organises."""
     if not is_organiser_of(user, campaign):
         raise Http404("No such annotator in this campaign.")
-    annotator = (
-        _annotator_accounts()
-        .filter(pk=annotator_id, assignments__conversation__topic__campaign=campaign)
-        .distinct()
-        .first()
-    )
+    annotator = campaign_annotators(campaign).filter(pk=annotator_id).first()
     if annotator is None:
         raise Http404("No such annotator in this campaign.")
     return annotator
