@@ -450,17 +450,20 @@ class AnnotatorProfile(models.Model):
         """Rows whose user (reached through `prefix`, e.g. "annotator__") is an automatic judge."""
         return Q(**{f"{prefix}annotator_profile__is_automatic": True})
 
+    def save(self, *args, **kwargs) -> None:
+        """A judge is never gold: marking an account (here, on the console or in the admin) hands
+        the conversations it was the gold of back to their human annotators."""
+        super().save(*args, **kwargs)
+        if self.is_automatic:
+            Conversation.objects.filter(gold_annotator_id=self.user_id).update(gold_annotator=None)
+
     @classmethod
     def mark(cls, user, *, automatic: bool = True, description: str | None = None) -> AnnotatorProfile:
-        """Mark the account (or back); a judge is never gold, so the conversations it was the
-        gold of fall back to their human annotators."""
         profile, _ = cls.objects.get_or_create(user=user)
         profile.is_automatic = automatic
         if description is not None:
             profile.description = description
         profile.save()
-        if automatic:
-            Conversation.objects.filter(gold_annotator=user).update(gold_annotator=None)
         return profile
 
 
