@@ -68,7 +68,7 @@ class TopicSerializer(serializers.ModelSerializer):
 class RunSerializer(serializers.ModelSerializer):
     class Meta:
         model = Run
-        fields = ["id", "name", "system", "trial"]
+        fields = ["id", "name", "kind", "system", "trial"]
 
 
 class TurnSerializer(serializers.ModelSerializer):

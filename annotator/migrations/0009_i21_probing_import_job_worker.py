@@ -2,8 +2,8 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-    # ImportJob is created by 0006 (the leaf of this branch, which comes after 0008_automatic_judges)
-    dependencies = [("annotator", "0006_import_jobs")]
+    # after the leaf of main when merged (0006_import_jobs -> 0009_i19_ranked_lists): the lead renumbers
+    dependencies = [("annotator", "0009_i19_ranked_lists")]
 
     operations = [
         migrations.AddField(

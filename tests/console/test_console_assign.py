@@ -63,7 +63,7 @@ def test_the_assign_page_offers_this_campaigns_people_and_new_accounts_never_sta
     ann, bob = demo[2]
     get_user_model().objects.create_superuser("admin", "admin@example.org", "admin-pw-123456")
     make_user("staffer", is_staff=True)
-    newcomer = make_user("newcomer")
+    make_user("newcomer")
     elsewhere = make_user("elsewhere")
     make_conversation(make_campaign("other"), [("U", "hi"), ("S", "Primer (2004)")], annotators=[elsewhere])
     response = organiser.get(url(campaign))
@@ -74,3 +74,12 @@ def test_the_assign_page_offers_this_campaigns_people_and_new_accounts_never_sta
     response = organiser.post(url(campaign), {"annotators": [admin.pk], "per_conversation": 1})
     assert "annotators" in response.context["form"].errors
     assert not Assignment.objects.filter(annotator=admin).exists()
+
+
+def test_ranked_list_runs_are_not_offered_for_assignment(organiser, campaign):
+    from tests.console.helpers import add_ranked_list_runs
+
+    add_ranked_list_runs(campaign)
+    response = organiser.get(reverse("console:assign", kwargs={"slug": campaign.slug}))
+    offered = {run.name for run in response.context["form"].fields["runs"].queryset}
+    assert offered == {"bard-trial1", "bing-trial1", "chatgpt-trial1"}
