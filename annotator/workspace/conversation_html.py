@@ -17,36 +17,13 @@ from django.template.loader import get_template
 from django.utils.safestring import SafeString, mark_safe
 
 from annotator.models import TurnLabel
+from annotator.rules.candidates import Line, lines_of
 from annotator.scores.per_conversation import ConversationScore, NuggetScore, TurnScore
-from scoring.words import tokenise
 
 LABEL_NAMES = {"o": "looks useful", "x": "not useful", "-": "no turn"}
 # The turn's header (name, word range, running word count, label buttons): a template partial.
 TURN_HEAD = "annotator/conversation.html#turn-head"
 OOB = ' hx-swap-oob="true"'
-
-
-@dataclass
-class Line:
-    start: int  # 0-based word index in the turn of the line's first word
-    words: list[str]
-    text: str
-
-    @property
-    def end(self) -> int:
-        return self.start + len(self.words) - 1
-
-
-def lines_of(text: str) -> list[Line]:
-    """The turn's text lines with the turn word indices they cover (tokenise is the word rule)."""
-    lines, start = [], 0
-    for raw in text.splitlines():
-        words = tokenise(raw)
-        lines.append(Line(start=start, words=words, text=raw))
-        start += len(words)
-    if start != len(tokenise(text)):  # unusual separators: one line, the word rule wins
-        return [Line(start=0, words=tokenise(text), text=text)]
-    return lines
 
 
 # In a turn longer than this, annotate.js makes word spans only where the annotator works (the

@@ -20,14 +20,13 @@ from annotator.workspace.conversation_html import (
     Urls,
     Workbench,
     affected_turns,
-    lines_of,
     render_datalist,
     render_turns,
     table_1_html,
     table_2_html,
 )
 from annotator.workspace.forms import EntityDetailsForm, EntityLinkForm, GradeForm, MembershipForm, NuggetSpanForm
-from annotator.rules.identity import entity_key_and_name, find_url
+from annotator.rules.candidates import candidate_key, candidate_lines
 from annotator.models import Assignment, AttributeSet, Entity, Grade, Membership, TurnLabel
 from annotator.scores.per_conversation import ConversationScore, NuggetScore, attribute_sets_of, score_conversation
 from annotator.rules.vectors import format_vector
@@ -339,33 +338,21 @@ def _details_open(bound: dict) -> bool:
     return any(bound.get(name) is not None and bound[name].errors for name in ("link", "details"))
 
 
-def candidate_key(turn_id: int, start: int, end: int) -> str:
-    return f"{turn_id}:{start}:{end}"
-
-
-def find_candidates(score: ConversationScore, annotator_nuggets, dismissed: set[str], topic_id: int | None = None,
-                    annotator_id: int | None = None) -> list[Candidate]:
-    """Every line of a system turn with a URL that no nugget touches and that was not dismissed;
-    with an annotator, the entity of the topic each names, if any (one query, for those keys)."""
+def find_candidates(score: ConversationScore, annotator_nuggets, dismissed: set[str], topic_id: int,
+                    annotator_id: int) -> list[Candidate]:
+    """The suggested nuggets (annotator.rules.candidates) the annotator did not dismiss, each
+    with the annotator's entity of the topic it names, if any (one query, for those keys)."""
     taken: dict[int, set[int]] = {}
     for n in annotator_nuggets:
         taken.setdefault(n.nugget.turn_id, set()).update(range(n.nugget.start_word, n.nugget.end_word + 1))
-    result = []
-    for view in score.turns:
-        turn = view.turn
-        if not turn.is_system:
-            continue
-        for line in lines_of(turn.text):
-            if not line.words or not taken.get(turn.pk, set()).isdisjoint(range(line.start, line.end + 1)):
-                continue
-            if find_url(line.text) is None:
-                continue
-            if candidate_key(turn.pk, line.start, line.end) in dismissed:
-                continue
-            key, _name = entity_key_and_name(line.text)
-            result.append(Candidate(turn.pk, line.start, line.end, line.text, None, key))
+    result = [
+        Candidate(view.turn.pk, line.start, line.end, line.text, None, line.key)
+        for view in score.turns if view.turn.is_system
+        for line in candidate_lines(view.turn.text, taken.get(view.turn.pk, set()))
+        if candidate_key(view.turn.pk, line.start, line.end) not in dismissed
+    ]
     keys = {c.key for c in result if c.key}
-    if keys and annotator_id is not None:
+    if keys:
         known = {e.key: e for e in entity_rows(topic_id, annotator_id, keys)}
         for candidate in result:
             candidate.known = known.get(candidate.key)
