@@ -20,6 +20,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import F, Q
 
+from annotator.rules.attribute_sets import attribute_set_name_problem
 from annotator.rules.vectors import VectorError, check_distribution
 
 
@@ -157,6 +158,9 @@ class AttributeSet(models.Model):
         return self.name
 
     def clean(self) -> None:
+        problem = attribute_set_name_problem(self.name)
+        if problem is not None:
+            raise ValidationError({"name": f"The name {problem}."})
         if not isinstance(self.groups, list) or not self.groups or not all(isinstance(g, str) and g for g in self.groups):
             raise ValidationError({"groups": "Give at least one group label."})
         if len(set(self.groups)) != len(self.groups):

@@ -15,6 +15,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import F
 
+from annotator.rules.attribute_sets import attribute_set_name_problem
 from annotator.rules.evidence import EvidenceError, derived_target
 from annotator.models import AnnotatorProfile, AttributeSet, Campaign, Grade, Run, Topic, TopicType, is_automatic_judge
 from annotator.rules.vectors import VectorError, check_distribution, format_vector, parse_number, parse_vector
@@ -213,8 +214,9 @@ class AttributeSetForm(VersionedForm):
 
     def clean_name(self):
         name = self.cleaned_data["name"].strip()
-        if not re.fullmatch(r"[A-Za-z0-9_/-]+", name):
-            raise forms.ValidationError("Use letters, digits, _, - or / (it becomes a column GF_<name>).")
+        problem = attribute_set_name_problem(name)
+        if problem is not None:
+            raise forms.ValidationError(f"The name {problem} (it is written #{name}: in the paper format and becomes the column GF_<name>).")
         clash = AttributeSet.objects.filter(topic_type=self.topic_type, name=name).exclude(pk=self.instance.pk)
         if self.topic_type is not None and clash.exists():
             raise forms.ValidationError(f"This topic type already has an attribute set {name}.")

@@ -19,6 +19,8 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
+from annotator.rules import attribute_sets
+from annotator.rules.attribute_sets import attribute_set_name_problem
 from annotator.rules.evidence import derived_target
 from annotator.interchange.formats.model import loads_json
 from annotator.models import AttributeSet, Campaign, Entity, Grade, Membership, Run, Topic, TopicType
@@ -35,8 +37,6 @@ __all__ = [
 ]
 
 SLUG_RE = re.compile(r"^[-a-zA-Z0-9_]+$")
-ATTRIBUTE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_\-]*$")  # writable in the paper format (#NAME: (...))
-RESERVED_ATTRIBUTES = {"SPAN", "ENTITY", "COMMENT"}  # extension lines of the paper format
 GRADE_RE = re.compile(r"^L(\d+)$")
 TOPIC_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.\-]*$")
 
@@ -292,9 +292,10 @@ def _attribute_set(c: _Checker, a: Any, where: str, position: int) -> dict | Non
     a = c.obj(a, where, {"name", "kind", "groups", "target", "divergence", "weight", "helper"}, {"name", "kind", "groups"})
     if a is None:
         return None
-    name = c.string(a.get("name"), where + ".name", max_length=50, pattern=ATTRIBUTE_RE, hint="letters, digits, _ and -, starting with a letter")
-    if name in RESERVED_ATTRIBUTES:
-        c.error(where + ".name", f"{name} is reserved by the paper format (#SPAN:, #ENTITY:, #COMMENT:)")
+    name = c.string(a.get("name"), where + ".name", max_length=attribute_sets.MAX_LENGTH)
+    problem = attribute_set_name_problem(name) if name is not None else None
+    if problem is not None:
+        c.error(where + ".name", problem)
     kind = c.choice(a.get("kind"), where + ".kind", AttributeSet.Kind.values)
     groups = a.get("groups")
     if not isinstance(groups, list) or not groups or not all(isinstance(g, str) and g.strip() for g in groups):

@@ -24,6 +24,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from annotator.rules import attribute_sets
+from annotator.rules.attribute_sets import attribute_set_name_problem
 from annotator.rules.identity import entity_key_and_name, find_url
 from scoring.words import tokenise, word_count
 
@@ -44,7 +46,6 @@ from .model import (
 __all__ = ["parse_paper", "parse_paper_bytes", "write_paper", "classify", "derive_entity", "decode_utf8"]
 
 LABELS = ("o", "x", "-")
-RESERVED = ("SPAN", "ENTITY", "COMMENT")
 
 TOPIC_RE = re.compile(r"^#####(?!#)[ \t]*([A-Za-z][A-Za-z0-9_.\-]*)(?:[ \t]+run=(\S+))?[ \t]*$")
 TURN_RE = re.compile(r"^###(?!#)[ \t]*([US])(\d+)(?=\s|$)(.*)$")
@@ -53,7 +54,7 @@ WC_RE = re.compile(r"^\s*wc\s*=(.*)$", re.IGNORECASE)
 SPAN_RE = re.compile(r"^\s*#SPAN\s*:(.*)$")
 ENTITY_RE = re.compile(r"^\s*#ENTITY\s*:(.*)$")
 COMMENT_RE = re.compile(r"^\s*#COMMENT\s*:(.*)$")
-MEMBERSHIP_RE = re.compile(r"^\s*#([A-Za-z][A-Za-z0-9_\-]*)\s*:\s*\((.*)$")
+MEMBERSHIP_RE = re.compile(rf"^\s*#({attribute_sets.NAME})\s*:\s*\((.*)$")
 SPAN_VALUE_RE = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+))?\s*$")
 
 
@@ -554,7 +555,7 @@ def _block_lines(n: ParsedNugget, lines: list[str], anchor: int, whole: bool, be
         value = json.dumps({"key": n.entity_key, "name": n.entity_name}, ensure_ascii=False)
         out.append(f"#ENTITY: {value}")
     for name, m in n.memberships.items():
-        if not MEMBERSHIP_RE.match(f"#{name}: (") or name in RESERVED:
+        if attribute_set_name_problem(name) is not None:
             raise ValueError(f"attribute set name {name!r} cannot be written in the paper format")
         vector = ",".join(format_number(v) for v in m.vector)
         out.append(f"#{name}: ({vector})" + (f" #{_one_line(m.evidence)}" if m.evidence else ""))
