@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from annotator.evaluation import agreement
+from scoring import agreement
 from annotator.evaluation.judge_comparison import CAMPAIGN_COLUMNS, _measure_ranking, compare_judge
 from annotator.models import AnnotatorProfile, Conversation, Nugget
 from annotator.scores.per_conversation import score_conversation

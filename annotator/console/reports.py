@@ -21,7 +21,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from django.db.models import F, Prefetch  # noqa: E402
 
-from annotator.evaluation import agreement  # noqa: E402
+from scoring import agreement  # noqa: E402
 from annotator.interchange.csvsafe import frame_csv  # noqa: E402
 from annotator.judgments.progress import progress_for  # noqa: E402
 from annotator.models import (  # noqa: E402

@@ -5,7 +5,7 @@ the system ranking. What the console's judges page, `compare_judges` and the API
     comparison = compare_judge(campaign, judge, gold=alice)  # gold: one human annotator
 
 The conversations compared are those assigned to the judge whose gold is someone else. The
-maths is `scoring.rankings` (spans, rankings, the paired test) and `annotator.evaluation.agreement`
+maths is `scoring.rankings` (spans, rankings, the paired test) and `scoring.agreement`
 (Krippendorff's alpha, membership JSD/L1); scores come from `annotator.scores.campaign_tables.score_table`,
 one vectorised pass for the gold and one for the judge, in a fixed number of queries.
 """
@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 from django.contrib.auth import get_user_model
 
-from annotator.evaluation import agreement
+from scoring import agreement
 from annotator.interchange.csvsafe import frame_csv
 from annotator.models import AnnotatorProfile, Assignment, Campaign, Conversation, Grade, Membership, Nugget
 from annotator.scores.campaign_tables import score_columns, score_table

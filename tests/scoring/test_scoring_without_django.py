@@ -10,7 +10,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PURE_MODULES = ["scoring", "scoring.words", "scoring.divergence", "scoring.gfrc", "scoring.usefulness",
-                "scoring.reference", "scoring.rankings"]
+                "scoring.reference", "scoring.rankings", "scoring.agreement"]
 # Every module of these packages, found on disk: a new rule or format is held to it too.
 PURE_PACKAGES = {"annotator.rules": ROOT / "annotator" / "rules", "annotator.interchange.formats": ROOT / "annotator" / "interchange" / "formats"}
 PURE_ANNOTATOR_MODULES = sorted(
