@@ -39,7 +39,7 @@ from annotator.models import AttributeSet, Campaign, Conversation, Entity, Membe
 from annotator.rules.vectors import format_vector
 from annotator.scores import campaign_tables
 from annotator.scores import per_conversation
-from scoring.words import tokenise
+from scoring.words import span_text, tokenise
 
 __all__ = [
     "stream",
@@ -140,7 +140,7 @@ class _Batch:
                     turn=index[n.turn_id],
                     start_word=n.start_word,
                     end_word=n.end_word,
-                    text=" ".join(words[n.start_word : n.end_word + 1]),
+                    text=span_text(words, n.start_word, n.end_word),
                     grade=entity.grade.label if entity.grade_id else None,
                     comment=entity.comment,
                     memberships={

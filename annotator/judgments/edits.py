@@ -34,7 +34,7 @@ from annotator.models import (
 )
 from annotator.rules.spans import span_problem
 from annotator.rules.vectors import VectorError, check_distribution, parse_vector
-from scoring.words import tokenise
+from scoring.words import span_text, tokenise
 
 Event = AnnotationEvent
 
@@ -166,10 +166,6 @@ def _refuse_span(turn: Turn, start_word: int, end_word: int, others: Sequence[tu
             f"Words {start_word + 1}-{end_word + 1} are outside {turn}, which has {words} words."
         )
     raise AnnotationRefused("These words overlap a nugget you already marked in this turn.")
-
-
-def span_text(turn: Turn, start_word: int, end_word: int) -> str:
-    return " ".join(tokenise(turn.text)[start_word : end_word + 1])
 
 
 # -- entities -------------------------------------------------------------------------------
@@ -356,7 +352,7 @@ def create_nugget(
     _lock_turn(turn)
     check_span(turn, annotator, start_word, end_word)
     if entity is None:
-        entity = entity_for_text(turn, annotator, span_text(turn, start_word, end_word), actor=actor)
+        entity = entity_for_text(turn, annotator, span_text(tokenise(turn.text), start_word, end_word), actor=actor)
     elif entity.topic_id != turn.conversation.topic_id or entity.annotator_id != annotator.pk:
         raise AnnotationRefused("That entity belongs to another topic or annotator.")
     nugget = Nugget(turn=turn, annotator=annotator, entity=entity, start_word=start_word, end_word=end_word)

@@ -13,7 +13,6 @@ from django.middleware.csrf import get_token
 from django.template.loader import render_to_string
 from django.urls import reverse
 
-from annotator.judgments.edits import span_text
 from annotator.workspace.conversation_html import (
     Candidate,
     EntityRow,
@@ -30,7 +29,7 @@ from annotator.rules.candidates import candidate_key, candidate_lines
 from annotator.models import Assignment, AttributeSet, Entity, Grade, Membership, TurnLabel
 from annotator.scores.per_conversation import ConversationScore, NuggetScore, attribute_sets_of, score_conversation
 from annotator.rules.vectors import format_vector
-from scoring.words import word_count
+from scoring.words import span_text, tokenise, turn_offsets, word_position
 
 DISMISSED_SESSION_KEY = "gfrc_dismissed"
 
@@ -309,15 +308,15 @@ def _editor_context(selected: NuggetScore, score: ConversationScore, attribute_s
     return {
         "nugget": nugget,
         "entity": entity,
-        "nugget_text": span_text(turn, nugget.start_word, nugget.end_word),
+        "nugget_text": span_text(tokenise(turn.text), nugget.start_word, nugget.end_word),
         "nugget_turn": turn,
-        "first_wc": offset + nugget.start_word + 1,
+        "first_wc": word_position(offset, nugget.start_word),
         "other_mentions": duplicates_of,
         "span_form": bound.get("span")
         or NuggetSpanForm(
             nugget=nugget,
             offset=offset,
-            initial={"first": offset + nugget.start_word + 1, "last": selected.wc, "version": nugget.version},
+            initial={"first": word_position(offset, nugget.start_word), "last": selected.wc, "version": nugget.version},
         ),
         "link_form": bound.get("link") or EntityLinkForm(entities=[], initial={"version": nugget.version}),
         # The link field's suggestions are every other entity of the topic (hundreds of options):
@@ -374,7 +373,8 @@ def entity_rows(topic_id: int, annotator_id: int, keys: set[str] | None = None) 
 
 def words_before(turns, turn) -> int:
     """The conversation-wide position of the word before `turn`'s first (`turns`: all of them)."""
-    return sum(word_count(t.text) for t in turns if t.position < turn.position)
+    ordered = sorted(turns, key=lambda t: t.position)
+    return int(turn_offsets([t.text for t in ordered])[[t.pk for t in ordered].index(turn.pk)])
 
 
 def score_panel_html(score: ConversationScore) -> str:

@@ -20,7 +20,7 @@ from annotator.models import Campaign, Conversation
 from annotator.scores.campaign_tables import score_table, score_tables
 from annotator.scores.per_conversation import judges, score_conversation
 from annotator.workspace.read_model import score_panel_html
-from scoring.words import tokenise
+from scoring.words import span_text, tokenise
 
 def _compared(campaign: Campaign, query) -> tuple[AnalysisForm, run_comparison.MeasureComparison | None]:
     """The run comparison the query asks for; None when the form refuses it."""
@@ -113,7 +113,7 @@ def read_only_conversation(conversation: Conversation) -> dict:
         words = tokenise(view.turn.text)
         turns.append({
             "view": view,
-            "nuggets": [{"score": n, "words": " ".join(words[n.nugget.start_word:n.nugget.end_word + 1])}
+            "nuggets": [{"score": n, "words": span_text(words, n.nugget.start_word, n.nugget.end_word)}
                         for n in nuggets_by_turn.get(view.turn.pk, [])],
         })
     return {

@@ -27,7 +27,7 @@ from fractions import Fraction
 from annotator.rules import attribute_sets
 from annotator.rules.attribute_sets import attribute_set_name_problem
 from annotator.rules.identity import entity_key_and_name, find_url
-from scoring.words import tokenise, word_count
+from scoring.words import span_text, tokenise, word_count, word_position
 
 from .model import (
     FormatError,
@@ -540,16 +540,16 @@ def _conversation_lines(conv: ParsedConversation):
 def _block_lines(n: ParsedNugget, lines: list[str], anchor: int, whole: bool, before: int, turn: ParsedTurn):
     out = []
     if not whole:
-        out.append(f"#SPAN: {before + n.start_word + 1}-{before + n.end_word + 1}")
+        out.append(f"#SPAN: {word_position(before, n.start_word)}-{word_position(before, n.end_word)}")
     if n.grade is not None:
         if not re.fullmatch(r"L\d+", n.grade):
             raise ValueError(f"grade {n.grade!r} cannot be written in the paper format")
         out.append(f"#{n.grade}" + (f" # {_one_line(n.comment)}" if n.comment else ""))
     elif n.comment:
         out.append(f"#COMMENT: {_one_line(n.comment)}")
-    out.append(f"wc= {before + n.end_word + 1}")
+    out.append(f"wc= {word_position(before, n.end_word)}")
     words = tokenise(turn.text)
-    text = " ".join(words[n.start_word : n.end_word + 1])
+    text = span_text(words, n.start_word, n.end_word)
     derived = derive_entity(lines, anchor, text, whole)
     if (n.entity_key, n.entity_name) != derived:
         value = json.dumps({"key": n.entity_key, "name": n.entity_name}, ensure_ascii=False)
