@@ -453,7 +453,7 @@ def iter_score_nuggets_csv(campaign: Campaign, annotator=None) -> Iterator[str]:
                         conversation.topic.code, conversation.run.name, judge, turn_names[n.nugget.turn_id],
                         n.nugget.start_word, n.nugget.end_word, entity.key, entity.name,
                         entity.grade.label if entity.grade_id else "", n.wc, repr(n.pw), repr(n.gain),
-                        repr(n.contribution), n.duplicate, ";".join(n.incomplete) if n.gain > 0 else "",
+                        repr(n.contribution), n.duplicate, ";".join(n.missing),
                     ])
             yield out
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from annotator.models import AnnotatorProfile, Assignment, AttributeSet, Campaign, Conversation, Membership, Nugget, Turn
+from annotator.rules.relevance import needs_every_membership
 from scoring import gfrc
 from scoring.words import turn_offsets, word_position
 
@@ -58,6 +59,13 @@ class NuggetScore:
     contribution: float
     duplicate: bool
     incomplete: tuple[str, ...]  # attribute sets with no membership given for its entity
+
+    @property
+    def missing(self) -> tuple[str, ...]:
+        """The attribute sets its entity still needs a membership in (none once it is graded
+        nonrelevant: annotator.rules.relevance)."""
+        grade = self.nugget.entity.grade
+        return self.incomplete if needs_every_membership(grade.gain if grade is not None else None) else ()
 
 
 @dataclass

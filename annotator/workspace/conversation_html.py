@@ -241,7 +241,7 @@ def _open_mark(bench: Workbench, n: NuggetScore) -> str:
     classes = "nugget " + (f"g{grade.level}" if grade is not None else "ungraded")
     if n.duplicate:
         classes += " dup"
-    if n.incomplete and (grade is None or grade.gain > 0):
+    if n.missing:
         classes += " incomplete"
     if n.nugget.pk == bench.selected_id:
         classes += " selected"

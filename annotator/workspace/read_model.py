@@ -158,7 +158,7 @@ def table_1(score: ConversationScore, turns: set[int] | None = None) -> list[Nug
         rows.append(NuggetLine(
             n.nugget.turn_id, names[n.nugget.turn_id], name if len(name) <= 40 else name[:39] + "…", n.wc, f"{n.pw:.4f}",
             _gain(n.gain) if entity.grade_id is not None else None, f"{n.contribution:.4f}", n.duplicate,
-            ", ".join(n.incomplete) if n.gain > 0 else "",
+            ", ".join(n.missing),
         ))
     return rows
 
