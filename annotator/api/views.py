@@ -31,6 +31,7 @@ from annotator.console import reports
 from annotator import tokens
 from annotator.access import (
     annotator_for_organiser,
+    assigned_conversations,
     assignment_for_annotator,
     entity_for_annotator,
     nugget_for_annotator,
@@ -337,7 +338,7 @@ class NuggetViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet
         if getattr(self, "swagger_fake_view", False):
             return Nugget.objects.none()
         queryset = (
-            Nugget.objects.filter(annotator=self.request.user, turn__conversation__assignments__annotator=self.request.user)
+            Nugget.objects.filter(annotator=self.request.user, turn__conversation__in=assigned_conversations(self.request.user))
             .select_related("turn")
             .order_by("turn__conversation_id", "turn__position", "start_word")
         )

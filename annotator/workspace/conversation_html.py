@@ -20,10 +20,11 @@ from annotator.models import TurnLabel
 from annotator.rules.candidates import Line, lines_of
 from annotator.scores.per_conversation import ConversationScore, NuggetScore, TurnScore
 
-LABEL_NAMES = {"o": "looks useful", "x": "not useful", "-": "no turn"}
 # The turn's header (name, word range, running word count, label buttons): a template partial.
 TURN_HEAD = "annotator/conversation.html#turn-head"
 OOB = ' hx-swap-oob="true"'
+# (value, meaning) of each usefulness label, from TurnLabel.Label: its label less the "o: " before it
+LABEL_MEANINGS = [(value, label.removeprefix(f"{value}: ")) for value, label in TurnLabel.Label.choices]
 
 
 # In a turn longer than this, annotate.js makes word spans only where the annotator works (the
@@ -143,7 +144,7 @@ def _render_turn(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore], 
         # (label, what its button sends: nothing when pressed, which takes the label off, ...)
         "labels": [(value, "" if value == current else value, "dash" if value == "-" else value,
                     "true" if value == current else "false", f"{name}: {meaning} ({value})")
-                   for value, meaning in LABEL_NAMES.items()] if system else (),
+                   for value, meaning in LABEL_MEANINGS] if system else (),
     })
 
 
