@@ -19,7 +19,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
-from django_htmx.http import reswap, trigger_client_event
+from django_htmx.http import reswap
 
 from annotator.judgments import edits
 from annotator.access import assignment_for_annotator, attribute_set_of, nugget_in_conversation, turn_for_annotator
@@ -38,7 +38,6 @@ from annotator.models import Assignment, Entity, Grade, Turn
 from annotator.workspace.read_model import NOTHING, Affected, affected, dismiss_in_session, workbench_context, words_before
 
 TEMPLATE = "annotator/conversation.html"
-CHANGED_EVENT = "annotations-changed"
 
 
 def respond(
@@ -80,8 +79,6 @@ def respond(
             response = render(request, f"{TEMPLATE}#edit-response", context, status=status)
     else:
         response = render(request, TEMPLATE, context, status=status)
-    if changed:
-        trigger_client_event(response, CHANGED_EVENT)
     return response
 
 
