@@ -46,7 +46,7 @@ from annotator.converters import ID_PATTERN, read_id
 from annotator.models import AttributeSet, Conversation, Entity, Grade, Nugget
 from annotator.console.views.exports import EXPORTS, export_response
 from annotator.scores.campaign_tables import score_table
-from annotator.scores.per_conversation import judges, score_conversation
+from annotator.scores.per_conversation import gold_annotators, score_conversation
 
 # ?detail= of a campaign's scores -> the export that holds it
 SCORE_DETAILS = {"nuggets": "nuggets-csv", "turns": "turns-csv"}
@@ -235,7 +235,7 @@ class ConversationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiV
         if conversation.assignments.filter(annotator=request.user).exists() and "annotator" not in request.query_params:
             return Response(conversation_scores(conversation, request.user))
         require_organiser(request.user, conversation.topic.campaign)
-        annotator = query_id(request, "annotator") or judges([conversation])[conversation.pk]
+        annotator = query_id(request, "annotator") or gold_annotators([conversation])[conversation.pk]
         return Response(conversation_scores(conversation, annotator))
 
 

@@ -92,7 +92,9 @@ class CampaignSettingsForm(VersionedForm):
         return alpha
 
 
-class GradeForm(forms.ModelForm):
+class GradeLevelForm(forms.ModelForm):
+    """One level of the campaign's grade scale: its label, level and gain."""
+
     class Meta:
         model = Grade
         fields = ["label", "level", "gain"]
@@ -122,7 +124,7 @@ class BaseGradeFormSet(forms.BaseInlineFormSet):
 
 
 GradeFormSet = forms.inlineformset_factory(
-    Campaign, Grade, form=GradeForm, formset=BaseGradeFormSet, extra=1, can_delete=False
+    Campaign, Grade, form=GradeLevelForm, formset=BaseGradeFormSet, extra=1, can_delete=False
 )
 
 

@@ -37,7 +37,7 @@ from annotator.models import (  # noqa: E402
     TurnLabel,
 )
 from annotator.scores.campaign_tables import ScoreTables, run_means, score_columns, score_table, score_tables, topic_codes  # noqa: E402,F401
-from annotator.scores.per_conversation import judges  # noqa: E402
+from annotator.scores.per_conversation import gold_annotators  # noqa: E402
 from scoring import gfrc, usefulness  # noqa: E402
 
 if TYPE_CHECKING:
@@ -223,7 +223,7 @@ def usefulness_grid(campaign: Campaign) -> dict:
     Conversations whose system turns are not all labelled yet show "?" and stay out of the
     statistics."""
     conversations = list(Conversation.objects.filter(topic__campaign=campaign).select_related("topic", "run"))
-    judge_of = judges(conversations)
+    judge_of = gold_annotators(conversations)
     labels: dict[int, dict[int, str]] = defaultdict(dict)  # conversation -> system turn number -> label
     for conversation_id, number, annotator_id, label in TurnLabel.objects.filter(
         turn__conversation__in=conversations, turn__role=Turn.Role.SYSTEM

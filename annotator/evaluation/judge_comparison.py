@@ -24,7 +24,7 @@ from scoring import agreement
 from annotator.interchange.csvsafe import frame_csv
 from annotator.models import AnnotatorProfile, Assignment, Campaign, Conversation, Grade, Membership, Nugget
 from annotator.scores.campaign_tables import score_columns, score_table
-from annotator.scores.per_conversation import judges
+from annotator.scores.per_conversation import gold_annotators
 from scoring import rankings, significance
 
 ADJUDICATED = "adjudicated"
@@ -160,7 +160,7 @@ def compare_judge(campaign: Campaign, judge, gold=None) -> JudgeComparison:
         Conversation.objects.filter(topic__campaign=campaign, assignments__annotator=judge).select_related("topic", "run")
     )
     if gold is None:
-        gold_of = judges(conversations)
+        gold_of = gold_annotators(conversations)
     else:
         holders = set(
             Assignment.objects.filter(conversation__in=conversations, annotator=gold).values_list("conversation_id", flat=True)

@@ -4,7 +4,7 @@ Everything here streams: conversations are read from the database in batches and
 as they come, so the console can serve any campaign as a download (StreamingHttpResponse over
 `stream(campaign, kind)`) and the management commands write the same chunks to files.
 
-Whose judgments: each conversation's judge (annotator.scores.per_conversation.judges: its gold annotator, else
+Whose judgments: each conversation's judge (annotator.scores.per_conversation.gold_annotators: its gold annotator, else
 its first assigned annotator), or the one ``annotator`` asked for.
 
 Kinds (docs/formats.md, "Exports"):
@@ -95,7 +95,7 @@ class _Batch:
         if annotator is not None:
             self.judge = {c.pk: annotator.pk for c in conversations}
         else:
-            self.judge = per_conversation.judges(conversations)
+            self.judge = per_conversation.gold_annotators(conversations)
         self.turns: dict[int, list[Turn]] = defaultdict(list)
         for turn in Turn.objects.filter(conversation_id__in=ids).order_by("conversation_id", "position"):
             self.turns[turn.conversation_id].append(turn)

@@ -14,7 +14,7 @@ import pandas as pd
 from django.db.models import F
 
 from annotator.models import Campaign, Conversation, Membership, Nugget, Topic, TopicType, Turn
-from annotator.scores.per_conversation import attribute_specs, campaign_settings, gfrc_tables, judges, memberships_of
+from annotator.scores.per_conversation import attribute_specs, campaign_settings, gfrc_tables, gold_annotators, memberships_of
 from scoring import gfrc
 
 
@@ -60,12 +60,12 @@ def score_tables(campaign: Campaign, whose: Mapping[int, int] | None = None, *, 
 
     `whose` (conversation id -> annotator id) scores just those conversations from those
     annotators' judgments (an automatic judge against the gold); by default every conversation
-    from its gold's (`judges`).
+    from its gold's (`gold_annotators`).
     """
     conversations = list(Conversation.objects.filter(topic__campaign=campaign).select_related("topic", "run"))
     settings = campaign_settings(campaign)
     if whose is None:
-        judge_of = judges(conversations)
+        judge_of = gold_annotators(conversations)
     else:
         conversations = [c for c in conversations if c.pk in whose]
         judge_of = {c.pk: whose[c.pk] for c in conversations}

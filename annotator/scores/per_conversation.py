@@ -401,7 +401,7 @@ def score_conversations(
     return [result[c.pk] for c in conversations]
 
 
-def judges(conversations: Sequence[Conversation]) -> dict[int, int | None]:
+def gold_annotators(conversations: Sequence[Conversation]) -> dict[int, int | None]:
     """Whose judgments count for each conversation: the adjudicated gold, else the first human
     assignee (an automatic judge is compared with the gold, never taken for it)."""
     result: dict[int, int | None] = {c.pk: c.gold_annotator_id for c in conversations}

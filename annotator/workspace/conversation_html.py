@@ -9,16 +9,18 @@ shows as text and never runs).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from html import escape
+from typing import TYPE_CHECKING
 
 from django.template.loader import get_template
 from django.utils.safestring import SafeString, mark_safe
 
 from annotator.models import TurnLabel
 from annotator.rules.candidates import Line, lines_of
-from annotator.scores.per_conversation import ConversationScore, NuggetScore, TurnScore
+
+if TYPE_CHECKING:  # filled by the read model (annotator.workspace.read_model), rendered here
+    from annotator.workspace.read_model import EntityOption, Workbench
+from annotator.scores.per_conversation import NuggetScore, TurnScore
 
 # The turn's header (name, word range, running word count, label buttons): a template partial.
 TURN_HEAD = "annotator/conversation.html#turn-head"
@@ -33,52 +35,13 @@ LABEL_MEANINGS = [(value, label.removeprefix(f"{value}: ")) for value, label in 
 HUGE_TURN_WORDS = 5000
 
 
-@dataclass(frozen=True)
-class EntityRow:
-    """An entity of the topic as the page needs it (read with values_list: no model objects)."""
-
-    pk: int
-    key: str
-    name: str
-    grade: str | None  # the grade's label
-
-
-def render_datalist(entities: list[EntityRow], exclude: int | None) -> SafeString:
+def render_datalist(entities: list[EntityOption], exclude: int | None) -> SafeString:
     options = (
         f'<option value="{escape(e.name or e.key)}">{escape(e.key)}{" · " + escape(e.grade) if e.grade else ""}</option>'
         for e in entities
         if e.pk != exclude
     )
     return mark_safe("".join(options))
-
-
-@dataclass
-class Candidate:
-    turn_id: int
-    start: int
-    end: int
-    text: str
-    known: EntityRow | None = None
-    key: str | None = None  # the entity identity its text gives
-
-
-@dataclass(frozen=True)
-class Urls:
-    create: str
-    dismiss: str
-    label: str  # with {} for the turn id
-    nugget: str  # with {} for the nugget id
-    page: str
-
-
-@dataclass
-class Workbench:
-    score: ConversationScore
-    labels: dict[int, TurnLabel]
-    selected_id: int | None
-    urls: Urls
-    csrf_token: str
-    candidates: list[Candidate] = field(default_factory=list)
 
 
 def _hidden(name: str, value) -> str:
@@ -107,27 +70,13 @@ def render_turns(bench: Workbench, only: set[int] | None = None) -> SafeString:
     by_turn: dict[int, list[NuggetScore]] = {}
     for n in score.nuggets:
         by_turn.setdefault(n.nugget.turn_id, []).append(n)
-    candidates: dict[tuple[int, int], Candidate] = {(c.turn_id, c.start): c for c in bench.candidates}
+    candidates: dict = {(c.turn_id, c.start): c for c in bench.candidates}
     out: list[str] = []
     for view in score.turns:
         if only is not None and view.turn.pk not in only:
             continue
         out.append(_render_turn(bench, view, by_turn.get(view.turn.pk, []), candidates, oob=only is not None))
     return mark_safe("".join(out))
-
-
-def affected_turns(bench: Workbench, turn_ids: set[int], entity_ids: set[int], keys: set[str]) -> set[int]:
-    """The turns whose rendering an edit can change: the turns it touched, every turn with a
-    nugget of an entity it touched (grade, name, membership and duplicate marks show there),
-    and every turn with a suggestion naming such an entity ("known · grade")."""
-    result = set(turn_ids)
-    for n in bench.score.nuggets:
-        if n.nugget.entity_id in entity_ids:
-            result.add(n.nugget.turn_id)
-    for c in bench.candidates:
-        if (c.key is not None and c.key in keys) or (c.known is not None and c.known.pk in entity_ids):
-            result.add(c.turn_id)
-    return result
 
 
 def _render_turn(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore], candidates, oob: bool = False) -> str:
