@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.factories import make_campaign, make_conversation, make_user, mark
-from tests.test_scores import paper_example
+from tests.scores.test_scores import paper_example
 
 
 def build_paper(annotated: bool = True, *, username: str = "ann", campaign=None):
