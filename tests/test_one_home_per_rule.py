@@ -24,9 +24,9 @@ def homes_of(pattern: str, within: str = "") -> set[str]:
     }
 
 
-def test_attribute_set_names_are_ruled_only_in_rules_attribute_sets():
-    assert homes_of(r'"SPAN",\s*"ENTITY"') == {"annotator/rules/attribute_sets.py"}
-    assert homes_of(r"A-Za-z0-9_\\-\]\*|A-Za-z0-9_/-") == {"annotator/rules/attribute_sets.py"}
+def test_attribute_set_names_are_ruled_only_in_rules_ids():
+    assert homes_of(r'"SPAN",\s*"ENTITY"') == {"annotator/rules/ids.py"}
+    assert homes_of(r"A-Za-z0-9_\\-\]\*|A-Za-z0-9_/-") == {"annotator/rules/ids.py"}
 
 
 def test_campaign_scores_are_computed_only_in_the_scores_package():

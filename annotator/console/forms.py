@@ -7,6 +7,7 @@ The API's settings endpoint validates through these same forms.
 
 from __future__ import annotations
 
+import math
 import re
 
 from django import forms
@@ -15,11 +16,14 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import F
 
-from annotator.rules.attribute_sets import attribute_set_name_problem
 from annotator.rules.evidence import EvidenceError, derived_target
-from annotator.models import AnnotatorProfile, AttributeSet, Campaign, Grade, Run, Topic, TopicType, is_automatic_judge
-from annotator.rules.vectors import VectorError, check_distribution, format_vector, parse_number, parse_vector
+from annotator.rules.ids import ATTRIBUTE_SET, id_problem
+from annotator.models import (
+    AnnotatorProfile, Assignment, AttributeSet, Campaign, Grade, Run, Topic, TopicType, is_automatic_judge,
+)
+from annotator.rules.vectors import TARGET_TOLERANCE, VectorError, check_distribution, format_vector, parse_number, parse_vector
 from scoring import significance
+from scoring.gfr import DEFAULT_GAINS as RANKED_LIST_GAINS
 
 STALE_MESSAGE = (
     "Someone else saved these settings while you were editing (now version {version}); "
@@ -66,7 +70,7 @@ class CampaignSettingsForm(VersionedForm):
         model = Campaign
         fields = [
             "name", "description", "patience", "alpha", "method", "empty_turns", "turn_weight", "duplicates_count_once",
-            "missing_membership",
+            "missing_membership", "ranked_list_cutoff",
         ]
         widgets = {
             "description": forms.Textarea(attrs={"rows": 2}),
@@ -78,6 +82,19 @@ class CampaignSettingsForm(VersionedForm):
             "missing_membership": forms.RadioSelect,
         }
         labels = {"duplicates_count_once": "Duplicates count once"}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["ranked_list_cutoff"].required = False
+
+    def clean_ranked_list_cutoff(self):
+        """Left out (forms that only change L and alpha): the cutoff stays."""
+        cutoff = self.cleaned_data.get("ranked_list_cutoff")
+        if cutoff is None:
+            return self.instance.ranked_list_cutoff
+        if cutoff < 1:
+            raise forms.ValidationError("The cutoff is a number of ranks: at least 1.")
+        return cutoff
 
     def clean_patience(self):
         patience = self.cleaned_data["patience"]
@@ -97,13 +114,34 @@ class GradeLevelForm(forms.ModelForm):
 
     class Meta:
         model = Grade
-        fields = ["label", "level", "gain"]
-        widgets = {"gain": forms.NumberInput(attrs={"step": "0.05", "min": "0", "max": "1"})}
+        fields = ["label", "level", "gain", "ranked_list_gain"]
+        widgets = {
+            "gain": forms.NumberInput(attrs={"step": "0.05", "min": "0", "max": "1"}),
+            "ranked_list_gain": forms.NumberInput(attrs={"step": "any", "min": "0"}),
+        }
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["ranked_list_gain"].required = False
+        if self.instance.pk is None:  # the blank row adding a grade: empty means FairWeb-1's gain
+            self.initial["ranked_list_gain"] = None
 
     def clean_gain(self):
         gain = self.cleaned_data["gain"]
         if gain is None or not 0 <= gain <= 1:
             raise forms.ValidationError("A gain lies between 0 and 1 (the paper: L0 0, L1 0.5, L2 1).")
+        return gain
+
+    def clean_ranked_list_gain(self):
+        """Left empty: FairWeb-1's (L0 0, L1 1, L2 3), as the campaign file's default."""
+        gain = self.cleaned_data.get("ranked_list_gain")
+        label = self.cleaned_data.get("label")
+        if gain is None:
+            if label not in RANKED_LIST_GAINS:
+                raise forms.ValidationError(f"Give the ranked-list gain of {label} (FairWeb-1's cover L0, L1 and L2).")
+            return RANKED_LIST_GAINS[label]
+        if not math.isfinite(gain) or gain < 0:
+            raise forms.ValidationError("A ranked-list gain is a number of at least 0 (FairWeb-1: L1 1, L2 3).")
         return gain
 
 
@@ -216,9 +254,10 @@ class AttributeSetForm(VersionedForm):
 
     def clean_name(self):
         name = self.cleaned_data["name"].strip()
-        problem = attribute_set_name_problem(name)
+        problem = id_problem(ATTRIBUTE_SET, name)
         if problem is not None:
-            raise forms.ValidationError(f"The name {problem} (it is written #{name}: in the paper format and becomes the column GF_<name>).")
+            raise forms.ValidationError(f"{problem[0].upper()}{problem[1:]} (it becomes a column GF_<name> and a "
+                                        "#NAME: line of the paper format).")
         clash = AttributeSet.objects.filter(topic_type=self.topic_type, name=name).exclude(pk=self.instance.pk)
         if self.topic_type is not None and clash.exists():
             raise forms.ValidationError(f"This topic type already has an attribute set {name}.")
@@ -283,8 +322,8 @@ class AttributeSetForm(VersionedForm):
                 data["target"] = [1 / len(groups)] * len(groups)
             else:
                 try:
-                    target = list(parse_vector(text))
-                    check_distribution(target, length=len(groups))
+                    target = list(parse_vector(text, TARGET_TOLERANCE))
+                    check_distribution(target, length=len(groups), tolerance=TARGET_TOLERANCE)
                     data["target"] = target
                 except VectorError as error:
                     self.add_error("target_text", f"The target {error}.")
@@ -380,13 +419,11 @@ class AssignForm(forms.Form):
     topics = forms.ModelMultipleChoiceField(queryset=Topic.objects.none(), required=False, help_text="None chosen: all topics.")
     runs = forms.ModelMultipleChoiceField(queryset=Run.objects.none(), required=False, help_text="None chosen: all runs.")
 
-    def __init__(self, *args, campaign: Campaign, **kwargs):
+    def __init__(self, *args, campaign: Campaign, annotators, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["annotators"].queryset = (
-            get_user_model().objects.filter(is_active=True).select_related("annotator_profile").order_by("username")
-        )
+        self.fields["annotators"].queryset = annotators.select_related("annotator_profile").order_by("username")
         self.fields["topics"].queryset = Topic.objects.filter(campaign=campaign)
-        self.fields["runs"].queryset = Run.objects.filter(campaign=campaign)
+        self.fields["runs"].queryset = Run.objects.filter(campaign=campaign, kind=Run.Kind.CONVERSATIONS)
         self.fields["annotators"].label_from_instance = (
             lambda u: f"{u.get_username()} (automatic judge)" if is_automatic_judge(u) else u.get_username()
         )
@@ -455,9 +492,12 @@ class ComparisonForm(QueryForm):
 class MeasureForm(QueryForm):
     measure = forms.ChoiceField(label="Measure", initial="GFRC")
 
-    def __init__(self, *args, measures: list[str], **kwargs):
+    def __init__(self, *args, measures: list[str] | list[tuple[str, list[str]]], **kwargs):
+        """`measures`: names, or (group label, names) pairs (conversation and ranked-list runs)."""
         super().__init__(*args, **kwargs)
-        self.fields["measure"].choices = [(m, m) for m in measures]
+        self.fields["measure"].choices = [
+            (m[0], [(name, name) for name in m[1]]) if isinstance(m, tuple) else (m, m) for m in measures
+        ]
 
 
 class AnalysisForm(MeasureForm, ComparisonForm):
@@ -510,8 +550,23 @@ class AutomaticJudgeForm(forms.Form):
 
     def __init__(self, *args, campaign: Campaign, **kwargs):
         super().__init__(*args, **kwargs)
+        self.campaign = campaign
         self.fields["annotator"].queryset = _campaign_annotators(campaign)
         self.fields["annotator"].label_from_instance = lambda u: u.get_username()
+
+    def clean_annotator(self):
+        # The mark is the account's, in every campaign: an organiser may set it only for an
+        # account that works in their campaign alone (never for staff).
+        annotator = self.cleaned_data["annotator"]
+        elsewhere = Assignment.objects.filter(annotator=annotator).exclude(conversation__topic__campaign=self.campaign)
+        if annotator.is_staff or annotator.is_superuser or elsewhere.exists() or (
+            annotator.organised_campaigns.exclude(pk=self.campaign.pk).exists()
+        ):
+            raise forms.ValidationError(
+                f"{annotator.get_username()} also works in other campaigns: marking it here would change their "
+                "scores. Only an administrator can mark such an account (admin, annotator profiles)."
+            )
+        return annotator
 
     def save(self) -> AnnotatorProfile:
         data = self.cleaned_data

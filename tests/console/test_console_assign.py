@@ -53,3 +53,33 @@ def test_automatic_judges_are_named_as_such_among_the_annotators_to_assign(organ
     AnnotatorProfile.mark(demo[2][1], description="a model")
     body = organiser.get(reverse("console:assign", kwargs={"slug": campaign.slug})).content.decode()
     assert "bob (automatic judge)" in body and "ann (automatic judge)" not in body
+
+
+def test_the_assign_page_offers_this_campaigns_people_and_new_accounts_never_staff_or_other_campaigns(organiser, campaign, demo):
+    from django.contrib.auth import get_user_model
+
+    from tests.factories import make_campaign, make_conversation
+
+    ann, bob = demo[2]
+    get_user_model().objects.create_superuser("admin", "admin@example.org", "admin-pw-123456")
+    make_user("staffer", is_staff=True)
+    make_user("newcomer")
+    elsewhere = make_user("elsewhere")
+    make_conversation(make_campaign("other"), [("U", "hi"), ("S", "Primer (2004)")], annotators=[elsewhere])
+    response = organiser.get(url(campaign))
+    offered = {u.get_username() for u in response.context["form"].fields["annotators"].queryset}
+    assert {"ann", "bob", "newcomer"} <= offered
+    assert not offered & {"admin", "staffer", "elsewhere"}
+    admin = get_user_model().objects.get(username="admin")
+    response = organiser.post(url(campaign), {"annotators": [admin.pk], "per_conversation": 1})
+    assert "annotators" in response.context["form"].errors
+    assert not Assignment.objects.filter(annotator=admin).exists()
+
+
+def test_ranked_list_runs_are_not_offered_for_assignment(organiser, campaign):
+    from tests.console.helpers import add_ranked_list_runs
+
+    add_ranked_list_runs(campaign)
+    response = organiser.get(reverse("console:assign", kwargs={"slug": campaign.slug}))
+    offered = {run.name for run in response.context["form"].fields["runs"].queryset}
+    assert offered == {"bard-trial1", "bing-trial1", "chatgpt-trial1"}

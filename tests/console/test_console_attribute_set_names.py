@@ -1,5 +1,5 @@
 """An attribute set the console accepts can be exported in every format: the console, the model,
-the campaign file and the paper writer share one naming rule (annotator.rules.attribute_sets)."""
+the campaign file and the paper writer share one naming rule (annotator.rules.ids)."""
 
 import pytest
 from django.urls import reverse

@@ -80,3 +80,13 @@ def test_an_upload_for_another_annotator_adds_their_judgments_to_the_conversatio
     assert Nugget.objects.filter(turn__conversation=conversation, annotator=bob).count() == 10
     assert Nugget.objects.filter(turn__conversation=conversation, annotator=demo[1]).count() == 10
     assert Assignment.objects.filter(conversation=conversation, annotator=bob).exists()
+
+
+def test_a_lone_surrogate_in_an_uploaded_file_is_a_400_at_its_line_not_a_500(organiser, campaign):
+    before = Conversation.objects.count()
+    line = b'{"topic": "M002", "run": "x-trial1", "turns": [{"role": "user", "text": "hi \\ud800"}, {"role": "system", "text": "ok"}]}\n'
+    response = organiser.post(url(campaign), {"files": [SimpleUploadedFile("bad.jsonl", b"\n" + line)]})
+    assert response.status_code == 400
+    assert response.context["errors"] == [
+        "bad.jsonl:2: turns[0].text: a lone surrogate (\\ud800-\\udfff) is no text"]
+    assert Conversation.objects.count() == before

@@ -1,4 +1,4 @@
-"""One rule names attribute sets (annotator.rules.attribute_sets): the model, the console's form,
+"""One rule names attribute sets (annotator.rules.ids, ATTRIBUTE_SET): the model, the console's form,
 the campaign file and the paper writer accept and refuse exactly the same names. A second home
 of the rule that disagrees (as the console once did with a/b, 2x and SPAN) fails here."""
 
@@ -12,12 +12,12 @@ from annotator.interchange.campaign_file import validate_campaign
 from annotator.interchange.formats.model import ParsedConversation, ParsedMembership, ParsedNugget, ParsedTurn
 from annotator.interchange.formats.paper import parse_paper, write_paper
 from annotator.models import AttributeSet
-from annotator.rules.attribute_sets import attribute_set_name_problem
+from annotator.rules.ids import ATTRIBUTE_SET, id_problem
 
-ALLOWED = ["a", "GENDER", "Z9", "with-dash", "with_underscore", "span", "Spanish", "COMMENTS", "L2", "wc", "x" * 50]
+ALLOWED = ["a", "GENDER", "Z9", "with-dash", "with_underscore", "Spanish", "COMMENTS", "L2", "wc", "x" * 50]
 pytestmark = pytest.mark.django_db  # the console's form checks the name is free in its topic type
 
-REFUSED = ["a/b", "2x", "SPAN", "ENTITY", "COMMENT", "TWO WORDS", "_a", "-a", "é", "a:b", "x" * 51]
+REFUSED = ["a/b", "2x", "SPAN", "span", "ENTITY", "COMMENT", "TWO WORDS", "_a", "-a", "é", "a:b", "x" * 51]
 
 
 def model_accepts(name: str) -> bool:
@@ -62,11 +62,11 @@ HOMES = [model_accepts, console_accepts, campaign_file_accepts, paper_writer_acc
 
 @pytest.mark.parametrize("name", ALLOWED)
 def test_every_home_accepts_a_name_the_rule_allows(name):
-    assert attribute_set_name_problem(name) is None
+    assert id_problem(ATTRIBUTE_SET, name) is None
     assert [home(name) for home in HOMES] == [True] * len(HOMES)
 
 
 @pytest.mark.parametrize("name", REFUSED)
 def test_every_home_refuses_a_name_the_rule_refuses(name):
-    assert attribute_set_name_problem(name) is not None
+    assert id_problem(ATTRIBUTE_SET, name) is not None
     assert [home(name) for home in HOMES] == [False] * len(HOMES)

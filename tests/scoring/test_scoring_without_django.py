@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PURE_MODULES = ["scoring", "scoring.words", "scoring.divergence", "scoring.gfrc", "scoring.usefulness",
+PURE_MODULES = ["scoring", "scoring.words", "scoring.divergence", "scoring.gfrc", "scoring.gfr", "scoring.usefulness",
                 "scoring.reference", "scoring.rankings", "scoring.agreement"]
 # Every module of these packages, found on disk: a new rule or format is held to it too.
 PURE_PACKAGES = {"annotator.rules": ROOT / "annotator" / "rules", "annotator.interchange.formats": ROOT / "annotator" / "interchange" / "formats"}
@@ -67,3 +67,9 @@ def test_the_statistics_module_compares_runs_with_django_made_unimportable_using
 def test_the_annotation_rules_and_the_file_formats_import_with_django_made_unimportable_and_load_only_numpy_and_stdlib():
     assert "annotator.rules.spans" in PURE_ANNOTATOR_MODULES and "annotator.interchange.formats.paper" in PURE_ANNOTATOR_MODULES
     assert _loaded(PURE_ANNOTATOR_MODULES, ("numpy", "scoring", "annotator")) == {"django": [], "outside": []}
+
+
+def test_the_ntcireval_file_readers_import_with_django_made_unimportable():
+    call = "from annotator.interchange.formats.ntcireval import read_run; read_run(b'P1 Q0 d 1 1.0 t\\n', 'r')"
+    loaded = _loaded(["annotator.interchange.formats.ntcireval"], ("numpy", "scoring", "annotator"), call)
+    assert loaded["django"] == []

@@ -24,8 +24,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from annotator.rules import attribute_sets
-from annotator.rules.attribute_sets import attribute_set_name_problem
+from annotator.rules.ids import ATTRIBUTE_SET, ATTRIBUTE_SET_NAME, id_problem
 from annotator.rules.identity import entity_key_and_name, find_url
 from scoring.words import span_text, tokenise, word_count, word_position
 
@@ -54,7 +53,7 @@ WC_RE = re.compile(r"^\s*wc\s*=(.*)$", re.IGNORECASE)
 SPAN_RE = re.compile(r"^\s*#SPAN\s*:(.*)$")
 ENTITY_RE = re.compile(r"^\s*#ENTITY\s*:(.*)$")
 COMMENT_RE = re.compile(r"^\s*#COMMENT\s*:(.*)$")
-MEMBERSHIP_RE = re.compile(rf"^\s*#({attribute_sets.NAME})\s*:\s*\((.*)$")
+MEMBERSHIP_RE = re.compile(rf"^\s*#({ATTRIBUTE_SET_NAME})\s*:\s*\((.*)$")
 SPAN_VALUE_RE = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+))?\s*$")
 
 
@@ -555,7 +554,7 @@ def _block_lines(n: ParsedNugget, lines: list[str], anchor: int, whole: bool, be
         value = json.dumps({"key": n.entity_key, "name": n.entity_name}, ensure_ascii=False)
         out.append(f"#ENTITY: {value}")
     for name, m in n.memberships.items():
-        if attribute_set_name_problem(name) is not None:
+        if id_problem(ATTRIBUTE_SET, name) is not None:
             raise ValueError(f"attribute set name {name!r} cannot be written in the paper format")
         vector = ",".join(format_number(v) for v in m.vector)
         out.append(f"#{name}: ({vector})" + (f" #{_one_line(m.evidence)}" if m.evidence else ""))
