@@ -14,8 +14,8 @@ PURE_MODULES = ["scoring", "scoring.words", "scoring.divergence", "scoring.gfrc"
 # Every module of these packages, found on disk: a new rule or format is held to it too.
 PURE_PACKAGES = {"annotator.rules": ROOT / "annotator" / "rules", "annotator.interchange.formats": ROOT / "annotator" / "interchange" / "formats"}
 PURE_ANNOTATOR_MODULES = sorted(
-    package if path.stem == "__init__" else f"{package}.{path.stem}"
-    for package, folder in PURE_PACKAGES.items() for path in folder.glob("*.py")
+    ".".join([package, *path.relative_to(folder).with_suffix("").parts]).removesuffix(".__init__")
+    for package, folder in PURE_PACKAGES.items() for path in folder.rglob("*.py")
 )
 # Statistics over run scores may use scipy.stats too (still no Django).
 STATISTICS_MODULES = ["scoring.significance"]
@@ -65,7 +65,7 @@ def test_the_statistics_module_compares_runs_with_django_made_unimportable_using
 
 
 def test_the_annotation_rules_and_the_file_formats_import_with_django_made_unimportable_and_load_only_numpy_and_stdlib():
-    assert "annotator.rules.spans" in PURE_ANNOTATOR_MODULES and "annotator.interchange.formats.paper" in PURE_ANNOTATOR_MODULES
+    assert {"annotator.rules.spans", "annotator.interchange.formats.paper", "annotator.interchange.formats.harvest"} <= set(PURE_ANNOTATOR_MODULES)
     assert _loaded(PURE_ANNOTATOR_MODULES, ("numpy", "scoring", "annotator")) == {"django": [], "outside": []}
 
 
