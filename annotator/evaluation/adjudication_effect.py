@@ -19,9 +19,14 @@ from django.db import transaction
 from annotator.judgments import adjudication
 from annotator.judgments.edits import AnnotationRefused
 from annotator.models import Conversation
+from annotator.scores.campaign_tables import gf_column, score_columns
 from annotator.scores.per_conversation import score_conversation
 
-MEASURES = ("R", "GF", "GFRC")
+
+def previewed(table: pd.DataFrame) -> list[str]:
+    """The measures a decision's preview shows: R, GF and GFRC (the per attribute set GF_<set>
+    are in the score panels beside it)."""
+    return [c for c in score_columns(table) if not c.startswith(gf_column(""))]
 
 
 @dataclass
@@ -59,16 +64,17 @@ def flipped_pairs(before: pd.Series, after: pd.Series) -> list[tuple[str, str]]:
 def effect_of(table: pd.DataFrame, rescored: dict[int, dict[str, float]], run: str) -> Effect:
     """The effect on `run`'s means and on the order of runs of replacing the rows of `rescored`
     (conversation id -> measure -> score) in the campaign's score `table`."""
+    measures = previewed(table)
     after = table.copy()
     index = after.set_index("conversation").index
     for conversation_id, scores in rescored.items():
         rows = index == conversation_id
-        for measure in MEASURES:
+        for measure in measures:
             after.loc[rows, measure] = scores[measure]
-    means_before = table.groupby("run")[list(MEASURES)].mean()
-    means_after = after.groupby("run")[list(MEASURES)].mean()
+    means_before = table.groupby("run")[measures].mean()
+    means_after = after.groupby("run")[measures].mean()
     effect = Effect(conversations=len(rescored))
-    for measure in MEASURES:
+    for measure in measures:
         if run in means_before.index:
             effect.run_mean[measure] = (float(means_before.at[run, measure]), float(means_after.at[run, measure]))
         effect.flips.extend((measure, a, b) for a, b in flipped_pairs(means_before[measure], means_after[measure]))
@@ -83,7 +89,8 @@ def effects(adjudicated: adjudication.Adjudication, table: pd.DataFrame, *, acto
     conversation = adjudicated.conversation
     run = conversation.run.name
     row = table[table["conversation"] == conversation.pk]
-    now = {m: float(row[m].iloc[0]) for m in MEASURES} if len(row) else {m: float("nan") for m in MEASURES}
+    measures = previewed(table)
+    now = {m: float(row[m].iloc[0]) for m in measures} if len(row) else {m: float("nan") for m in measures}
     result: dict[str, dict[str, Effect]] = {}
     gold_before = conversation.gold_annotator_id
     with transaction.atomic():
@@ -105,10 +112,10 @@ def effects(adjudicated: adjudication.Adjudication, table: pd.DataFrame, *, acto
                     for c in affected:
                         score = score_conversation(c, gold, adjudicated.attribute_sets if c.topic.topic_type_id ==
                                                    conversation.topic.topic_type_id else None)
-                        rescored[c.pk] = {"R": score.R, "GF": score.GF, "GFRC": score.GFRC}
+                        rescored[c.pk] = {m: getattr(score, m) for m in measures}
                     transaction.set_rollback(True)
                 effect = effect_of(table, rescored, run)
-                effect.conversation = {m: (now[m], rescored[conversation.pk][m]) for m in MEASURES}
+                effect.conversation = {m: (now[m], rescored[conversation.pk][m]) for m in measures}
                 choices[side] = effect
             result[disagreement.unit] = choices
         transaction.set_rollback(True)

@@ -19,7 +19,7 @@ from annotator.judgments import adjudication
 from annotator.judgments.edits import AnnotationRefused, StaleEdit
 from annotator.models import Conversation
 from annotator.scores.campaign_tables import score_table
-from annotator.scores.per_conversation import judges, score_conversation
+from annotator.scores.per_conversation import gold_annotators, score_conversation
 
 
 @login_required
@@ -47,7 +47,7 @@ def adjudicate(request: HttpRequest, slug: str, conversation: int) -> HttpRespon
         messages.success(request, f"{conv}: the scores now use {conv.gold_annotator.get_username()}'s judgments.")
         return redirect("console:adjudicate", slug=campaign.slug, conversation=conv.pk)
     annotators = list(form.fields["gold_annotator"].queryset)
-    judge = judges([conv])[conv.pk]
+    judge = gold_annotators([conv])[conv.pk]
     if not form.is_bound and judge is not None:
         form.initial["gold_annotator"] = judge
     scores = [{"annotator": a, "score": score_conversation(conv, a)} for a in annotators]
@@ -96,7 +96,7 @@ def adjudicate_decide(request: HttpRequest, slug: str, conversation: int) -> Htt
         return redirect(f"{here}?unit={quote(request.POST.get('unit', ''))}")
     data = form.cleaned_data
     try:
-        decision = adjudication.decide(conv, data["unit"], actor=request.user, judge=judges([conv])[conv.pk],
+        decision = adjudication.decide(conv, data["unit"], actor=request.user, judge=gold_annotators([conv])[conv.pk],
                                        take=data["taker"], written=data["written"], expected_version=data["version"])
     except (AnnotationRefused, StaleEdit) as refused:
         messages.error(request, f"Nothing was decided: {refused}")

@@ -8,7 +8,7 @@ from annotator.judgments.edits import AnnotationRefused
 from annotator.models import AdjudicationDecision, AnnotationEvent, Grade, Membership, Nugget, TurnLabel
 from annotator.judgments import edits
 from annotator.scores.campaign_tables import score_table
-from annotator.scores.per_conversation import judges, score_conversation
+from annotator.scores.per_conversation import gold_annotators, score_conversation
 from tests.factories import make_campaign, make_conversation, make_user, mark
 
 TEXT = ("Here are films: Interstellar (2014): https://www.imdb.com/title/tt0816692/ is great. "
@@ -60,7 +60,7 @@ def test_taking_the_right_grade_changes_only_the_gold_and_the_reports_follow(two
     assert decision.description == "grade of Interstellar (2014) L2 -> L1"
     conversation.refresh_from_db()
     assert conversation.gold_annotator == gold
-    assert judges([conversation])[conversation.pk] == gold.pk
+    assert gold_annotators([conversation])[conversation.pk] == gold.pk
     gold_score, bob_grade = score_conversation(conversation, gold), score_conversation(conversation, ann)
     assert gold_score.R < bob_grade.R  # Interstellar now L1 in the gold; ann's judgments untouched
     assert Nugget.objects.filter(annotator=ann).count() == 4
