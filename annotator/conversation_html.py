@@ -310,16 +310,19 @@ def table_1_html(rows, turn_ids: list[int], *, empty: bool, oob: bool = False) -
 DUP_ROW = ' class="dup"'
 
 
-def table_2_html(turns: list[dict]) -> SafeString:
+def table_2_html(turns: list[dict], *, oob: bool = False) -> SafeString:
     """Table 2 (annotator.workbench.table_2): per system turn and attribute set, the achieved
-    distribution against the target as bars, and DistrSim."""
+    distribution against the target as bars, and DistrSim; a block per turn (`t2-<turn>`),
+    each out of band in an edit's answer."""
     out = []
+    swap = OOB if oob else ""
     for turn in turns:
         name = turn["name"]
+        block = f'<div class="turn-score" id="t2-{turn["pk"]}"{swap}>'
         if not turn["scored"]:
-            out.append(f'<div class="turn-score"><h4>{name} <span class="muted">not scored (no relevant nugget)</span></h4></div>')
+            out.append(f'{block}<h4>{name} <span class="muted">not scored (no relevant nugget)</span></h4></div>')
             continue
-        out.append(f'<div class="turn-score"><h4>{name}</h4>')
+        out.append(f'{block}<h4>{name}</h4>')
         for spec in turn["sets"]:
             label = escape(f"{name} {spec['name']}")
             out.append(
@@ -335,4 +338,4 @@ def table_2_html(turns: list[dict]) -> SafeString:
             )
             out.append("</table></div>")
         out.append("</div>")
-    return mark_safe("".join(out) or '<p class="muted">No system turns.</p>')
+    return mark_safe("".join(out) or ("" if oob else '<p class="muted">No system turns.</p>'))

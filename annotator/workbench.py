@@ -165,10 +165,20 @@ def table_1(score: ConversationScore, turns: set[int] | None = None) -> list[Nug
     return rows
 
 
-def table_2(score: ConversationScore) -> list[dict]:
-    """Table 2 of the paper: per system turn and attribute set, achieved vs target, DistrSim."""
-    turns = []
-    for view in score.system_turns:
+def table_2(score: ConversationScore, turns: set[int] | None = None) -> list[dict]:
+    """Table 2 of the paper: per system turn and attribute set, achieved vs target, DistrSim;
+    with `turns`, only the system turns whose block an edit of those turns can change: the
+    turns themselves and, under the cumulative method (a turn's distribution pools every
+    relevant nugget up to it), every system turn after the first of them."""
+    views = score.system_turns
+    if turns is not None:
+        if score.settings.method == "cumulative":
+            first = next((k for k, view in enumerate(views) if view.turn.pk in turns), len(views))
+            views = views[first:]
+        else:
+            views = [view for view in views if view.turn.pk in turns]
+    blocks = []
+    for view in views:
         sets = []
         for spec in score.attribute_sets if view.scored else ():
             sim = view.distr_sim.get(spec.name)
@@ -177,8 +187,8 @@ def table_2(score: ConversationScore) -> list[dict]:
                 for group, a, q in zip(spec.groups, view.achieved.get(spec.name, []), spec.target)
             ]
             sets.append({"name": spec.name, "sim": f"{sim:.4f}" if sim is not None else "–", "bars": bars})
-        turns.append({"name": f"S{view.turn.number}", "scored": view.scored, "sets": sets})
-    return turns
+        blocks.append({"pk": view.turn.pk, "name": f"S{view.turn.number}", "scored": view.scored, "sets": sets})
+    return blocks
 
 
 def score_panel_context(score: ConversationScore, turns: set[int] | None = None) -> dict:
@@ -188,15 +198,16 @@ def score_panel_context(score: ConversationScore, turns: set[int] | None = None)
     rows, each turn's <tbody> out of band. An edit passes the turns whose column it re-renders
     (annotator.conversation_html.affected_turns): a row's pw follows from its WC alone, and
     its grade, duplicate mark, pw*g and missing memberships from its entity, so the rows of the
-    other turns cannot have changed. Table 2 is sent whole: under the cumulative method a
-    turn's distribution depends on every turn before it.
+    other turns cannot have changed. Table 2 likewise holds the blocks of the system turns
+    those turns can change (table_2), each out of band: the browser swaps what changed, not
+    the whole table (docs/benchmarks.md, bench_browser.py).
     """
     ids = [t.turn.pk for t in score.turns]
     return {
         "score": score,
         "table_1_html": table_1_html(table_1(score, turns), ids if turns is None else [i for i in ids if i in turns],
                                      empty=not score.nuggets, oob=turns is not None),
-        "table_2_html": table_2_html(table_2(score)),
+        "table_2_html": table_2_html(table_2(score, turns), oob=turns is not None),
     }
 
 

@@ -182,7 +182,8 @@ def nugget(request: HttpRequest, conversation_id: int, nugget_id: int) -> HttpRe
         if not request.htmx:
             url = reverse("conversation", kwargs={"conversation_id": conversation_id})
             return redirect(f"{url}?nugget={nugget.pk}#editor")
-        return respond(request, assignment, selected_id=nugget.pk, only=affected(turns=[nugget.turn_id]))
+        # nothing in the column changes: annotate.js marks the selection (syncSelection)
+        return respond(request, assignment, selected_id=nugget.pk, only=NOTHING)
     form = NuggetSpanForm(request.POST, nugget=nugget, offset=words_before(_turns_of(assignment).values(), nugget.turn))
 
     def change(data) -> Done:

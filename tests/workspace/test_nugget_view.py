@@ -26,6 +26,17 @@ def test_selecting_a_nugget_returns_the_editor_for_it(client, paper):
     assert plain["Location"].endswith(f"?nugget={nugget.pk}#editor")
 
 
+def test_selecting_a_nugget_answers_with_the_editor_and_the_selection_but_no_turn(client, paper):
+    conversation, annotator, _ = paper
+    nugget = _first(conversation)
+    client.force_login(annotator)
+    response = client.get(reverse("nugget", args=[conversation.pk, nugget.pk]), headers=HTMX)
+    html = response.content.decode()
+    assert response["HX-Reswap"] == "none" and '<section class="turn' not in html
+    assert f'<div id="selected-holder" hidden data-selected="{nugget.pk}" hx-swap-oob="true">' in html
+    assert '<aside id="editor"' in html
+
+
 def test_moving_a_nugget_to_other_words_changes_its_wc(client, paper):
     conversation, annotator, _ = paper
     nugget = _first(conversation)
