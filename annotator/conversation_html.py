@@ -122,39 +122,48 @@ def _short(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def render_turns(bench: Workbench, only: set[int] | None = None) -> SafeString:
-    """Every turn's <section>; or, with `only`, just those turns, each marked hx-swap-oob (the
-    answer to an edit replaces the turns whose rendering changed, not the whole column)."""
+def render_turns(bench: Workbench, only: set[int] | None = None, lines: dict[int, set[int]] | None = None) -> SafeString:
+    """Every turn's <section>; or, with `only`, just those turns and, of the turns in `lines`,
+    just those lines (by their first word), each marked hx-swap-oob: the answer to an edit
+    replaces what its rendering changed, not the whole column."""
     score = bench.score
     by_turn: dict[int, list[NuggetScore]] = {}
     for n in score.nuggets:
         by_turn.setdefault(n.nugget.turn_id, []).append(n)
     candidates: dict[tuple[int, int], Candidate] = {(c.turn_id, c.start): c for c in bench.candidates}
+    lines = lines or {}
     out: list[str] = []
     for view in score.turns:
         if only is not None and view.turn.pk not in only:
+            if view.turn.pk in lines:
+                out.extend(_render_lines(bench, view, by_turn.get(view.turn.pk, []), candidates, lines[view.turn.pk]))
             continue
         out.append(_render_turn(bench, view, by_turn.get(view.turn.pk, []), candidates, oob=only is not None))
     return mark_safe("".join(out))
 
 
-def affected_turns(bench: Workbench, turn_ids: set[int], entity_ids: set[int], keys: set[str]) -> set[int]:
-    """The turns whose rendering an edit can change: the turns it touched, every turn with a
-    nugget of an entity it touched (grade, name, membership and duplicate marks show there),
-    and every turn with a suggestion naming such an entity ("known · grade")."""
-    result = set(turn_ids)
+def affected_lines(bench: Workbench, entity_ids: set[int], keys: set[str]) -> dict[int, set[int]]:
+    """The lines (turn -> first words) whose rendering a change of these entities can change:
+    the lines holding their nuggets (grade, name, membership and duplicate marks show there)
+    and the suggested lines naming them ("known · grade")."""
+    result: dict[int, set[int]] = {}
+    turns = {view.turn.pk: view.turn for view in bench.score.turns}
+    spans: dict[int, list[tuple[int, int]]] = {}
     for n in bench.score.nuggets:
         if n.nugget.entity_id in entity_ids:
-            result.add(n.nugget.turn_id)
+            spans.setdefault(n.nugget.turn_id, []).append((n.nugget.start_word, n.nugget.end_word))
+    for turn_id, held in spans.items():
+        for line in lines_of(turns[turn_id].text):
+            if line.words and any(start <= line.end and end >= line.start for start, end in held):
+                result.setdefault(turn_id, set()).add(line.start)
     for c in bench.candidates:
         if (c.key is not None and c.key in keys) or (c.known is not None and c.known.pk in entity_ids):
-            result.add(c.turn_id)
+            result.setdefault(c.turn_id, set()).add(c.start)
     return result
 
 
 def _render_turn(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore], candidates, oob: bool = False) -> str:
     turn = view.turn
-    token = bench.csrf_token
     system = turn.is_system
     label = bench.labels.get(turn.pk) if system else None
     current = label.label if label else ""
@@ -168,15 +177,35 @@ def _render_turn(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore], 
                     "true" if value == current else "false", f"{name}: {meaning} ({value})")
                    for value, meaning in LABEL_NAMES.items()] if system else (),
     })
+    body = "".join(_render_lines(bench, view, nuggets, candidates))
+    huge = view.end_wc - view.offset > HUGE_TURN_WORDS
+    role = "system" if system else "user"
+    return (
+        f'<section class="turn turn-{role}" id="turn-{turn.pk}" data-turn="{turn.pk}" data-role="{turn.role}" '
+        f'data-offset="{view.offset}"{" data-lazy-words" if huge else ""} aria-labelledby="turn-{turn.pk}-h"'
+        f'{OOB if oob else ""}>'
+        + head
+        + f'<div class="turn-text">{body}</div></section>'
+    )
 
 
+def _render_lines(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore], candidates,
+                  only: set[int] | None = None) -> list[str]:
+    """The turn's lines (<div class="line" id="ln-<turn>-<first word>">); with `only`, just the
+    lines starting at those words, each out of band."""
+    turn = view.turn
+    token = bench.csrf_token
+    system = turn.is_system
     owner: dict[int, NuggetScore] = {}  # word index in the turn -> the nugget holding it
     for n in nuggets:
         for i in range(n.nugget.start_word, n.nugget.end_word + 1):
             owner[i] = n
     huge = view.end_wc - view.offset > HUGE_TURN_WORDS
+    swap = OOB if only is not None else ""
     body = []
     for line in lines_of(turn.text):
+        if only is not None and (line.start not in only or not line.words):
+            continue
         if not line.words:
             body.append('<div class="line empty"></div>')
             continue
@@ -208,17 +237,10 @@ def _render_turn(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore], 
                 f'{escape(candidate.known.name or candidate.known.key)}">known · {escape(grade)}</span>'
             )
         body.append(
-            f'<div class="{classes}" data-start="{line.start}" data-end="{line.end}">'
+            f'<div class="{classes}" id="ln-{turn.pk}-{line.start}" data-start="{line.start}" data-end="{line.end}"{swap}>'
             f'<div class="gutter">{gutter}</div><div class="words">{words}</div></div>'
         )
-    role = "system" if system else "user"
-    return (
-        f'<section class="turn turn-{role}" id="turn-{turn.pk}" data-turn="{turn.pk}" data-role="{turn.role}" '
-        f'data-offset="{view.offset}"{" data-lazy-words" if huge else ""} aria-labelledby="turn-{turn.pk}-h"'
-        f'{OOB if oob else ""}>'
-        + head
-        + f'<div class="turn-text">{"".join(body)}</div></section>'
-    )
+    return body
 
 
 RUN_WORDS = 500  # words of a run (annotate.js turns a run into word spans at once)

@@ -19,7 +19,7 @@ from annotator.conversation_html import (
     EntityRow,
     Urls,
     Workbench,
-    affected_turns,
+    affected_lines,
     lines_of,
     render_datalist,
     render_turns,
@@ -66,9 +66,10 @@ def urls_for(conversation_id: int) -> Urls:
 
 @dataclass(frozen=True)
 class Affected:
-    """What an edit touched, so that its answer re-renders only the turns that can look different:
-    the turns themselves, the entities (by id) whose nuggets and suggestions show them, and
-    entity keys (for an entity that may be gone, e.g. after a delete)."""
+    """What an edit touched, so that its answer re-renders only what can look different: the
+    turns whose lines it changed (whole), the entities (by id) whose nuggets and suggestions
+    show them (those lines only), and entity keys (for an entity that may be gone, e.g.
+    after a delete)."""
 
     turns: frozenset[int] = frozenset()
     entities: frozenset[int] = frozenset()
@@ -196,7 +197,7 @@ def score_panel_context(score: ConversationScore, turns: set[int] | None = None)
 
     With `turns` (an edit's answer, partial score-changes), Table 1 holds only those turns'
     rows, each turn's <tbody> out of band. An edit passes the turns whose column it re-renders
-    (annotator.conversation_html.affected_turns): a row's pw follows from its WC alone, and
+    (_turns_to_render: whole or by lines): a row's pw follows from its WC alone, and
     its grade, duplicate mark, pw*g and missing memberships from its entity, so the rows of the
     other turns cannot have changed. Table 2 likewise holds the blocks of the system turns
     those turns can change (table_2), each out of band: the browser swaps what changed, not
@@ -249,7 +250,7 @@ def workbench_context(
     )
     bench.candidates = find_candidates(score, score.nuggets, dismissed, topic.pk, user.pk)
     system_turns = [t for t in score.turns if t.turn.is_system]
-    rendered = _turns_to_render(bench, only)
+    rendered, lines = _turns_to_render(bench, only)
     context = {
         "assignment": assignment,
         "conversation": conversation,
@@ -260,7 +261,7 @@ def workbench_context(
             {"set": a, "groups": [(g, round(100 * t, 1)) for g, t in zip(a.groups, a.target)]} for a in attribute_sets
         ],
         "score": score,
-        "turns_html": render_turns(bench, rendered),
+        "turns_html": render_turns(bench, rendered, lines),
         "candidates": bench.candidates,
         "grades": grades,
         "selected": selected,
@@ -271,18 +272,22 @@ def workbench_context(
         "total_words": score.turns[-1].end_wc if score.turns else 0,
     }
     if with_panel:
-        context.update(score_panel_context(score, rendered), with_panel=True)
+        panel_turns = None if rendered is None else rendered | set(lines)
+        context.update(score_panel_context(score, panel_turns), with_panel=True)
     if selected is not None:
         context.update(_editor_context(selected, score, attribute_sets, grades, bound))
     return context
 
 
-def _turns_to_render(bench: Workbench, only: Affected | None) -> set[int] | None:
-    """None: every turn. Else the turns `only` names and those its entities show in; the
-    selection marks of the other turns are brought up to date by annotate.js (syncSelection)."""
+def _turns_to_render(bench: Workbench, only: Affected | None) -> tuple[set[int] | None, dict[int, set[int]]]:
+    """(None, {}): every turn. Else the turns `only` names, whole, and of the other turns the
+    lines its entities show in (turn -> first words); the selection marks of the rest are
+    brought up to date by annotate.js (syncSelection)."""
     if only is None:
-        return None
-    return affected_turns(bench, set(only.turns), set(only.entities), set(only.keys))
+        return None, {}
+    whole = set(only.turns)
+    lines = affected_lines(bench, set(only.entities), set(only.keys))
+    return whole, {turn: starts for turn, starts in lines.items() if turn not in whole}
 
 
 def _editor_context(selected: NuggetScore, score: ConversationScore, attribute_sets, grades, bound) -> dict:

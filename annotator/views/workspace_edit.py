@@ -251,7 +251,7 @@ def grade(request: HttpRequest, conversation_id: int, nugget_id: int) -> HttpRes
     def change(data) -> Done:
         annotations.update_entity(_entity_of(nugget, assignment), actor=request.user, expected_version=data["version"],
                                   conversation=assignment.conversation, grade=data["grade"])
-        return Done(affected(turns=[nugget.turn_id], entities=[nugget.entity_id]), nugget.pk)
+        return Done(affected(entities=[nugget.entity_id]), nugget.pk)  # its lines, not its turns
 
     return _edit(request, assignment, form, change, selected_id=nugget.pk, bound={"grade": form})
 
@@ -267,7 +267,7 @@ def entity_details(request: HttpRequest, conversation_id: int, nugget_id: int) -
     def change(data) -> Done:
         annotations.update_entity(_entity_of(nugget, assignment), actor=request.user, expected_version=data["version"],
                                   conversation=assignment.conversation, name=data["name"], comment=data["comment"])
-        return Done(affected(turns=[nugget.turn_id], entities=[nugget.entity_id]), nugget.pk, "Entity saved.")
+        return Done(affected(entities=[nugget.entity_id]), nugget.pk, "Entity saved.")
 
     return _edit(request, assignment, form, change, selected_id=nugget.pk, bound={"details": form})
 
@@ -285,7 +285,7 @@ def membership(request: HttpRequest, conversation_id: int, nugget_id: int, attri
         annotations.set_membership(_entity_of(nugget, assignment), attribute_set, actor=request.user,
                                    expected_version=data["version"], vector=data["result"],
                                    evidence=data["evidence"], conversation=assignment.conversation)
-        return Done(affected(turns=[nugget.turn_id], entities=[nugget.entity_id]), nugget.pk)
+        return Done(affected(entities=[nugget.entity_id]), nugget.pk)  # its lines, not its turns
 
     return _edit(request, assignment, form, change, selected_id=nugget.pk, bound={("membership", attribute_set.pk): form})
 

@@ -50,18 +50,20 @@
     if (prev) { var p = $$(".lazy", prev); expand(p[p.length - 1]); }
     if (next) expand($(".lazy", next));
   }
-  function expandRunsOf(turn) {
-    // a huge turn: its nuggets and suggested lines now, the runs beside them when reached
-    $$(turn.hasAttribute("data-lazy-words") ? "mark .lazy, .candidate .lazy" : ".lazy", turn).forEach(expand);
+  function expandIn(root) {
+    $$(".lazy", root).forEach(function (l) {
+      // a huge turn: its nuggets and suggested lines now, the runs beside them when reached
+      var t = l.closest(".turn");
+      if (t && (!t.hasAttribute("data-lazy-words") || l.closest("mark, .candidate"))) expand(l);
+    });
   }
-  function expandRuns() { $$("#turns .turn").forEach(expandRunsOf); }
+  function expandRuns() { var t = document.getElementById("turns"); if (t) expandIn(t); }
   expandRuns();
-  // htmx:load comes once per element an answer put on the page (a turn, the editor, a row of
-  // Table 1): only new turns are looked at, so the work follows the edit, not the page.
+  // htmx:load comes once per element an answer put on the page (a turn, a line, the editor, a
+  // row of Table 1): only those are looked at, so the work follows the edit, not the page.
   document.body.addEventListener("htmx:load", function (evt) {
     var el = evt.target;
-    if (el === document.body || !el.querySelectorAll) return; // the page itself: expandRuns ran
-    (el.classList.contains("turn") ? [el] : $$(".turn", el)).forEach(expandRunsOf);
+    if (el !== document.body && el.querySelectorAll) expandIn(el); // the page itself: expandRuns ran
   });
   document.addEventListener("mouseover", function (e) {
     var l = e.target.closest && e.target.closest("#turns .lazy");

@@ -67,9 +67,10 @@ def test_an_annotator_cannot_relink_another_annotators_nugget(client, paper):
                        {"entity": "x", "version": nugget.version}).status_code == 404
 
 
-def test_linking_re_renders_the_turns_of_both_entities_and_no_others(client, paper):
-    """The answer carries only the turns whose rendering can change (out of band), not the
-    whole column: here S2's nugget becomes a second mention of S1's Back to the Future."""
+def test_linking_re_renders_the_nuggets_turn_and_the_lines_of_both_entities_and_no_others(client, paper):
+    """The answer carries only what can look different (out of band), not the whole column:
+    here S2's nugget becomes a second mention of S1's Back to the Future: S2 whole, and of S1
+    the line of Back to the Future."""
     conversation, annotator, _ = paper
     nuggets = _nuggets(conversation)
     first = nuggets[0]
@@ -80,8 +81,9 @@ def test_linking_re_renders_the_turns_of_both_entities_and_no_others(client, pap
     assert response.status_code == 200 and response["HX-Reswap"] == "none"
     html = response.content.decode()
     s1, s2 = first.turn, in_s2.turn
-    assert f'id="turn-{s1.pk}"' in html and f'id="turn-{s2.pk}"' in html
-    assert html.count('<section class="turn') == 2 and html.count('hx-swap-oob="true"') >= 5  # + holder, editor, progress
+    assert f'id="turn-{s1.pk}"' not in html and f'id="turn-{s2.pk}"' in html
+    assert f'<div class="line" id="ln-{s1.pk}-{first.start_word}" data-start="{first.start_word}"' in html
+    assert html.count('<section class="turn') == 1 and html.count('hx-swap-oob="true"') >= 6  # + holder, editor, progress
     u1 = conversation.turns.get(position=1)
     assert f'id="turn-{u1.pk}"' not in html and 'id="turns"' not in html
     assert "· dup" in html

@@ -54,7 +54,7 @@ def test_an_annotator_cannot_grade_another_annotators_entity(client, paper):
                        {"grade": 0, "version": nugget.entity.version}).status_code == 404
 
 
-def test_grading_answers_with_only_the_turns_that_mention_the_entity(client, paper):
+def test_grading_answers_with_only_the_lines_that_mention_the_entity(client, paper):
     conversation, annotator, _ = paper
     nugget = Nugget.objects.select_related("entity", "turn").order_by("turn__position", "start_word").first()
     s2 = conversation.turns.get(position=4)
@@ -64,8 +64,10 @@ def test_grading_answers_with_only_the_turns_that_mention_the_entity(client, pap
     assert response.status_code == 200 and changed(response)
     assert response["HX-Reswap"] == "none"  # everything in the answer is out of band
     html = response.content.decode()
-    assert f'id="turn-{nugget.turn_id}"' in html and f'id="turn-{s2.pk}"' not in html
-    assert html.count('<section class="turn') == 1
+    assert '<section class="turn' not in html  # a grade changes the look of its nugget's line, not of its turn
+    line = f'<div class="line" id="ln-{nugget.turn_id}-{nugget.start_word}" data-start="{nugget.start_word}"'
+    assert html.count('<div class="line') == 1 and line in html and f'id="ln-{s2.pk}-' not in html
+    assert f'<mark class="nugget g1 selected" data-nugget="{nugget.pk}"' in html
     assert 'id="editor"' in html and 'id="ws-progress"' in html
     assert f'<div id="selected-holder" hidden data-selected="{nugget.pk}" hx-swap-oob="true">' in html
 
