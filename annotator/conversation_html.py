@@ -122,10 +122,12 @@ def _short(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def render_turns(bench: Workbench, only: set[int] | None = None, lines: dict[int, set[int]] | None = None) -> SafeString:
-    """Every turn's <section>; or, with `only`, just those turns and, of the turns in `lines`,
-    just those lines (by their first word), each marked hx-swap-oob: the answer to an edit
-    replaces what its rendering changed, not the whole column."""
+def render_turns(bench: Workbench, only: set[int] | None = None, lines: dict[int, set[int]] | None = None,
+                 looks: set[int] = frozenset()) -> SafeString:
+    """Every turn's <section>; or, with `only`, just those turns, of the turns in `lines` just
+    those lines (by their first word), and the marks and WC badges of the nuggets in `looks`,
+    each marked hx-swap-oob: the answer to an edit replaces what its rendering changed, not
+    the whole column."""
     score = bench.score
     by_turn: dict[int, list[NuggetScore]] = {}
     for n in score.nuggets:
@@ -139,27 +141,40 @@ def render_turns(bench: Workbench, only: set[int] | None = None, lines: dict[int
                 out.extend(_render_lines(bench, view, by_turn.get(view.turn.pk, []), candidates, lines[view.turn.pk]))
             continue
         out.append(_render_turn(bench, view, by_turn.get(view.turn.pk, []), candidates, oob=only is not None))
+    out.extend(_render_looks(bench, looks))
     return mark_safe("".join(out))
 
 
-def affected_lines(bench: Workbench, entity_ids: set[int], keys: set[str]) -> dict[int, set[int]]:
-    """The lines (turn -> first words) whose rendering a change of these entities can change:
-    the lines holding their nuggets (grade, name, membership and duplicate marks show there)
-    and the suggested lines naming them ("known · grade")."""
-    result: dict[int, set[int]] = {}
-    turns = {view.turn.pk: view.turn for view in bench.score.turns}
-    spans: dict[int, list[tuple[int, int]]] = {}
-    for n in bench.score.nuggets:
-        if n.nugget.entity_id in entity_ids:
-            spans.setdefault(n.nugget.turn_id, []).append((n.nugget.start_word, n.nugget.end_word))
-    for turn_id, held in spans.items():
-        for line in lines_of(turns[turn_id].text):
-            if line.words and any(start <= line.end and end >= line.start for start, end in held):
-                result.setdefault(turn_id, set()).add(line.start)
+def affected_looks(bench: Workbench, entity_ids: set[int], keys: set[str]) -> tuple[set[int], dict[int, set[int]]]:
+    """What a change of these entities can change in the column: the look of their nuggets
+    (grade, name, membership and duplicate marks show on the marks and WC badges), by nugget
+    id, and the suggested lines naming them ("known · grade"), turn -> first words."""
+    looks = {n.nugget.pk for n in bench.score.nuggets if n.nugget.entity_id in entity_ids}
+    lines: dict[int, set[int]] = {}
     for c in bench.candidates:
         if (c.key is not None and c.key in keys) or (c.known is not None and c.known.pk in entity_ids):
-            result.setdefault(c.turn_id, set()).add(c.start)
-    return result
+            lines.setdefault(c.turn_id, set()).add(c.start)
+    return looks, lines
+
+
+def _render_looks(bench: Workbench, looks: set[int]) -> list[str]:
+    """The marks (one per line a nugget runs over) and the WC badges of these nuggets, each out
+    of band: what a grade, a membership, a name or a link changes in the column."""
+    out: list[str] = []
+    if not looks:
+        return out
+    texts = {view.turn.pk: view.turn.text for view in bench.score.turns}
+    for n in bench.score.nuggets:
+        if n.nugget.pk not in looks:
+            continue
+        start, end = n.nugget.start_word, n.nugget.end_word
+        for line in lines_of(texts[n.nugget.turn_id]):
+            first, last = max(start, line.start), min(end, line.end)
+            if line.words and first <= last:
+                out.append(f"{_open_mark(bench, n, first, oob=True)}"
+                           f"{_runs(first, line.words[first - line.start:last - line.start + 1])}</mark>")
+        out.append(_badge(bench, n, oob=True))
+    return out
 
 
 def _render_turn(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore], candidates, oob: bool = False) -> str:
@@ -273,14 +288,15 @@ def _line_words(bench: Workbench, line: Line, owner: dict[int, NuggetScore]) -> 
             parts.append(run)
         else:
             badge = _badge(bench, held_by) if line.start + j - 1 == held_by.nugget.end_word else ""
-            parts.append(f"{_open_mark(bench, held_by)}{run}</mark>{badge}")
+            parts.append(f"{_open_mark(bench, held_by, line.start + k)}{run}</mark>{badge}")
         k = j
     return " ".join(parts)
 
 
-def _open_mark(bench: Workbench, n: NuggetScore) -> str:
-    """A nugget's <mark>: its grade's colour, duplicate, a relevant nugget missing a membership,
-    selected; the title says what it is."""
+def _open_mark(bench: Workbench, n: NuggetScore, first: int, oob: bool = False) -> str:
+    """A nugget's <mark> from word `first` of its turn (id mk-<nugget>-<first>: a nugget over
+    several lines has a mark on each): its grade's colour, duplicate, a relevant nugget
+    missing a membership, selected; the title says what it is."""
     entity = n.nugget.entity
     grade = entity.grade
     classes = "nugget " + (f"g{grade.level}" if grade is not None else "ungraded")
@@ -291,10 +307,11 @@ def _open_mark(bench: Workbench, n: NuggetScore) -> str:
     if n.nugget.pk == bench.selected_id:
         classes += " selected"
     title = f"{entity.name or entity.key} · {grade.label if grade else 'ungraded'} · WC {n.wc}"
-    return f'<mark class="{classes}" data-nugget="{n.nugget.pk}" title="{escape(title + (" · duplicate" if n.duplicate else ""))}">'
+    return (f'<mark class="{classes}" id="mk-{n.nugget.pk}-{first}" data-nugget="{n.nugget.pk}" '
+            f'title="{escape(title + (" · duplicate" if n.duplicate else ""))}"{OOB if oob else ""}>')
 
 
-def _badge(bench: Workbench, n: NuggetScore) -> str:
+def _badge(bench: Workbench, n: NuggetScore, oob: bool = False) -> str:
     """The WC badge after a nugget's last word: a link that opens it in the editor."""
     pk, entity, grade = n.nugget.pk, n.nugget.entity, n.nugget.entity.grade
     text = f"WC {n.wc}" + (f" · {escape(grade.label)}" if grade is not None else "") + (" · dup" if n.duplicate else "")
@@ -303,7 +320,7 @@ def _badge(bench: Workbench, n: NuggetScore) -> str:
     return (
         f'<a class="wc{" dup" if n.duplicate else ""}" href="{escape(bench.urls.page)}?nugget={pk}" '
         f'hx-get="{escape(bench.urls.nugget.format(pk))}" id="badge-{pk}" data-nugget="{pk}" '
-        f'aria-label="{escape(label)}"{current}>{text}</a>'
+        f'aria-label="{escape(label)}"{current}{OOB if oob else ""}>{text}</a>'
     )
 
 
@@ -315,18 +332,29 @@ def table_1_html(rows, turn_ids: list[int], *, empty: bool, oob: bool = False) -
     template loops they doubled the 300-nugget save (docs/benchmarks.md)."""
     by_turn: dict[int, list[str]] = {}
     for r in rows:
-        dup = ' <span class="badge dup">dup</span>' if r.duplicate else ""
-        warn = f' <span class="badge warn" title="no membership: {escape(r.missing)}">?</span>' if r.missing else ""
-        gain = '<span class="muted">–</span>' if r.gain is None else r.gain
-        by_turn.setdefault(r.turn_id, []).append(
-            f'<tr{DUP_ROW if r.duplicate else ""}><td>{r.turn}</td><td class="ename">{escape(r.name)}{dup}{warn}</td>'
-            f'<td class="num">{r.wc}</td><td class="num">{r.pw}</td><td class="num">{gain}</td>'
-            f'<td class="num">{r.contribution}</td></tr>'
-        )
+        by_turn.setdefault(r.turn_id, []).append(_table_1_row(r))
     swap = OOB if oob else ""
     bodies = "".join(f'<tbody id="t1-{pk}"{swap}>{"".join(by_turn.get(pk, ()))}</tbody>' for pk in turn_ids)
     bodies += f'<tbody id="t1-none"{swap}{"" if empty else " hidden"}><tr><td colspan="6" class="muted">No nuggets yet.</td></tr></tbody>'
     return mark_safe(f"<template>{bodies}</template>" if oob else bodies)
+
+
+def table_1_rows_html(rows) -> SafeString:
+    """Rows of Table 1 alone (tr id t1r-<nugget>), each out of band, in a <template>: what a
+    change of an entity changes in the table when its turns keep their nuggets."""
+    return mark_safe(f'<template>{"".join(_table_1_row(r, oob=True) for r in rows)}</template>' if rows else "")
+
+
+def _table_1_row(r, oob: bool = False) -> str:
+    dup = ' <span class="badge dup">dup</span>' if r.duplicate else ""
+    warn = f' <span class="badge warn" title="no membership: {escape(r.missing)}">?</span>' if r.missing else ""
+    gain = '<span class="muted">–</span>' if r.gain is None else r.gain
+    return (
+        f'<tr id="t1r-{r.nugget_id}"{DUP_ROW if r.duplicate else ""}{OOB if oob else ""}><td>{r.turn}</td>'
+        f'<td class="ename">{escape(r.name)}{dup}{warn}</td>'
+        f'<td class="num">{r.wc}</td><td class="num">{r.pw}</td><td class="num">{gain}</td>'
+        f'<td class="num">{r.contribution}</td></tr>'
+    )
 
 
 DUP_ROW = ' class="dup"'

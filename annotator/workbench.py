@@ -19,11 +19,12 @@ from annotator.conversation_html import (
     EntityRow,
     Urls,
     Workbench,
-    affected_lines,
+    affected_looks,
     lines_of,
     render_datalist,
     render_turns,
     table_1_html,
+    table_1_rows_html,
     table_2_html,
 )
 from annotator.forms import EntityDetailsForm, EntityLinkForm, GradeForm, MembershipForm, NuggetSpanForm
@@ -134,6 +135,7 @@ class NuggetLine:
     contribution: str
     duplicate: bool
     missing: str  # attribute sets without a membership, for a relevant nugget
+    nugget_id: int
 
 
 @dataclass(frozen=True)
@@ -148,20 +150,20 @@ def _gain(value: float) -> str:
     return f"{value:.2f}".rstrip("0").rstrip(".") if value else "0"
 
 
-def table_1(score: ConversationScore, turns: set[int] | None = None) -> list[NuggetLine]:
+def table_1(score: ConversationScore, turns: set[int] | None = None, nuggets: set[int] = frozenset()) -> list[NuggetLine]:
     """Table 1 of the paper, one row per nugget: turn, entity, WC, pw, g, pw*g (duplicates
-    marked); with `turns`, only the nuggets of those turns."""
+    marked); with `turns`, only the nuggets of those turns and those in `nuggets`."""
     names = {t.turn.pk: f"{t.turn.role}{t.turn.number}" for t in score.turns}
     rows = []
     for n in score.nuggets:
-        if turns is not None and n.nugget.turn_id not in turns:
+        if turns is not None and n.nugget.turn_id not in turns and n.nugget.pk not in nuggets:
             continue
         entity = n.nugget.entity
         name = entity.name or entity.key
         rows.append(NuggetLine(
             n.nugget.turn_id, names[n.nugget.turn_id], name if len(name) <= 40 else name[:39] + "…", n.wc, f"{n.pw:.4f}",
             _gain(n.gain) if entity.grade_id is not None else None, f"{n.contribution:.4f}", n.duplicate,
-            ", ".join(n.incomplete) if n.gain > 0 else "",
+            ", ".join(n.incomplete) if n.gain > 0 else "", n.nugget.pk,
         ))
     return rows
 
@@ -192,23 +194,32 @@ def table_2(score: ConversationScore, turns: set[int] | None = None) -> list[dic
     return blocks
 
 
-def score_panel_context(score: ConversationScore, turns: set[int] | None = None) -> dict:
+def score_panel_context(score: ConversationScore, turns: set[int] | None = None, looks: set[int] = frozenset()) -> dict:
     """What the partial score-panel shows: the scores, Table 1 and Table 2 (no queries).
 
     With `turns` (an edit's answer, partial score-changes), Table 1 holds only those turns'
-    rows, each turn's <tbody> out of band. An edit passes the turns whose column it re-renders
-    (_turns_to_render: whole or by lines): a row's pw follows from its WC alone, and
-    its grade, duplicate mark, pw*g and missing memberships from its entity, so the rows of the
-    other turns cannot have changed. Table 2 likewise holds the blocks of the system turns
-    those turns can change (table_2), each out of band: the browser swaps what changed, not
-    the whole table (docs/benchmarks.md, bench_browser.py).
+    rows, each turn's <tbody> out of band, and the rows of the nuggets in `looks` (whose
+    entity changed), each row out of band. An edit passes what it re-renders in the column
+    (_turns_to_render): a row's pw follows from its WC alone, and its grade, duplicate mark,
+    pw*g and missing memberships from its entity, so no other row can have changed. Table 2
+    likewise holds the blocks of the system turns those can change (table_2), each out of
+    band: the browser swaps what changed, not the whole table (docs/benchmarks.md).
     """
     ids = [t.turn.pk for t in score.turns]
+    if turns is None:
+        return {
+            "score": score,
+            "table_1_html": table_1_html(table_1(score), ids, empty=not score.nuggets),
+            "table_2_html": table_2_html(table_2(score)),
+        }
+    rows = table_1(score, turns, looks)
+    look_turns = {r.turn_id for r in rows if r.turn_id not in turns}
     return {
         "score": score,
-        "table_1_html": table_1_html(table_1(score, turns), ids if turns is None else [i for i in ids if i in turns],
-                                     empty=not score.nuggets, oob=turns is not None),
-        "table_2_html": table_2_html(table_2(score, turns), oob=turns is not None),
+        "table_1_html": table_1_html([r for r in rows if r.turn_id in turns], [i for i in ids if i in turns],
+                                     empty=not score.nuggets, oob=True)
+        + table_1_rows_html([r for r in rows if r.turn_id not in turns]),
+        "table_2_html": table_2_html(table_2(score, turns | look_turns), oob=True),
     }
 
 
@@ -250,7 +261,7 @@ def workbench_context(
     )
     bench.candidates = find_candidates(score, score.nuggets, dismissed, topic.pk, user.pk)
     system_turns = [t for t in score.turns if t.turn.is_system]
-    rendered, lines = _turns_to_render(bench, only)
+    rendered, lines, looks = _turns_to_render(bench, only)
     context = {
         "assignment": assignment,
         "conversation": conversation,
@@ -261,7 +272,7 @@ def workbench_context(
             {"set": a, "groups": [(g, round(100 * t, 1)) for g, t in zip(a.groups, a.target)]} for a in attribute_sets
         ],
         "score": score,
-        "turns_html": render_turns(bench, rendered, lines),
+        "turns_html": render_turns(bench, rendered, lines, looks),
         "candidates": bench.candidates,
         "grades": grades,
         "selected": selected,
@@ -272,22 +283,23 @@ def workbench_context(
         "total_words": score.turns[-1].end_wc if score.turns else 0,
     }
     if with_panel:
-        panel_turns = None if rendered is None else rendered | set(lines)
-        context.update(score_panel_context(score, panel_turns), with_panel=True)
+        context.update(score_panel_context(score, rendered, looks), with_panel=True)
     if selected is not None:
         context.update(_editor_context(selected, score, attribute_sets, grades, bound))
     return context
 
 
-def _turns_to_render(bench: Workbench, only: Affected | None) -> tuple[set[int] | None, dict[int, set[int]]]:
-    """(None, {}): every turn. Else the turns `only` names, whole, and of the other turns the
-    lines its entities show in (turn -> first words); the selection marks of the rest are
-    brought up to date by annotate.js (syncSelection)."""
+def _turns_to_render(bench: Workbench, only: Affected | None) -> tuple[set[int] | None, dict[int, set[int]], set[int]]:
+    """(None, {}, set()): every turn. Else the turns `only` names, whole; of the other turns,
+    the suggested lines naming its entities (turn -> first words) and the marks and badges
+    of its entities' nuggets (nugget ids). The selection marks of the rest are brought up to
+    date by annotate.js (syncSelection)."""
     if only is None:
-        return None, {}
+        return None, {}, set()
     whole = set(only.turns)
-    lines = affected_lines(bench, set(only.entities), set(only.keys))
-    return whole, {turn: starts for turn, starts in lines.items() if turn not in whole}
+    looks, lines = affected_looks(bench, set(only.entities), set(only.keys))
+    looks = {n.nugget.pk for n in bench.score.nuggets if n.nugget.pk in looks and n.nugget.turn_id not in whole}
+    return whole, {turn: starts for turn, starts in lines.items() if turn not in whole}, looks
 
 
 def _editor_context(selected: NuggetScore, score: ConversationScore, attribute_sets, grades, bound) -> dict:

@@ -1,5 +1,7 @@
 """Grading the nugget's entity with the campaign's grades (buttons and keys 0/1/2)."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -54,7 +56,7 @@ def test_an_annotator_cannot_grade_another_annotators_entity(client, paper):
                        {"grade": 0, "version": nugget.entity.version}).status_code == 404
 
 
-def test_grading_answers_with_only_the_lines_that_mention_the_entity(client, paper):
+def test_grading_answers_with_only_the_marks_and_badges_of_the_entitys_nuggets(client, paper):
     conversation, annotator, _ = paper
     nugget = Nugget.objects.select_related("entity", "turn").order_by("turn__position", "start_word").first()
     s2 = conversation.turns.get(position=4)
@@ -64,10 +66,14 @@ def test_grading_answers_with_only_the_lines_that_mention_the_entity(client, pap
     assert response.status_code == 200 and changed(response)
     assert response["HX-Reswap"] == "none"  # everything in the answer is out of band
     html = response.content.decode()
-    assert '<section class="turn' not in html  # a grade changes the look of its nugget's line, not of its turn
-    line = f'<div class="line" id="ln-{nugget.turn_id}-{nugget.start_word}" data-start="{nugget.start_word}"'
-    assert html.count('<div class="line') == 1 and line in html and f'id="ln-{s2.pk}-' not in html
-    assert f'<mark class="nugget g1 selected" data-nugget="{nugget.pk}"' in html
+    # a grade changes the look of the entity's nuggets, not their lines or turns
+    assert '<section class="turn' not in html and '<div class="line' not in html and f'id="t1-{s2.pk}"' not in html
+    mark = f'<mark class="nugget g1 selected" id="mk-{nugget.pk}-{nugget.start_word}" data-nugget="{nugget.pk}"'
+    assert html.count("<mark ") == 1 and mark in html and 'hx-swap-oob="true">' in html.split(mark)[1][:200]
+    badge = re.search(rf'<a class="wc" [^>]*id="badge-{nugget.pk}"[^>]*hx-swap-oob="true">([^<]*)</a>', html)
+    assert badge and badge.group(1) == "WC 35 · L1"
+    page = client.get(reverse("conversation", args=[conversation.pk])).content.decode()
+    assert "WC 35 · L1</a>" in page
     assert 'id="editor"' in html and 'id="ws-progress"' in html
     assert f'<div id="selected-holder" hidden data-selected="{nugget.pk}" hx-swap-oob="true">' in html
 
