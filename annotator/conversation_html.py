@@ -24,6 +24,8 @@ LABEL_NAMES = {"o": "looks useful", "x": "not useful", "-": "no turn"}
 # The turn's header (name, word range, running word count, label buttons): a template partial.
 TURN_HEAD = "annotator/conversation.html#turn-head"
 OOB = ' hx-swap-oob="true"'
+# Blocks whose elements stay and whose figures change (Table 2's bars): morphed (idiomorph).
+MORPH = ' hx-swap-oob="morph"'
 
 
 @dataclass
@@ -365,7 +367,7 @@ def table_2_html(turns: list[dict], *, oob: bool = False) -> SafeString:
     distribution against the target as bars, and DistrSim; a block per turn (`t2-<turn>`),
     each out of band in an edit's answer."""
     out = []
-    swap = OOB if oob else ""
+    swap = MORPH if oob else ""
     for turn in turns:
         name = turn["name"]
         block = f'<div class="turn-score" id="t2-{turn["pk"]}"{swap}>'

@@ -11,7 +11,9 @@ click changes the scores). Timed in the page with performance.now():
     settle at once) and the browser has laid out the new figures and rows (a forced layout):
     everything before the next paint that this page controls;
   - painted: the same, to after the next frame (requestAnimationFrame, then a task): adds the
-    wait for the display's frame, up to 16.7 ms, that no page can shorten.
+    wait for the display's frame, up to 16.7 ms, that no page can shorten;
+  - elements added / removed: what the swap put on the page and took off it (a
+    MutationObserver): the swap's work, counted, which a loaded machine does not blur.
 The target (issue 20) is on screen p50 <= 1.5x request p50, at 30 and 300 nuggets.
 
 The page: cold loads of the conversation (new navigation each time), Navigation Timing:
@@ -51,11 +53,24 @@ CLICK = """async () => {
   const gfrc = () => document.querySelector('#score-panel [data-score=GFRC]');
   performance.clearResourceTimings();
   const before = gfrc().textContent;
+  // elements the answer put on the page and took off it: the work of a swap, counted (unlike
+  // the times, the same on a loaded machine as on an idle one)
+  const size = (n) => n.nodeType === 1 ? 1 + n.getElementsByTagName('*').length : 0;
+  let added = 0, removed = 0;
+  const observer = new MutationObserver((records) => records.forEach((r) => {
+    r.addedNodes.forEach((n) => { added += size(n); });
+    r.removedNodes.forEach((n) => { removed += size(n); });
+  }));
   const result = await new Promise((resolve) => {
     let t0, onScreen;
     const done = (evt) => {
       if (!evt.detail.target || evt.detail.target.id !== 'turns') return;
       document.body.removeEventListener('htmx:afterRequest', done);
+      observer.takeRecords().forEach((r) => {
+        r.addedNodes.forEach((n) => { added += size(n); });
+        r.removedNodes.forEach((n) => { removed += size(n); });
+      });
+      observer.disconnect();
       gfrc().getBoundingClientRect();  // style and layout of the new page, now
       onScreen = performance.now() - t0;
       requestAnimationFrame(() => setTimeout(() => {
@@ -63,10 +78,12 @@ CLICK = """async () => {
         resolve({
           on_screen: onScreen, painted: performance.now() - t0,
           request: xhr.responseEnd - xhr.startTime, bytes: xhr.decodedBodySize, gfrc: gfrc().textContent,
+          added, removed,
         });
       }, 0));
     };
     document.body.addEventListener('htmx:afterRequest', done);
+    observer.observe(document.body, { childList: true, subtree: true });
     t0 = performance.now();
     document.getElementById('grade-' + level).click();
   });
@@ -152,7 +169,7 @@ def _measure(browser, port, annotator, conversation, selected, clicks, loads, wa
     page.goto(f"{url}?nugget={selected}", wait_until="load")
     page.wait_for_load_state("networkidle")
     click = {name: [] for name in ("on_screen", "painted", "request")}
-    sizes = []
+    sizes, added, removed = [], [], []
     for i in range(warmup + clicks):
         r = page.evaluate(CLICK)
         assert r["changed"], f"every click changes the score: {r}"
@@ -160,10 +177,13 @@ def _measure(browser, port, annotator, conversation, selected, clicks, loads, wa
             for name in click:
                 click[name].append(r[name])
             sizes.append(r["bytes"])
+            added.append(r["added"])
+            removed.append(r["removed"])
         time.sleep(0.05)  # an annotator's pace, not a flood: each click meets a quiet server
     context.close()
     return {
-        "click": {name: _summary(v) for name, v in click.items()} | {"answer_bytes": max(sizes)},
+        "click": {name: _summary(v) for name, v in click.items()}
+        | {"answer_bytes": max(sizes), "elements_added": max(added), "elements_removed": max(removed)},
         "page": {name: _summary(v) for name, v in timings.items()} | shape,
     }
 
@@ -183,7 +203,8 @@ def main() -> None:
         print(f"{size:>4} nuggets: click a grade -> new score on screen p50 {c['on_screen']['p50_ms']} ms "
               f"p95 {c['on_screen']['p95_ms']} ms (painted p50 {c['painted']['p50_ms']} ms) | its request "
               f"p50 {c['request']['p50_ms']} ms p95 {c['request']['p95_ms']} ms | answer {c['answer_bytes'] / 1024:.1f} KB"
-              f" | on screen / request {q['click_on_screen_over_request_p50']}x (painted {q['click_painted_over_request_p50']}x)")
+              f" | on screen / request {q['click_on_screen_over_request_p50']}x (painted {q['click_painted_over_request_p50']}x)"
+              f" | elements added {c['elements_added']}, removed {c['elements_removed']}")
         print(f"{size:>4} nuggets: page: server p50 {g['server']['p50_ms']} ms, HTML received {g['html_received']['p50_ms']} ms,"
               f" DOMContentLoaded p50 {g['dcl']['p50_ms']} ms p95 {g['dcl']['p95_ms']} ms, load {g['load']['p50_ms']} ms"
               f" ({g['page_bytes'] / 1024:.0f} KB, {g['elements']} elements, {g['word_spans']} word spans) | DCL / page "

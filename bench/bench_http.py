@@ -92,7 +92,7 @@ def _measure(port, annotator, conversation, size, iterations, warmup) -> dict:
         took, status, headers, body = _timed(
             browser, "POST", base + "nuggets/", {"turn": turn.pk, "start": start, "end": end}, htmx=True)
         assert status == 200 and "hx-trigger" in headers, f"create: {status}"
-        assert b'<div id="score-figures" hx-swap-oob="true">' in body, "the save's answer carries the new scores"
+        assert b'<div id="score-figures" hx-swap-oob="morph">' in body, "the save's answer carries the new scores"
         nugget = Nugget.objects.only("pk", "version").get(turn=turn, annotator=annotator, start_word=start)
         delete_took, status, _, _ = _timed(
             browser, "POST", base + f"nuggets/{nugget.pk}/delete/", {"version": nugget.version}, htmx=True)

@@ -91,5 +91,5 @@ def changed(response) -> bool:
     trigger = json.loads(response.get("HX-Trigger", "{}"))
     html = response.content.decode()
     whole = '<section id="score-panel" class="card score-panel" aria-labelledby="score-h" hx-swap-oob="true">' in html
-    parts = '<div id="score-figures" hx-swap-oob="true">' in html
+    parts = '<div id="score-figures" hx-swap-oob="morph">' in html
     return "annotations-changed" in trigger and (whole or (parts and '<template><tbody id="t1-' in html))

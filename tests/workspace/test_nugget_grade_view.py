@@ -98,9 +98,9 @@ def test_grading_answers_with_the_table_2_blocks_of_those_turns_as_the_page_then
     html = client.post(reverse("nugget-grade", args=[conversation.pk, nugget.pk]),
                        {"grade": 1, "version": nugget.entity.version}, headers=HTMX).content.decode()
     assert 'id="table-2"' not in html  # not the whole table: the blocks of the graded turns
-    assert f'<div class="turn-score" id="t2-{nugget.turn_id}" hx-swap-oob="true">' in html
+    assert f'<div class="turn-score" id="t2-{nugget.turn_id}" hx-swap-oob="morph">' in html
     assert f'id="t2-{s2.pk}"' not in html  # the independent method: S2's distribution is its own
-    block = re.search(rf'<div class="turn-score" id="t2-{nugget.turn_id}" hx-swap-oob="true">(.*?)</table></div></div>',
+    block = re.search(rf'<div class="turn-score" id="t2-{nugget.turn_id}" hx-swap-oob="morph">(.*?)</table></div></div>',
                       html, re.S).group(1)
     page = client.get(reverse("conversation", args=[conversation.pk])).content.decode()
     assert f'<div class="turn-score" id="t2-{nugget.turn_id}">{block}</table></div></div>' in page
