@@ -71,10 +71,10 @@
     if (window.performance && performance.mark) performance.mark("gfrc:words");
   }
   function wordsReady() { expandRuns(); }
-  if (document.readyState === "loading") {
+  if (document.readyState === "complete") expandRuns();
+  else { // a deferred script runs before DOMContentLoaded ("interactive"); load is the backstop
     document.addEventListener("DOMContentLoaded", function () { setTimeout(expandRuns, 0); });
-  } else {
-    expandRuns();
+    window.addEventListener("load", expandRuns);
   }
   // htmx:load comes once per element an answer put on the page (a turn, a line, the editor, a
   // row of Table 1): only those are looked at, so the work follows the edit, not the page.
