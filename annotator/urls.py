@@ -4,8 +4,8 @@ from annotator.views import home
 
 urlpatterns = [
     path("", home.home, name="home"),
-    path("", include("annotator.urls_workspace")),
-    path("console/", include(("annotator.urls_console", "console"))),
-    path("history/", include(("annotator.urls_history", "history"))),
+    path("", include("annotator.workspace.urls")),
+    path("console/", include(("annotator.console.urls", "console"))),
+    path("history/", include(("annotator.console.urls_history", "history"))),
     path("api/", include("annotator.api.urls")),
 ]

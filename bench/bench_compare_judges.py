@@ -91,7 +91,7 @@ def run(topics: int, runs: int, repeats: int) -> dict:
         from django.core.management import call_command
 
         from annotator.models import AnnotatorProfile, Campaign
-        from annotator.reports import score_table
+        from annotator.scores.campaign_tables import score_table
         from bench.common import make_annotator, make_campaign_with
 
         label = database_label()

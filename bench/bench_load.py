@@ -45,10 +45,10 @@ def run(annotators: int = 20, changes: int = 200, nuggets: int = 20, time_limit:
             conversation = seed_conversation(campaign, user, nuggets=nuggets, run=f"load-run-{i:02d}")
             turn, start, end = spare_span(conversation, nuggets)
             # Mark and unmark the spare line once, so its entity exists: every later create is one event.
-            from annotator import annotations
+            from annotator.judgments import edits
 
-            nugget = annotations.create_nugget(annotator=user, actor=user, turn=turn, start_word=start, end_word=end)
-            annotations.delete_nugget(nugget, actor=user, expected_version=nugget.version)
+            nugget = edits.create_nugget(annotator=user, actor=user, turn=turn, start_word=start, end_word=end)
+            edits.delete_nugget(nugget, actor=user, expected_version=nugget.version)
             label_turn = conversation.turns.filter(role="S").order_by("position").first()
             people.append((user, conversation, turn, start, end, label_turn))
         baseline = Counter(AnnotationEvent.objects.values_list("annotator__username", flat=True))

@@ -102,7 +102,7 @@ def seed_conversation(campaign, annotator, *, nuggets: int, run: str, topic: str
                       per_turn: int = 30):
     """A conversation with `nuggets` marked, graded nuggets (+ `spare` unmarked movie lines),
     built through the business rules like an annotator would."""
-    from annotator import annotations
+    from annotator.judgments import edits
     from annotator.models import AttributeSet, Grade
     from tests.factories import make_conversation
 
@@ -118,14 +118,14 @@ def seed_conversation(campaign, annotator, *, nuggets: int, run: str, topic: str
     for k in range(nuggets):
         turn = system_turns[k // per_turn]
         start = (k % per_turn) * WORDS_PER_LINE
-        nugget = annotations.create_nugget(annotator=annotator, actor=annotator, turn=turn,
+        nugget = edits.create_nugget(annotator=annotator, actor=annotator, turn=turn,
                                            start_word=start, end_word=start + 4)
         entity = nugget.entity
-        annotations.update_entity(entity, actor=annotator, expected_version=entity.version, grade=grades[1 + k % 2])
+        edits.update_entity(entity, actor=annotator, expected_version=entity.version, grade=grades[1 + k % 2])
         if k % 3 == 0:
             vector = [0.0] * 8
             vector[k % 8] = 1.0
-            annotations.set_membership(entity, origin, actor=annotator, expected_version=entity.version, vector=vector)
+            edits.set_membership(entity, origin, actor=annotator, expected_version=entity.version, vector=vector)
     return conversation
 
 

@@ -32,18 +32,18 @@ from bench.common import (  # noqa: E402
 
 # (module, function, stage): where the save path's views and read side call each stage
 STAGES = [
-    ("annotator.views.workspace_edit", "assignment_for_annotator", "access (assignment)"),
-    ("annotator.views.workspace", "assignment_for_annotator", "access (assignment)"),
-    ("annotator.views.workspace_edit", "_turns_of", "the conversation's turns, for the form"),
-    ("annotator.annotations", "create_nugget", "write: nugget, entity, history event"),
-    ("annotator.workbench", "attribute_sets_of", "read: attribute sets"),
-    ("annotator.workbench", "score_conversation", "read + score: turns, nuggets, memberships, gfrc"),
-    ("annotator.workbench", "find_candidates", "read: suggestions"),
-    ("annotator.workbench", "_editor_context", "read: editor (selected nugget's memberships, forms)"),
-    ("annotator.workbench", "render_turns", "render: conversation column (Python)"),
-    ("annotator.workbench", "score_panel_context", "render: Tables 1 and 2 (Python)"),
-    ("annotator.views.workspace_edit", "render", "render: templates (editor, counts, panel)"),
-    ("annotator.views.workspace", "render", "render: templates (page)"),
+    ("annotator.workspace.views.edits", "assignment_for_annotator", "access (assignment)"),
+    ("annotator.workspace.views.conversation", "assignment_for_annotator", "access (assignment)"),
+    ("annotator.workspace.views.edits", "_turns_of", "the conversation's turns, for the form"),
+    ("annotator.judgments.edits", "create_nugget", "write: nugget, entity, history event"),
+    ("annotator.workspace.read_model", "attribute_sets_of", "read: attribute sets"),
+    ("annotator.workspace.read_model", "score_conversation", "read + score: turns, nuggets, memberships, gfrc"),
+    ("annotator.workspace.read_model", "find_candidates", "read: suggestions"),
+    ("annotator.workspace.read_model", "_editor_context", "read: editor (selected nugget's memberships, forms)"),
+    ("annotator.workspace.read_model", "render_turns", "render: conversation column (Python)"),
+    ("annotator.workspace.read_model", "score_panel_context", "render: Tables 1 and 2 (Python)"),
+    ("annotator.workspace.views.edits", "render", "render: templates (editor, counts, panel)"),
+    ("annotator.workspace.views.conversation", "render", "render: templates (page)"),
 ]
 
 

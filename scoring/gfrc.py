@@ -14,7 +14,7 @@ Tables 1 and 2 rather than only the final numbers.
 
 The formulas are those of `/work/shared/reference/GFRC-SPEC.md`; `scoring.reference` is a
 plain-Python, formula-by-formula twin used as the test oracle. Only numpy and the standard
-library are imported: the Django layer (annotator.scores) sits on top, never underneath.
+library are imported: the Django layer (annotator.scores.per_conversation) sits on top, never underneath.
 """
 
 from __future__ import annotations

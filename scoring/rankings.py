@@ -12,7 +12,7 @@ distributions), so it runs where Django is not installed, like the rest of `scor
   matrix; the p-value is scipy.stats.kendalltau's.
 
 Whether the gold tells two flipped runs apart is the significance report's test
-(`scoring.significance.randomised_tukey_hsd`), applied in `annotator.judging`.
+(`scoring.significance.randomised_tukey_hsd`), applied in `annotator.evaluation.judge_comparison`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Comparing runs over a topic x run score matrix, as an NTCIR overview paper does.
 
-Pure numpy and scipy.stats (no Django): the database side is `annotator.analysis`.
+Pure numpy and scipy.stats (no Django): the database side is `annotator.evaluation.run_comparison`.
 
 A matrix has one row per topic and one column per run; a cell is the run's score on the topic
 (the mean over the run's conversations of that topic). The tests follow Sakai's practice for
@@ -9,7 +9,7 @@ variance V_E, the randomised Tukey HSD over all run pairs, the paired t-test bes
 effect size ES_E = difference / sqrt(V_E), and topic set size design from V_E.
 
 scipy is imported where it is used: it adds a second to every process start that never
-compares runs (see annotator.reports).
+compares runs (see annotator.console.reports).
 """
 
 from __future__ import annotations

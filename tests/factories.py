@@ -1,12 +1,13 @@
 """Building blocks for tests: a FairWeb-like campaign and conversations built through the
-same business rules the app uses (annotator.annotations), never by writing rows behind them."""
+same business rules the app uses (annotator.judgments.edits), never by writing rows behind them."""
 
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 
-from annotator import annotations
+from annotator.judgments import edits
 from annotator.models import Assignment, AttributeSet, Campaign, Conversation, Grade, Run, Topic, TopicType, Turn
+from scoring.gfr import DEFAULT_GAINS
 
 FAIRWEB_ORIGIN_TARGET = [
     0.244725738, 0.111814346, 0.008438819, 0.154008439,
@@ -22,7 +23,7 @@ def make_user(username: str, **extra):
 def make_campaign(slug: str = "fw", organiser=None, **settings) -> Campaign:
     campaign = Campaign.objects.create(slug=slug, name=f"Campaign {slug}", **settings)
     for level, (label, gain) in enumerate([("L0", 0.0), ("L1", 0.5), ("L2", 1.0)]):
-        Grade.objects.create(campaign=campaign, label=label, level=level, gain=gain)
+        Grade.objects.create(campaign=campaign, label=label, level=level, gain=gain, ranked_list_gain=DEFAULT_GAINS[label])
     movies = TopicType.objects.create(campaign=campaign, code="M", name="Movies")
     AttributeSet.objects.create(
         topic_type=movies, name="RATINGS", kind="ordinal", divergence="rnod", position=0,
@@ -60,16 +61,16 @@ def mark(conversation: Conversation, annotator, turn_position: int, start: int, 
          grade: str | None = None, memberships: dict[str, list[float]] | None = None):
     """Mark words start..end (0-based, inclusive) of a turn as a nugget, then grade its entity."""
     turn = conversation.turns.get(position=turn_position)
-    nugget = annotations.create_nugget(annotator=annotator, actor=annotator, turn=turn, start_word=start, end_word=end)
+    nugget = edits.create_nugget(annotator=annotator, actor=annotator, turn=turn, start_word=start, end_word=end)
     entity = nugget.entity
     if grade is not None:
-        annotations.update_entity(
+        edits.update_entity(
             entity, actor=annotator, expected_version=entity.version,
             grade=Grade.objects.get(campaign=conversation.topic.campaign, label=grade),
         )
     for name, vector in (memberships or {}).items():
         attribute_set = AttributeSet.objects.get(topic_type=conversation.topic.topic_type, name=name)
-        annotations.set_membership(
+        edits.set_membership(
             entity, attribute_set, actor=annotator, expected_version=entity.version, vector=vector
         )
     nugget.refresh_from_db()

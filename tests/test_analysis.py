@@ -1,4 +1,4 @@
-"""annotator.analysis: the score matrices, trial instability and worst cases from a campaign."""
+"""annotator.evaluation.run_comparison: the score matrices, trial instability and worst cases from a campaign."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from annotator import analysis
-from annotator.reports import score_table, score_tables
+from annotator.evaluation import run_comparison
+from annotator.scores.campaign_tables import score_table, score_tables
 from tests.console.demo import build_demo
 
 
@@ -21,7 +21,7 @@ def frame(rows):
 def test_a_runs_topic_score_is_the_mean_of_its_conversations_and_missing_topics_are_reported():
     table = frame([(1, "T1", "a", 0, 0, 0.2), (2, "T1", "a", 0, 0, 0.4), (3, "T1", "b", 0, 0, 0.5),
                    (4, "T2", "a", 0, 0, 0.1), (5, "T3", "a", 0, 0, 0.6), (6, "T3", "b", 0, 0, 0.9)])
-    matrix = analysis.topic_run_matrix(table, "GFRC")
+    matrix = run_comparison.topic_run_matrix(table, "GFRC")
     assert matrix.topics == ("T1", "T3") and matrix.runs == ("a", "b")
     assert matrix.scores == pytest.approx(np.array([[0.3, 0.5], [0.6, 0.9]]))
     assert matrix.missing == {"b": ("T2",)}
@@ -32,10 +32,10 @@ def test_the_comparison_rows_carry_the_csv_columns_and_scipys_paired_t():
     rows = [(i, f"T{t}", run, 0, 0, float(rng.random())) for i, (t, run) in enumerate(
         (t, run) for t in range(8) for run in ("a", "b", "c"))]
     table = frame(rows)
-    (comparison,) = analysis.compare(table, ["GFRC"], permutations=200, seed=1)
-    csv_rows = analysis.pair_rows([comparison])
-    assert list(csv_rows[0]) == analysis.CSV_COLUMNS and len(csv_rows) == 3
-    matrix = analysis.topic_run_matrix(table, "GFRC")
+    (comparison,) = run_comparison.compare(table, ["GFRC"], permutations=200, seed=1)
+    csv_rows = run_comparison.pair_rows([comparison])
+    assert list(csv_rows[0]) == run_comparison.CSV_COLUMNS and len(csv_rows) == 3
+    matrix = run_comparison.topic_run_matrix(table, "GFRC")
     for row in csv_rows:
         a, b = matrix.runs.index(row["run_a"]), matrix.runs.index(row["run_b"])
         assert abs(row["p_paired_t"] - stats.ttest_rel(matrix.scores[:, a], matrix.scores[:, b]).pvalue) < 1e-9
@@ -44,8 +44,8 @@ def test_the_comparison_rows_carry_the_csv_columns_and_scipys_paired_t():
 
 def test_standardised_scores_are_compared_when_asked():
     table = frame([(1, "T1", "a", 0, 0, 0.1), (2, "T1", "b", 0, 0, 0.3), (3, "T2", "a", 0, 0, 0.7), (4, "T2", "b", 0, 0, 0.8)])
-    plain, = analysis.compare(table, ["GFRC"], permutations=100, seed=0)
-    standard, = analysis.compare(table, ["GFRC"], permutations=100, seed=0, standardised=True)
+    plain, = run_comparison.compare(table, ["GFRC"], permutations=100, seed=0)
+    standard, = run_comparison.compare(table, ["GFRC"], permutations=100, seed=0, standardised=True)
     # per topic the better run gets Phi(1/sqrt 2), the worse Phi(-1/sqrt 2), whatever the topic's difficulty
     assert standard.result.means.tolist() == pytest.approx([stats.norm.cdf(1 / math.sqrt(2)), stats.norm.cdf(-1 / math.sqrt(2))])
     assert plain.result.means.tolist() == pytest.approx([0.55, 0.4])
@@ -56,7 +56,7 @@ def test_trial_instability_gives_the_spread_per_system_and_topic_and_the_varianc
                    (3, "T2", "bing-trial1", 0.6, 0.5, 0.5), (4, "T2", "bing-trial2", 0.6, 0.5, 0.5),
                    (5, "T1", "bard", 0.1, 0.1, 0.1)])
     identities = {"bing-trial1": ("bing", 1), "bing-trial2": ("bing", 2), "bard": ("bard", 1)}
-    result = analysis.trial_instability(table, identities)
+    result = run_comparison.trial_instability(table, identities)
     bing = next(s for s in result.systems if s["system"] == "bing")
     assert (bing["trials"], bing["repeated_topics"]) == (2, 2)
     # GFRC 0.3, 0.7 | 0.5, 0.5: total SS 0.08, within topics 0.08 -> all from trials
@@ -74,7 +74,7 @@ def test_worst_cases_list_run_percentiles_the_lowest_conversations_and_system_tu
     campaign, _, _ = build_demo(n_topics=2)
     tables = score_tables(campaign)
     assert tables.conversations.equals(score_table(campaign))
-    worst = analysis.worst_cases(tables, "GFRC", lowest=3)
+    worst = run_comparison.worst_cases(tables, "GFRC", lowest=3)
     for run in worst.runs:
         values = tables.conversations.loc[tables.conversations["run"] == run["run"], "GFRC"]
         assert (run["min"], run["p10"], run["mean"]) == pytest.approx((values.min(), np.percentile(values, 10), values.mean()))

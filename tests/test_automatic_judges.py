@@ -3,10 +3,10 @@ default, never paired for agreement or adjudication, and not in human progress f
 
 import pytest
 
-from annotator import reports
-from annotator.console_forms import GoldForm
+from annotator.console import reports
+from annotator.console.forms import GoldForm
 from annotator.models import AnnotatorProfile, Assignment, is_automatic_judge
-from annotator.scores import judges
+from annotator.scores.per_conversation import judges
 from tests.console.demo import build_demo
 
 

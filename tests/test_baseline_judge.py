@@ -4,9 +4,9 @@ entity seen nowhere else is taken as fully relevant with no memberships."""
 
 import pytest
 
-from annotator import baseline
+from annotator.evaluation import baseline_judge
 from annotator.models import Entity, Nugget, TurnLabel
-from annotator.conversation_html import lines_of
+from annotator.workspace.conversation_html import lines_of
 from tests.console.demo import build_demo
 from tests.factories import make_user
 
@@ -20,7 +20,7 @@ def demo(db):
 def test_every_url_line_of_a_system_turn_becomes_a_nugget(demo):
     campaign, ann, judge = demo
     conversation = campaign.topics.get(code="M001").conversations.get(run__name="bing-trial1")
-    written = baseline.judge_conversation(conversation, judge)
+    written = baseline_judge.judge_conversation(conversation, judge)
     url_lines = [(turn.pk, line.start, line.end) for turn in conversation.turns.filter(role="S")
                  for line in lines_of(turn.text) if "https://" in line.text]
     assert sorted(Nugget.objects.filter(annotator=judge).values_list("turn_id", "start_word", "end_word")) == sorted(url_lines)
@@ -31,7 +31,7 @@ def test_every_url_line_of_a_system_turn_becomes_a_nugget(demo):
 def test_grades_and_memberships_come_from_the_topics_other_conversations_only(demo):
     campaign, ann, judge = demo
     conversation = campaign.topics.get(code="M001").conversations.get(run__name="bing-trial1")
-    baseline.judge_conversation(conversation, judge)
+    baseline_judge.judge_conversation(conversation, judge)
     elsewhere = {e.key: e for e in Entity.objects.filter(
         annotator=ann, topic=conversation.topic,
         nuggets__turn__conversation__in=conversation.topic.conversations.exclude(pk=conversation.pk)).distinct()}

@@ -11,8 +11,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from annotator import exporting
-from annotator.csvsafe import csv_lines, frame_csv, neutralise
+from annotator.interchange import exporting
+from annotator.interchange.csvsafe import csv_lines, frame_csv, neutralise
 from annotator.models import Entity, Run
 from tests.test_exporting import judged  # noqa: F401 (fixture)
 

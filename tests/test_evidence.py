@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from annotator.evidence import EvidenceError, band_vector, derived_target, read_number, vector_from_evidence
+from annotator.rules.evidence import EvidenceError, band_vector, derived_target, read_number, vector_from_evidence
 
 REGIONS = ["Africa", "America", "Antarctica", "Asia", "Caribbean", "Europe", "Middle East", "Oceania"]
 RATINGS = {"bands": [100, 10_000, 1_000_000]}

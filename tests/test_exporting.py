@@ -1,4 +1,4 @@
-"""annotator.exporting and export_annotations: what goes out comes back in."""
+"""annotator.interchange.exporting and export_annotations: what goes out comes back in."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ import pandas as pd
 import pytest
 from django.contrib.auth import get_user_model
 
-from annotator import annotations, exporting
-from annotator.importing import import_files
+from annotator.judgments import edits
+from annotator.interchange import exporting
+from annotator.interchange.importing import import_files
 from annotator.models import Campaign, Entity, Nugget, Topic, TurnLabel
 from tests.commands.helpers import BARD_FIGURE, CAMPAIGN_FILE, EXAMPLE, refused, run
 
@@ -50,7 +51,7 @@ def judgments(campaign: Campaign, annotator) -> dict:
 def copy_campaign(slug: str) -> Campaign:
     data = json.loads(CAMPAIGN_FILE.read_text())
     data["slug"] = slug
-    from annotator.campaigns import load_campaign
+    from annotator.interchange.campaign_file import load_campaign
 
     return load_campaign(data).campaign
 
@@ -63,8 +64,8 @@ def test_importing_an_export_gives_back_the_same_annotations(judged, kind, name)
     last_turn = bing.turns.get(position=4)
     words = last_turn.text.split()
     end = len(words) - 1
-    nugget = annotations.create_nugget(annotator=gold, actor=gold, turn=last_turn, start_word=end - 1, end_word=end)
-    annotations.update_entity(nugget.entity, actor=gold, expected_version=nugget.entity.version, name="Closing words", comment="no entity really")
+    nugget = edits.create_nugget(annotator=gold, actor=gold, turn=last_turn, start_word=end - 1, end_word=end)
+    edits.update_entity(nugget.entity, actor=gold, expected_version=nugget.entity.version, name="Closing words", comment="no entity really")
     exported = "".join(exporting.stream(campaign, kind))
     if kind == "paper":
         assert "#SPAN: " in exported and '#ENTITY: {"key": "name:you with.", "name": "Closing words"}' in exported

@@ -7,10 +7,10 @@ import io
 
 import pytest
 
-from annotator import exporting
+from annotator.interchange import exporting
 from annotator.models import Campaign, Conversation, Membership, Nugget
-from annotator.scores import score_conversation
-from annotator.vectors import format_vector
+from annotator.scores.per_conversation import score_conversation
+from annotator.rules.vectors import format_vector
 from tests.commands.helpers import run
 
 pytestmark = pytest.mark.django_db

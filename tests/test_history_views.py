@@ -11,7 +11,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from annotator import annotations
+from annotator.judgments import edits
 from annotator.models import AnnotationEvent, Campaign, Conversation, Entity, Nugget
 from tests.factories import make_campaign, make_conversation, make_user
 
@@ -31,17 +31,17 @@ def setup():
     conversation = make_conversation(campaign, TURNS, annotators=[alice])
     turn = conversation.turns.get(position=2)
     # words: 0-2 the evil markup + its URL; 4 the formula; 5-6 Primer + URL
-    nugget = annotations.create_nugget(annotator=alice, actor=alice, turn=turn, start_word=0, end_word=2)
-    annotations.update_entity(nugget.entity, actor=alice, expected_version=1, conversation=conversation,
+    nugget = edits.create_nugget(annotator=alice, actor=alice, turn=turn, start_word=0, end_word=2)
+    edits.update_entity(nugget.entity, actor=alice, expected_version=1, conversation=conversation,
                               name=EVIL, grade=campaign.grades.get(label="L2"), comment="=cmd|' /C calc'!A0")
     entity = Entity.objects.get(pk=nugget.entity_id)
     origin = conversation.topic.topic_type.attribute_sets.get(name="ORIGIN")
-    annotations.set_membership(entity, origin, actor=alice, expected_version=entity.version,
+    edits.set_membership(entity, origin, actor=alice, expected_version=entity.version,
                                vector=[0, 0.5, 0, 0, 0, 0.5, 0, 0], evidence=f"UK, US {EVIL}")
-    primer = annotations.create_nugget(annotator=alice, actor=alice, turn=turn, start_word=5, end_word=6)
-    annotations.update_nugget(primer, actor=olga, expected_version=1, start_word=6)
-    annotations.set_turn_label(turn, annotator=alice, actor=alice, label="o", expected_version=None)
-    annotations.undo_last(conversation, alice, actor=alice)
+    primer = edits.create_nugget(annotator=alice, actor=alice, turn=turn, start_word=5, end_word=6)
+    edits.update_nugget(primer, actor=olga, expected_version=1, start_word=6)
+    edits.set_turn_label(turn, annotator=alice, actor=alice, label="o", expected_version=None)
+    edits.undo_last(conversation, alice, actor=alice)
     return conversation, alice, bob, olga
 
 
@@ -111,7 +111,7 @@ def test_json_export(client, setup):
 def test_topic_level_entity_edits_show_in_the_conversations_that_mention_it(client, setup):
     conversation, alice, bob, olga = setup
     entity = Entity.objects.get(name=EVIL)
-    annotations.update_entity(entity, actor=alice, expected_version=entity.version, comment="renamed elsewhere")
+    edits.update_entity(entity, actor=alice, expected_version=entity.version, comment="renamed elsewhere")
     client.force_login(olga)
     data = json.loads(client.get(reverse("history:conversation-json", args=[conversation.pk])).content)
     assert data["events"][-1]["after"]["comment"] == "renamed elsewhere"
@@ -159,7 +159,7 @@ def test_history_is_read_only(client, setup):
 
 
 def test_the_history_shows_the_judgments_an_import_wrote_as_imported(client):
-    from annotator.importing import import_files
+    from annotator.interchange.importing import import_files
     from annotator.models import Conversation
     from tests.commands.helpers import EXAMPLE, load_fairweb
     from annotator.models import Campaign
@@ -226,7 +226,7 @@ def test_an_htmx_page_request_gets_the_page_alone(client, setup):
 
 
 def test_a_replaced_conversations_history_shows_on_its_replacements_page(client, db):
-    from annotator.importing import import_files
+    from annotator.interchange.importing import import_files
     from tests.commands.helpers import EXAMPLE, load_fairweb
 
     load_fairweb()
@@ -235,7 +235,7 @@ def test_a_replaced_conversations_history_shows_on_its_replacements_page(client,
     campaign.organisers.add(olga)
     import_files(campaign, [("M002-bing-trial1.txt", EXAMPLE.read_bytes())], annotator=gold)
     nugget = Nugget.objects.select_related("entity").first()
-    annotations.update_entity(nugget.entity, actor=gold, expected_version=nugget.entity.version,
+    edits.update_entity(nugget.entity, actor=gold, expected_version=nugget.entity.version,
                               conversation=nugget.turn.conversation, comment="checked by hand")
     import_files(campaign, [("M002-bing-trial1.txt", EXAMPLE.read_bytes())], annotator=gold, replace=True)
     client.force_login(olga)

@@ -1,4 +1,4 @@
-"""annotator.importing.import_files: the importer behind the command and the console upload."""
+"""annotator.interchange.importing.import_files: the importer behind the command and the console upload."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from annotator.formats import parse_paper, write_jsonl
-from annotator.importing import import_files, run_from_filename
+from annotator.interchange.formats import parse_paper, write_jsonl
+from annotator.interchange.importing import import_files, run_from_filename
 from annotator.models import Assignment, Campaign, Conversation, Entity, Membership, Nugget, Run, TurnLabel
 from tests.commands.helpers import BARD_FIGURE, EXAMPLE, load_fairweb, row_counts
 
@@ -71,14 +71,14 @@ def test_the_console_upload_gives_the_judgments_to_the_uploading_organiser(campa
 
 
 def test_replacing_keeps_the_other_annotators_assignments_and_warns_that_their_judgments_went(campaign):
-    from annotator import annotations
+    from annotator.judgments import edits
 
     gold = get_user_model().objects.create_user("g")
     other = get_user_model().objects.create_user("other")
     import_files(campaign, [("M002-bing-trial1.txt", EXAMPLE.read_bytes())], annotator=gold)
     conversation = Conversation.objects.get()
     Assignment.objects.create(conversation=conversation, annotator=other)
-    annotations.create_nugget(annotator=other, actor=other, turn=conversation.turns.get(position=2), start_word=0, end_word=1)
+    edits.create_nugget(annotator=other, actor=other, turn=conversation.turns.get(position=2), start_word=0, end_word=1)
     result = import_files(campaign, [("M002-bing-trial1.txt", EXAMPLE.read_bytes())], annotator=gold, replace=True)
     assert result.ok and result.replaced == 1
     assert [str(w) for w in result.warnings] == [
@@ -170,17 +170,17 @@ def test_an_import_records_every_judgment_it_writes_by_whoever_uploaded_it(campa
 
 
 def test_undo_in_the_workspace_never_takes_back_imported_judgments(campaign):
-    from annotator import annotations
+    from annotator.judgments import edits
 
     gold = get_user_model().objects.create_user("g")
     import_files(campaign, [("M002-bing-trial1.txt", EXAMPLE.read_bytes())], annotator=gold)
     conversation = Conversation.objects.get()
-    assert annotations.last_undoable(conversation, gold) is None
+    assert edits.last_undoable(conversation, gold) is None
     label = TurnLabel.objects.filter(turn__conversation=conversation).first()
-    annotations.set_turn_label(label.turn, annotator=gold, actor=gold, label="x" if label.label != "x" else "o",
+    edits.set_turn_label(label.turn, annotator=gold, actor=gold, label="x" if label.label != "x" else "o",
                                expected_version=label.version)
-    assert annotations.undo_last(conversation, gold, actor=gold) is not None  # the edit after the import
-    assert annotations.undo_last(conversation, gold, actor=gold) is None
+    assert edits.undo_last(conversation, gold, actor=gold) is not None  # the edit after the import
+    assert edits.undo_last(conversation, gold, actor=gold) is None
     assert Nugget.objects.count() == 10
 
 
@@ -202,16 +202,16 @@ def test_replacing_records_what_went_with_the_old_conversation(campaign):
 
 
 def test_replacing_keeps_the_annotators_own_edits_and_undo_stops_at_the_replacement(campaign):
-    from annotator import annotations
+    from annotator.judgments import edits
     from annotator.models import AnnotationEvent
 
     gold = get_user_model().objects.create_user("g")
     import_files(campaign, [("M002-bing-trial1.txt", EXAMPLE.read_bytes())], annotator=gold)
     conversation = Conversation.objects.get()
     for nugget in Nugget.objects.select_related("entity")[:3]:
-        annotations.update_entity(nugget.entity, actor=gold, expected_version=nugget.entity.version,
+        edits.update_entity(nugget.entity, actor=gold, expected_version=nugget.entity.version,
                                   conversation=conversation, comment="checked")
-        annotations.delete_nugget(nugget, actor=gold, expected_version=nugget.version)
+        edits.delete_nugget(nugget, actor=gold, expected_version=nugget.version)
     own = set(AnnotationEvent.objects.filter(imported=False).values_list("pk", flat=True))
     assert len(own) == 6
 
@@ -221,8 +221,8 @@ def test_replacing_keeps_the_annotators_own_edits_and_undo_stops_at_the_replacem
     assert set(AnnotationEvent.objects.filter(pk__in=own).values_list("conversation", flat=True)) == {replacement.pk}
     # undo never replays a change made on the replaced conversation (its nuggets are gone)
     nuggets, comments = Nugget.objects.count(), sorted(Entity.objects.values_list("comment", flat=True))
-    assert annotations.last_undoable(replacement, gold) is None
-    assert annotations.undo_last(replacement, gold, actor=gold) is None
+    assert edits.last_undoable(replacement, gold) is None
+    assert edits.undo_last(replacement, gold, actor=gold) is None
     assert (Nugget.objects.count(), sorted(Entity.objects.values_list("comment", flat=True))) == (nuggets, comments)
 
 

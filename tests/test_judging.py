@@ -1,4 +1,4 @@
-"""annotator.judging: an automatic judge against the gold, checked against the app's other
+"""annotator.evaluation.judge_comparison: an automatic judge against the gold, checked against the app's other
 ways of computing the same figures (score_conversation, the agreement maths, scipy)."""
 
 import math
@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from annotator import agreement
-from annotator.judging import CAMPAIGN_COLUMNS, _measure_ranking, compare_judge
+from annotator.evaluation import agreement
+from annotator.evaluation.judge_comparison import CAMPAIGN_COLUMNS, _measure_ranking, compare_judge
 from annotator.models import AnnotatorProfile, Conversation, Nugget
-from annotator.scores import score_conversation
+from annotator.scores.per_conversation import score_conversation
 from tests.console.demo import build_demo
 
 

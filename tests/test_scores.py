@@ -7,8 +7,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from annotator.models import Nugget
-from annotator.reports import score_table
-from annotator.scores import score_conversation
+from annotator.scores.campaign_tables import score_table
+from annotator.scores.per_conversation import score_conversation
 from scoring.words import tokenise
 from tests.factories import make_campaign, make_conversation, make_user, mark
 
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 
 def paper_example():
     """Turns of the example file, and per nugget (turn position, first word, last word, grade, memberships)."""
-    from annotator.vectors import parse_vector
+    from annotator.rules.vectors import parse_vector
 
     turns, nuggets = [], []
     for line in EXAMPLE.read_text().splitlines():

@@ -1,8 +1,8 @@
-"""annotator.spans: the one rule on nugget spans that the workspace, the API and the importer share."""
+"""annotator.rules.spans: the one rule on nugget spans that the workspace, the API and the importer share."""
 
 import pytest
 
-from annotator.spans import SpanProblem, span_problem
+from annotator.rules.spans import SpanProblem, span_problem
 
 
 def test_a_span_inside_its_turn_that_overlaps_nothing_is_fine():

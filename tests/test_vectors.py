@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from annotator.vectors import (
+from annotator.rules.vectors import (
     VectorError,
     check_distribution,
     exact_number,

@@ -9,7 +9,7 @@ from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser, get_encoding
 from rest_framework.utils import json
 
-from annotator.formats.model import loads_json
+from annotator.interchange.formats.model import loads_json
 
 
 class BoundedJSONParser(JSONParser):

@@ -1,5 +1,5 @@
 """Serializers: shapes of the API's data. No business rules here: changes go through
-annotator.annotations (judgments) and annotator.console_forms (campaign settings)."""
+annotator.judgments.edits (judgments) and annotator.console.forms (campaign settings)."""
 
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ class TopicSerializer(serializers.ModelSerializer):
 class RunSerializer(serializers.ModelSerializer):
     class Meta:
         model = Run
-        fields = ["id", "name", "system", "trial"]
+        fields = ["id", "name", "kind", "system", "trial"]
 
 
 class TurnSerializer(serializers.ModelSerializer):

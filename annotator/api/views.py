@@ -2,7 +2,7 @@
 
 Annotators reach only conversations assigned to them and only their own entities and nuggets;
 organisers read their campaigns, scores and exports and change settings. Changes to judgments
-go through annotator.annotations (the same business rules, history and optimistic concurrency
+go through annotator.judgments.edits (the same business rules, history and optimistic concurrency
 as the UI): a stale version answers 409 Conflict with the current state.
 """
 
@@ -26,7 +26,9 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from annotator import annotations, reports, tokens
+from annotator.judgments import edits
+from annotator.console import reports
+from annotator import tokens
 from annotator.access import (
     annotator_for_organiser,
     assignment_for_annotator,
@@ -38,12 +40,12 @@ from annotator.access import (
 from annotator.api import serializers as s
 from annotator.api.parsers import BoundedJSONParser
 from annotator.api.permissions import campaign_for_user, require_organiser, visible_campaigns
-from annotator.console_forms import CampaignSettingsForm, StaleForm
+from annotator.console.forms import CampaignSettingsForm, StaleForm
 from annotator.converters import ID_PATTERN, read_id
 from annotator.models import AttributeSet, Conversation, Entity, Grade, Nugget
-from annotator.views.console_exports import EXPORTS, export_response
-from annotator.reports import score_table
-from annotator.scores import judges, score_conversation
+from annotator.console.views.exports import EXPORTS, export_response
+from annotator.scores.campaign_tables import score_table
+from annotator.scores.per_conversation import judges, score_conversation
 
 # ?detail= of a campaign's scores -> the export that holds it
 SCORE_DETAILS = {"nuggets": "nuggets-csv", "turns": "turns-csv"}
@@ -78,12 +80,12 @@ class ApiViewSet(viewsets.GenericViewSet):
     def handle_exception(self, exc):
         """The one home of the API's answers to the business rules' refusals: a stale version
         is 409 with the latest state (in this view's serializer), a refused change 400."""
-        if isinstance(exc, annotations.StaleEdit):
+        if isinstance(exc, edits.StaleEdit):
             current = exc.current
             if current is not None:
                 current = self.get_serializer_class()(current, context=self.get_serializer_context()).data
             return Response({"detail": str(exc), "current": current}, status=status.HTTP_409_CONFLICT)
-        if isinstance(exc, annotations.AnnotationRefused):
+        if isinstance(exc, edits.AnnotationRefused):
             return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
         return super().handle_exception(exc)
 
@@ -253,13 +255,13 @@ class ConversationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiV
             raise NotFound("No such conversation in your queue.") from missing
         conversation = assignment.conversation
         if request.method == "GET":
-            return Response({"version": annotations.judgments_version(conversation, request.user)})
+            return Response({"version": edits.judgments_version(conversation, request.user)})
         incoming = s.JudgmentsSerializer(data=request.data)
         incoming.is_valid(raise_exception=True)
         data = incoming.validated_data
-        written = annotations.set_conversation_judgments(
+        written = edits.set_conversation_judgments(
             conversation, annotator=request.user, actor=request.user,
-            nuggets=[annotations.JudgedNugget(**n) for n in data["nuggets"]], labels=data.get("labels"),
+            nuggets=[edits.JudgedNugget(**n) for n in data["nuggets"]], labels=data.get("labels"),
             expected_version=data.get("version"),
         )
         return Response({"nuggets": written.nuggets, "labels": written.labels, "entities": written.entities,
@@ -300,7 +302,7 @@ class EntityViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet
             if grade is None:
                 raise ValidationError({"grade": f"No grade {changes['grade']} in this campaign."})
             changes["grade"] = grade
-        annotations.update_entity(entity, actor=request.user, expected_version=version, **changes)
+        edits.update_entity(entity, actor=request.user, expected_version=version, **changes)
         return Response(s.EntitySerializer(Entity.objects.get(pk=entity.pk)).data)
 
     @extend_schema(request=s.MembershipUpdateSerializer, responses={200: s.EntitySerializer, 409: OpenApiTypes.OBJECT})
@@ -314,7 +316,7 @@ class EntityViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet
         attribute_set = AttributeSet.objects.filter(topic_type=entity.topic.topic_type, name=data["attribute_set"]).first()
         if attribute_set is None:
             raise ValidationError({"attribute_set": "Not an attribute set of this topic."})
-        annotations.set_membership(
+        edits.set_membership(
             entity, attribute_set, actor=request.user, expected_version=data["version"], vector=data.get("vector"),
             evidence=data.get("evidence", ""), from_evidence="vector" not in request.data,
         )
@@ -375,7 +377,7 @@ class NuggetViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet
                 entity = entity_for_annotator(request.user, data["entity"])
             except Http404 as missing:
                 raise ValidationError({"entity": "No such entity of yours."}) from missing
-        nugget = annotations.create_nugget(
+        nugget = edits.create_nugget(
             annotator=request.user, actor=request.user, turn=turn,
             start_word=data["start_word"], end_word=data["end_word"], entity=entity,
         )
@@ -393,7 +395,7 @@ class NuggetViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet
                 entity = entity_for_annotator(request.user, data["entity"])
             except Http404 as missing:
                 raise ValidationError({"entity": "No such entity of yours."}) from missing
-        annotations.update_nugget(
+        edits.update_nugget(
             nugget, actor=request.user, expected_version=data["version"],
             start_word=data.get("start_word"), end_word=data.get("end_word"), entity=entity,
         )
@@ -412,7 +414,7 @@ class NuggetViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet
         except (TypeError, ValueError) as error:
             raise ValidationError({"version": "Give the version you saw (?version=N)."}) from error
         conversation = nugget.turn.conversation
-        annotations.delete_nugget(nugget, actor=request.user, expected_version=version)
+        edits.delete_nugget(nugget, actor=request.user, expected_version=version)
         return Response(conversation_scores(conversation, request.user))
 
 

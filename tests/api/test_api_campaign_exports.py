@@ -1,6 +1,6 @@
 import pytest
 
-from annotator import exporting
+from annotator.interchange import exporting
 
 
 @pytest.mark.parametrize("kind", ["jsonl", "scores-csv"])

@@ -5,9 +5,9 @@ the conversation's new scores."""
 import pytest
 from rest_framework.test import APIClient
 
-from annotator import annotations
+from annotator.judgments import edits
 from annotator.models import AnnotatorProfile, Assignment, Entity, Grade, Nugget, TurnLabel
-from annotator.scores import score_conversation
+from annotator.scores.per_conversation import score_conversation
 from tests.api.helpers import assigned_conversation
 from tests.factories import make_user
 
@@ -137,7 +137,7 @@ def test_a_submission_never_replaces_changes_it_has_not_seen(api, conversation, 
     version = api.post(url(conversation), {"nuggets": nuggets}, format="json").json()["version"]
     # the same account changes a grade in the workspace meanwhile (another tab, a person)
     nugget = Nugget.objects.filter(annotator=robot).select_related("entity").first()
-    annotations.update_entity(nugget.entity, actor=robot, expected_version=nugget.entity.version,
+    edits.update_entity(nugget.entity, actor=robot, expected_version=nugget.entity.version,
                               conversation=conversation, grade=Grade.objects.get(campaign=conversation.topic.campaign, level=0))
     response = api.post(url(conversation), {"nuggets": nuggets[:1], "version": version}, format="json")
     now = api.get(url(conversation)).json()["version"]

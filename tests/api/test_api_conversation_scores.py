@@ -2,7 +2,7 @@ import pytest
 
 from annotator.models import Conversation
 
-from annotator.scores import score_conversation
+from annotator.scores.per_conversation import score_conversation
 from tests.api.helpers import assigned_conversation, unassigned_conversation
 
 

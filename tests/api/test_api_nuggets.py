@@ -1,7 +1,7 @@
 import pytest
 
 from annotator.models import Nugget
-from annotator.scores import score_conversation
+from annotator.scores.per_conversation import score_conversation
 from tests.api.helpers import assigned_conversation, free_span, unassigned_conversation
 
 

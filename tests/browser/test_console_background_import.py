@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 from django.db import connection
 
-from annotator.formats import parse_paper, write_jsonl
+from annotator.interchange.formats import parse_paper, write_jsonl
 from annotator.models import Conversation
 from tests.console.demo import build_demo
 from tests.console.test_console_upload import EXAMPLE

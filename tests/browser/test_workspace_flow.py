@@ -1,6 +1,6 @@
 """The workspace in a real browser: an annotator re-creates nuggets of the paper's M002 Bing
 conversation (its nuggets removed) with the mouse and with the keyboard only, and the live
-panel shows the R and GF that annotator.scores computes from what was saved."""
+panel shows the R and GF that annotator.scores.per_conversation computes from what was saved."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from annotator.models import AttributeSet, Conversation, Nugget, Topic, TurnLabel
-from annotator.scores import score_conversation
+from annotator.scores.per_conversation import score_conversation
 from tests.workspace.conftest import build_paper, line_span
 
 pytestmark = pytest.mark.django_db(transaction=True)

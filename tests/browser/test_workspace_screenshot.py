@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from annotator import annotations
+from annotator.judgments import edits
 from annotator.models import Assignment, Nugget
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -27,7 +27,7 @@ def test_the_workspace_screenshot_for_the_readme_is_taken(page, live_server, log
     conversation, annotator = assignment.conversation, assignment.annotator
     s2 = conversation.turns.get(position=4)
     for nugget in Nugget.objects.filter(turn=s2, annotator=annotator).order_by("-start_word")[:2]:
-        annotations.delete_nugget(nugget, actor=annotator, expected_version=nugget.version)
+        edits.delete_nugget(nugget, actor=annotator, expected_version=nugget.version)
     terminator = Nugget.objects.filter(turn__position=2, annotator=annotator).order_by("start_word")[1]
     page.set_viewport_size({"width": 1600, "height": 1000})
     login("annotator", "annotator")

@@ -255,7 +255,7 @@ def test_without_annotator_the_judgments_belong_to_the_first_organiser_else_to_g
 
 
 def test_a_jsonl_file_is_imported_like_the_paper_file(gold, tmp_path):
-    from annotator.formats import parse_paper, write_jsonl
+    from annotator.interchange.formats import parse_paper, write_jsonl
 
     convs = parse_paper(EXAMPLE.read_text(), "x").conversations
     path = write(tmp_path, "bing.jsonl", write_jsonl(convs))
@@ -265,7 +265,7 @@ def test_a_jsonl_file_is_imported_like_the_paper_file(gold, tmp_path):
 
 
 def test_jsonl_problems_name_the_line_and_the_field(gold, tmp_path):
-    from annotator.formats import parse_paper, write_jsonl
+    from annotator.interchange.formats import parse_paper, write_jsonl
 
     convs = parse_paper(EXAMPLE.read_text(), "x").conversations
     line = write_jsonl(convs).replace('"RATINGS"', '"RATNGS"', 1)

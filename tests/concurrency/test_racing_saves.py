@@ -14,8 +14,8 @@ import time
 import pytest
 from django.db import connection, transaction
 
-from annotator import annotations
-from annotator.annotations import AnnotationRefused, StaleEdit
+from annotator.judgments import edits
+from annotator.judgments.edits import AnnotationRefused, StaleEdit
 from annotator.models import AnnotationEvent, Entity, Membership, Nugget, TurnLabel
 from tests.concurrency.conftest import race
 
@@ -35,15 +35,15 @@ def one_winner(outcomes):
 
 
 def slowed(monkeypatch, name: str, seconds: float = 0.3):
-    """Make annotations.<name> sleep after it returns: widens a read-then-write window."""
-    original = getattr(annotations, name)
+    """Make edits.<name> sleep after it returns: widens a read-then-write window."""
+    original = getattr(edits, name)
 
     def slow(*args, **kwargs):
         result = original(*args, **kwargs)
         time.sleep(seconds)
         return result
 
-    monkeypatch.setattr(annotations, name, slow)
+    monkeypatch.setattr(edits, name, slow)
 
 
 def events(kind, action=None):
@@ -53,11 +53,11 @@ def events(kind, action=None):
 
 @pytest.mark.parametrize("round_", range(3))
 def test_two_tabs_renaming_one_entity(world, round_):
-    nugget = annotations.create_nugget(annotator=world.alice, actor=world.alice, turn=world.turn(2), start_word=0, end_word=5)
+    nugget = edits.create_nugget(annotator=world.alice, actor=world.alice, turn=world.turn(2), start_word=0, end_word=5)
     version = nugget.entity.version
     names = ["From tab one", "From tab two"]
     outcomes = race(*[
-        (lambda name=name: annotations.update_entity(
+        (lambda name=name: edits.update_entity(
             Entity.objects.get(pk=nugget.entity_id), actor=world.alice, expected_version=version, name=name))
         for name in names
     ])
@@ -71,12 +71,12 @@ def test_two_tabs_renaming_one_entity(world, round_):
 
 def test_two_annotators_grading_and_splitting_one_entity_in_the_same_instant(world):
     """A grade and a membership on the same entity from two tabs: the entity's version guards both."""
-    nugget = annotations.create_nugget(annotator=world.alice, actor=world.alice, turn=world.turn(2), start_word=0, end_word=5)
+    nugget = edits.create_nugget(annotator=world.alice, actor=world.alice, turn=world.turn(2), start_word=0, end_word=5)
     origin = world.attribute_set("ORIGIN")
     outcomes = race(
-        lambda: annotations.update_entity(Entity.objects.get(pk=nugget.entity_id), actor=world.alice,
+        lambda: edits.update_entity(Entity.objects.get(pk=nugget.entity_id), actor=world.alice,
                                           expected_version=1, grade=world.grade("L2")),
-        lambda: annotations.set_membership(Entity.objects.get(pk=nugget.entity_id), origin, actor=world.alice,
+        lambda: edits.set_membership(Entity.objects.get(pk=nugget.entity_id), origin, actor=world.alice,
                                            expected_version=1, vector=[0, 0.5, 0, 0, 0, 0.5, 0, 0], evidence="UK, US"),
     )
     winner = one_winner(outcomes)
@@ -90,12 +90,12 @@ def test_two_annotators_grading_and_splitting_one_entity_in_the_same_instant(wor
 
 
 def test_moving_and_deleting_one_nugget_at_once(world):
-    nugget = annotations.create_nugget(annotator=world.alice, actor=world.alice, turn=world.turn(2), start_word=0, end_word=5)
+    nugget = edits.create_nugget(annotator=world.alice, actor=world.alice, turn=world.turn(2), start_word=0, end_word=5)
     tab1, tab2 = Nugget.objects.get(pk=nugget.pk), Nugget.objects.get(pk=nugget.pk)  # both tabs show version 1
     tab1.turn, tab2.turn  # (loaded now, as a view would have)
     outcomes = race(
-        lambda: annotations.update_nugget(tab1, actor=world.alice, expected_version=1, end_word=4),
-        lambda: annotations.delete_nugget(tab2, actor=world.alice, expected_version=1),
+        lambda: edits.update_nugget(tab1, actor=world.alice, expected_version=1, end_word=4),
+        lambda: edits.delete_nugget(tab2, actor=world.alice, expected_version=1),
     )
     winner = one_winner(outcomes)
     if winner == 0:
@@ -111,7 +111,7 @@ def test_two_tabs_marking_the_same_words(world, monkeypatch, spans):
     slowed(monkeypatch, "check_span")  # both check "no overlap" before either writes
     turn = world.turn(2)
     outcomes = race(*[
-        (lambda s=s: annotations.create_nugget(annotator=world.alice, actor=world.alice,
+        (lambda s=s: edits.create_nugget(annotator=world.alice, actor=world.alice,
                                                turn=type(turn).objects.get(pk=turn.pk), start_word=s[0], end_word=s[1]))
         for s in spans
     ])
@@ -125,9 +125,9 @@ def test_one_entity_named_in_two_turns_at_once_is_one_entity(world, monkeypatch)
     slowed(monkeypatch, "entity_key_and_name")
     s1, s2 = world.turn(2), world.turn(4)
     outcomes = race(
-        lambda: annotations.create_nugget(annotator=world.alice, actor=world.alice, turn=type(s1).objects.get(pk=s1.pk),
+        lambda: edits.create_nugget(annotator=world.alice, actor=world.alice, turn=type(s1).objects.get(pk=s1.pk),
                                           start_word=9, end_word=11),
-        lambda: annotations.create_nugget(annotator=world.alice, actor=world.alice, turn=type(s2).objects.get(pk=s2.pk),
+        lambda: edits.create_nugget(annotator=world.alice, actor=world.alice, turn=type(s2).objects.get(pk=s2.pk),
                                           start_word=1, end_word=3),
     )
     for outcome in outcomes:
@@ -142,7 +142,7 @@ def test_one_entity_named_in_two_turns_at_once_is_one_entity(world, monkeypatch)
 def test_two_tabs_labelling_an_unlabelled_turn(world, round_):
     turn = world.turn(2)
     outcomes = race(*[
-        (lambda label=label: annotations.set_turn_label(type(turn).objects.get(pk=turn.pk), annotator=world.alice,
+        (lambda label=label: edits.set_turn_label(type(turn).objects.get(pk=turn.pk), annotator=world.alice,
                                                         actor=world.alice, label=label, expected_version=None))
         for label in ("o", "x")
     ])
@@ -153,12 +153,12 @@ def test_two_tabs_labelling_an_unlabelled_turn(world, round_):
 
 def test_changing_and_clearing_a_label_at_once(world, monkeypatch):
     turn = world.turn(2)
-    annotations.set_turn_label(turn, annotator=world.alice, actor=world.alice, label="o", expected_version=None)
+    edits.set_turn_label(turn, annotator=world.alice, actor=world.alice, label="o", expected_version=None)
     slowed(monkeypatch, "label_state")  # both read version 1 before either writes
     outcomes = race(
-        lambda: annotations.set_turn_label(type(turn).objects.get(pk=turn.pk), annotator=world.alice,
+        lambda: edits.set_turn_label(type(turn).objects.get(pk=turn.pk), annotator=world.alice,
                                            actor=world.alice, label="x", expected_version=1),
-        lambda: annotations.set_turn_label(type(turn).objects.get(pk=turn.pk), annotator=world.alice,
+        lambda: edits.set_turn_label(type(turn).objects.get(pk=turn.pk), annotator=world.alice,
                                            actor=world.alice, label=None, expected_version=1),
     )
     winner = one_winner(outcomes)
@@ -171,10 +171,10 @@ def test_changing_and_clearing_a_label_at_once(world, monkeypatch):
 
 def test_undo_pressed_in_two_tabs_at_once_undoes_each_change_at_most_once(world, monkeypatch):
     for start in (0, 8):
-        annotations.create_nugget(annotator=world.alice, actor=world.alice, turn=world.turn(2), start_word=start, end_word=start + 2)
+        edits.create_nugget(annotator=world.alice, actor=world.alice, turn=world.turn(2), start_word=start, end_word=start + 2)
     slowed(monkeypatch, "last_undoable", 0.2)
     outcomes = race(*[
-        (lambda: annotations.undo_last(type(world.conversation).objects.get(pk=world.conversation.pk), world.alice, actor=world.alice))
+        (lambda: edits.undo_last(type(world.conversation).objects.get(pk=world.conversation.pk), world.alice, actor=world.alice))
         for _ in range(2)
     ])
     for outcome in outcomes:
@@ -189,7 +189,7 @@ def test_undo_pressed_in_two_tabs_at_once_undoes_each_change_at_most_once(world,
 
 def test_a_busy_database_makes_the_second_writer_wait_not_fail(world):
     """One save holds the write lock for a moment; the other queues behind it and succeeds."""
-    nugget = annotations.create_nugget(annotator=world.alice, actor=world.alice, turn=world.turn(2), start_word=0, end_word=5)
+    nugget = edits.create_nugget(annotator=world.alice, actor=world.alice, turn=world.turn(2), start_word=0, end_word=5)
 
     def slow_writer():
         with transaction.atomic():
@@ -199,7 +199,7 @@ def test_a_busy_database_makes_the_second_writer_wait_not_fail(world):
 
     def quick_writer():
         time.sleep(0.2)
-        annotations.set_turn_label(world.turn(4), annotator=world.bob, actor=world.bob, label="o", expected_version=None)
+        edits.set_turn_label(world.turn(4), annotator=world.bob, actor=world.bob, label="o", expected_version=None)
         return "quick"
 
     started = time.monotonic()

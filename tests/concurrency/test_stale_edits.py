@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from annotator import annotations
-from annotator.annotations import AnnotationRefused, StaleEdit
+from annotator.judgments import edits
+from annotator.judgments.edits import AnnotationRefused, StaleEdit
 from annotator.models import AnnotationEvent, Entity, Membership, Nugget, TurnLabel
 
 pytestmark = pytest.mark.django_db
@@ -29,64 +29,64 @@ def two_tabs(model, pk):
 
 
 def test_entity_edit_from_a_stale_tab_is_refused_with_the_latest_state(world):
-    nugget = annotations.create_nugget(annotator=world.alice, actor=world.alice, turn=world.turn(2), start_word=0, end_word=5)
+    nugget = edits.create_nugget(annotator=world.alice, actor=world.alice, turn=world.turn(2), start_word=0, end_word=5)
     tab1, tab2 = two_tabs(Entity, nugget.entity_id)
-    annotations.update_entity(tab1, actor=world.alice, expected_version=tab1.version, name="Back to the Future")
+    edits.update_entity(tab1, actor=world.alice, expected_version=tab1.version, name="Back to the Future")
     before = snapshot()
     with pytest.raises(StaleEdit) as refused:
-        annotations.update_entity(tab2, actor=world.alice, expected_version=tab2.version, grade=world.grade("L2"))
+        edits.update_entity(tab2, actor=world.alice, expected_version=tab2.version, grade=world.grade("L2"))
     assert snapshot() == before
     assert refused.value.current.name == "Back to the Future"
     assert refused.value.current.version == tab1.version == 2
     assert "changed by someone else" in str(refused.value) and "nothing was saved" in str(refused.value)
     # Redone on the latest state, it goes through and keeps both changes.
     latest = refused.value.current
-    annotations.update_entity(latest, actor=world.alice, expected_version=latest.version, grade=world.grade("L2"))
+    edits.update_entity(latest, actor=world.alice, expected_version=latest.version, grade=world.grade("L2"))
     entity = Entity.objects.get(pk=nugget.entity_id)
     assert (entity.name, entity.grade.label, entity.version) == ("Back to the Future", "L2", 3)
 
 
 def test_membership_edit_from_a_stale_tab_is_refused(world):
-    nugget = annotations.create_nugget(annotator=world.alice, actor=world.alice, turn=world.turn(2), start_word=0, end_word=5)
+    nugget = edits.create_nugget(annotator=world.alice, actor=world.alice, turn=world.turn(2), start_word=0, end_word=5)
     origin = world.attribute_set("ORIGIN")
     tab1, tab2 = two_tabs(Entity, nugget.entity_id)
-    annotations.set_membership(tab1, origin, actor=world.alice, expected_version=tab1.version,
+    edits.set_membership(tab1, origin, actor=world.alice, expected_version=tab1.version,
                                vector=[0, 1, 0, 0, 0, 0, 0, 0], evidence="United States")
     before = snapshot()
     with pytest.raises(StaleEdit) as refused:
-        annotations.set_membership(tab2, origin, actor=world.alice, expected_version=tab2.version,
+        edits.set_membership(tab2, origin, actor=world.alice, expected_version=tab2.version,
                                    vector=[0, 0, 0, 0, 0, 1, 0, 0], evidence="United Kingdom")
     assert snapshot() == before
     assert refused.value.current.pk == nugget.entity_id
     assert Membership.objects.get().evidence == "United States"
     # Clearing a membership from a stale tab is refused too.
     with pytest.raises(StaleEdit):
-        annotations.set_membership(tab2, origin, actor=world.alice, expected_version=1, vector=None)
+        edits.set_membership(tab2, origin, actor=world.alice, expected_version=1, vector=None)
     assert snapshot() == before
 
 
 def test_nugget_update_and_delete_from_a_stale_tab_are_refused(world):
-    nugget = annotations.create_nugget(annotator=world.alice, actor=world.alice, turn=world.turn(2), start_word=0, end_word=5)
+    nugget = edits.create_nugget(annotator=world.alice, actor=world.alice, turn=world.turn(2), start_word=0, end_word=5)
     tab1, tab2 = two_tabs(Nugget, nugget.pk)
-    annotations.update_nugget(tab1, actor=world.alice, expected_version=tab1.version, end_word=4)
+    edits.update_nugget(tab1, actor=world.alice, expected_version=tab1.version, end_word=4)
     before = snapshot()
     with pytest.raises(StaleEdit) as refused:
-        annotations.update_nugget(tab2, actor=world.alice, expected_version=tab2.version, end_word=3)
+        edits.update_nugget(tab2, actor=world.alice, expected_version=tab2.version, end_word=3)
     assert refused.value.current.end_word == 4 and refused.value.current.version == 2
     with pytest.raises(StaleEdit):
-        annotations.delete_nugget(tab2, actor=world.alice, expected_version=tab2.version)
+        edits.delete_nugget(tab2, actor=world.alice, expected_version=tab2.version)
     assert snapshot() == before
     assert Nugget.objects.get(pk=nugget.pk).end_word == 4
 
 
 def test_edit_of_a_nugget_deleted_in_another_tab_says_it_was_deleted(world):
-    nugget = annotations.create_nugget(annotator=world.alice, actor=world.alice, turn=world.turn(2), start_word=0, end_word=5)
+    nugget = edits.create_nugget(annotator=world.alice, actor=world.alice, turn=world.turn(2), start_word=0, end_word=5)
     tab1, tab2 = two_tabs(Nugget, nugget.pk)
-    annotations.delete_nugget(tab1, actor=world.alice, expected_version=tab1.version)
+    edits.delete_nugget(tab1, actor=world.alice, expected_version=tab1.version)
     before = snapshot()
     for attempt in (
-        lambda: annotations.update_nugget(tab2, actor=world.alice, expected_version=tab2.version, end_word=3),
-        lambda: annotations.delete_nugget(tab2, actor=world.alice, expected_version=tab2.version),
+        lambda: edits.update_nugget(tab2, actor=world.alice, expected_version=tab2.version, end_word=3),
+        lambda: edits.delete_nugget(tab2, actor=world.alice, expected_version=tab2.version),
     ):
         with pytest.raises(StaleEdit) as refused:
             attempt()
@@ -97,37 +97,37 @@ def test_edit_of_a_nugget_deleted_in_another_tab_says_it_was_deleted(world):
 
 
 def test_the_same_words_marked_in_two_tabs_are_one_nugget(world):
-    annotations.create_nugget(annotator=world.alice, actor=world.alice, turn=world.turn(2), start_word=0, end_word=5)
+    edits.create_nugget(annotator=world.alice, actor=world.alice, turn=world.turn(2), start_word=0, end_word=5)
     before = snapshot()
     with pytest.raises(AnnotationRefused):
-        annotations.create_nugget(annotator=world.alice, actor=world.alice, turn=world.turn(2), start_word=0, end_word=5)
+        edits.create_nugget(annotator=world.alice, actor=world.alice, turn=world.turn(2), start_word=0, end_word=5)
     with pytest.raises(AnnotationRefused):  # overlapping words: refused as well
-        annotations.create_nugget(annotator=world.alice, actor=world.alice, turn=world.turn(2), start_word=3, end_word=7)
+        edits.create_nugget(annotator=world.alice, actor=world.alice, turn=world.turn(2), start_word=3, end_word=7)
     assert snapshot() == before
 
 
 def test_turn_label_from_a_stale_tab_is_refused(world):
     turn = world.turn(2)
     # Both tabs saw no label; the first sets one; the second's "create" is stale.
-    first = annotations.set_turn_label(turn, annotator=world.alice, actor=world.alice, label="o", expected_version=None)
+    first = edits.set_turn_label(turn, annotator=world.alice, actor=world.alice, label="o", expected_version=None)
     before = snapshot()
     with pytest.raises(StaleEdit) as refused:
-        annotations.set_turn_label(turn, annotator=world.alice, actor=world.alice, label="x", expected_version=None)
+        edits.set_turn_label(turn, annotator=world.alice, actor=world.alice, label="x", expected_version=None)
     assert refused.value.current.label == "o"
     assert snapshot() == before
     # Both tabs saw version 1; the first changes it; the second's change and clearing are stale.
-    annotations.set_turn_label(turn, annotator=world.alice, actor=world.alice, label="x", expected_version=first.version)
+    edits.set_turn_label(turn, annotator=world.alice, actor=world.alice, label="x", expected_version=first.version)
     before = snapshot()
     for label in ("-", None):
         with pytest.raises(StaleEdit) as refused:
-            annotations.set_turn_label(turn, annotator=world.alice, actor=world.alice, label=label, expected_version=1)
+            edits.set_turn_label(turn, annotator=world.alice, actor=world.alice, label=label, expected_version=1)
         assert refused.value.current.label == "x"
     assert snapshot() == before
     # A tab that saw a label which was cleared meanwhile.
-    annotations.set_turn_label(turn, annotator=world.alice, actor=world.alice, label=None, expected_version=2)
+    edits.set_turn_label(turn, annotator=world.alice, actor=world.alice, label=None, expected_version=2)
     before = snapshot()
     with pytest.raises(StaleEdit) as refused:
-        annotations.set_turn_label(turn, annotator=world.alice, actor=world.alice, label="o", expected_version=2)
+        edits.set_turn_label(turn, annotator=world.alice, actor=world.alice, label="o", expected_version=2)
     assert refused.value.current is None
     assert snapshot() == before
 
@@ -135,26 +135,26 @@ def test_turn_label_from_a_stale_tab_is_refused(world):
 def test_two_annotators_never_touch_each_others_judgments(world):
     """Alice and Bob judge the same conversation independently: same words, separate rows."""
     turn = world.turn(2)
-    a = annotations.create_nugget(annotator=world.alice, actor=world.alice, turn=turn, start_word=0, end_word=5)
-    b = annotations.create_nugget(annotator=world.bob, actor=world.bob, turn=turn, start_word=0, end_word=5)
+    a = edits.create_nugget(annotator=world.alice, actor=world.alice, turn=turn, start_word=0, end_word=5)
+    b = edits.create_nugget(annotator=world.bob, actor=world.bob, turn=turn, start_word=0, end_word=5)
     assert a.entity_id != b.entity_id
-    annotations.update_entity(a.entity, actor=world.alice, expected_version=1, name="Alice's name")
-    annotations.update_entity(b.entity, actor=world.bob, expected_version=1, name="Bob's name")
+    edits.update_entity(a.entity, actor=world.alice, expected_version=1, name="Alice's name")
+    edits.update_entity(b.entity, actor=world.bob, expected_version=1, name="Bob's name")
     assert Entity.objects.get(pk=a.entity_id).name == "Alice's name"
     assert Entity.objects.get(pk=b.entity_id).name == "Bob's name"
-    annotations.set_turn_label(turn, annotator=world.alice, actor=world.alice, label="o", expected_version=None)
-    annotations.set_turn_label(turn, annotator=world.bob, actor=world.bob, label="x", expected_version=None)
+    edits.set_turn_label(turn, annotator=world.alice, actor=world.alice, label="o", expected_version=None)
+    edits.set_turn_label(turn, annotator=world.bob, actor=world.bob, label="x", expected_version=None)
     assert dict(TurnLabel.objects.values_list("annotator__username", "label")) == {"alice": "o", "bob": "x"}
     # Bob's undo undoes Bob's change only.
-    annotations.undo_last(world.conversation, world.bob, actor=world.bob)
+    edits.undo_last(world.conversation, world.bob, actor=world.bob)
     assert dict(TurnLabel.objects.values_list("annotator__username", "label")) == {"alice": "o"}
 
 
 def test_an_entity_of_another_annotator_cannot_be_attached(world):
     turn = world.turn(2)
-    bobs = annotations.create_nugget(annotator=world.bob, actor=world.bob, turn=turn, start_word=0, end_word=5)
+    bobs = edits.create_nugget(annotator=world.bob, actor=world.bob, turn=turn, start_word=0, end_word=5)
     before = snapshot()
     with pytest.raises(AnnotationRefused):
-        annotations.create_nugget(annotator=world.alice, actor=world.alice, turn=turn, start_word=0, end_word=5,
+        edits.create_nugget(annotator=world.alice, actor=world.alice, turn=turn, start_word=0, end_word=5,
                                   entity=bobs.entity)
     assert snapshot() == before

@@ -1,12 +1,12 @@
 """A demo-like campaign for console tests, the browser test and the screenshots: several topics
 and runs, two annotators (some conversations judged by both, with disagreements), turn labels.
-Built through tests.factories and annotator.annotations, like every test campaign."""
+Built through tests.factories and annotator.judgments.edits, like every test campaign."""
 
 from __future__ import annotations
 
 import random
 
-from annotator import annotations
+from annotator.judgments import edits
 from annotator.models import Assignment, Grade
 from scoring.words import tokenise
 from tests.factories import make_campaign, make_conversation, make_user, mark
@@ -79,24 +79,24 @@ def build_demo(organiser_username: str = "org", slug: str = "fw", seed: int = 7,
                             grade_level = 1 if grade_level == 2 else 2  # bob disagrees on two films
                         if who is bob and imdb == "tt2866360":
                             continue  # and misses one
-                        nugget = annotations.create_nugget(
+                        nugget = edits.create_nugget(
                             annotator=who, actor=who, turn=conversation.turns.get(position=position),
                             start_word=start, end_word=end,
                         )
                         entity = nugget.entity
                         if entity.grade_id is None:
-                            annotations.update_entity(entity, actor=who, expected_version=entity.version, grade=grades[grade_level])
+                            edits.update_entity(entity, actor=who, expected_version=entity.version, grade=grades[grade_level])
                             for name, vector in (("RATINGS", ratings_of[level]), ("ORIGIN", origin)):
                                 from annotator.models import AttributeSet
 
                                 a = AttributeSet.objects.get(topic_type=conversation.topic.topic_type, name=name)
-                                annotations.set_membership(entity, a, actor=who, expected_version=entity.version, vector=vector)
+                                edits.set_membership(entity, a, actor=who, expected_version=entity.version, vector=vector)
                 for turn in conversation.turns.filter(role="S").order_by("position"):
                     has = turn.nuggets.filter(annotator=who).exists()
                     label = "o" if has and rng.random() > 0.3 else "x"
                     if turn.number == 2 and run == "bard-trial1" and t == 5:
                         label = "-"
-                    annotations.set_turn_label(turn, annotator=who, actor=who, label=label, expected_version=None)
+                    edits.set_turn_label(turn, annotator=who, actor=who, label=label, expected_version=None)
             if double and t == 0:
                 Assignment.objects.filter(conversation=conversation).update(done_at=conversation.imported_at)
     return campaign, organiser, [ann, bob]

@@ -1,6 +1,6 @@
 import pytest
 
-from annotator.assigning import AssignmentRefused, plan
+from annotator.console.assigning import AssignmentRefused, plan
 
 
 def test_round_robin_spreads_conversations_evenly():

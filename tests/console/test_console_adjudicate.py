@@ -2,7 +2,7 @@ import pytest
 from django.urls import reverse
 
 from annotator.models import Conversation
-from annotator.reports import score_table
+from annotator.scores.campaign_tables import score_table
 from tests.console.conftest import assert_only_the_organiser_gets_in
 
 

@@ -2,7 +2,7 @@ import math
 
 from django.urls import reverse
 
-from annotator import reports
+from annotator.console import reports
 from annotator.models import Grade
 from tests.console.conftest import assert_only_the_organiser_gets_in
 from tests.factories import make_conversation, make_user, mark

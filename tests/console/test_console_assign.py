@@ -53,3 +53,12 @@ def test_automatic_judges_are_named_as_such_among_the_annotators_to_assign(organ
     AnnotatorProfile.mark(demo[2][1], description="a model")
     body = organiser.get(reverse("console:assign", kwargs={"slug": campaign.slug})).content.decode()
     assert "bob (automatic judge)" in body and "ann (automatic judge)" not in body
+
+
+def test_ranked_list_runs_are_not_offered_for_assignment(organiser, campaign):
+    from tests.console.helpers import add_ranked_list_runs
+
+    add_ranked_list_runs(campaign)
+    response = organiser.get(reverse("console:assign", kwargs={"slug": campaign.slug}))
+    offered = {run.name for run in response.context["form"].fields["runs"].queryset}
+    assert offered == {"bard-trial1", "bing-trial1", "chatgpt-trial1"}

@@ -2,7 +2,7 @@ import pytest
 from django.urls import reverse
 
 from annotator.models import AttributeSet
-from annotator.reports import score_table
+from annotator.scores.campaign_tables import score_table
 from tests.console.conftest import assert_only_the_organiser_gets_in
 from tests.console.helpers import attribute_set_post
 from tests.factories import FAIRWEB_ORIGIN_TARGET

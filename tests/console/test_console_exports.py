@@ -1,6 +1,6 @@
 from django.urls import reverse
 
-from annotator.views.console_exports import EXPORTS
+from annotator.console.views.exports import EXPORTS
 from tests.console.conftest import assert_only_the_organiser_gets_in
 
 

@@ -1,6 +1,6 @@
 from django.urls import reverse
 
-from annotator import annotations
+from annotator.judgments import edits
 from annotator.models import Conversation, TurnLabel
 from tests.console.conftest import assert_only_the_organiser_gets_in
 
@@ -13,7 +13,7 @@ def _label(conversation, annotator, first, second):
     for number, label in ((1, first), (2, second)):
         turn = conversation.turns.get(role="S", number=number)
         current = TurnLabel.objects.filter(turn=turn, annotator=annotator).first()
-        annotations.set_turn_label(turn, annotator=annotator, actor=annotator, label=label,
+        edits.set_turn_label(turn, annotator=annotator, actor=annotator, label=label,
                                    expected_version=current.version if current else None)
 
 

@@ -10,7 +10,7 @@ from django.core.management import call_command
 from django.urls import reverse
 from django_tasks_db.models import DBTaskResult
 
-from annotator.formats import parse_paper, write_jsonl
+from annotator.interchange.formats import parse_paper, write_jsonl
 from annotator.models import Conversation, ImportJob, ImportJobFile
 from tests.console.conftest import assert_only_the_organiser_gets_in
 from tests.console.test_console_upload import EXAMPLE
@@ -123,7 +123,7 @@ def test_only_the_campaigns_organisers_see_its_imports(client_as, organiser, cam
 
 
 def test_a_job_is_run_once_even_if_its_task_is_delivered_twice(organiser, campaign):
-    from annotator.import_jobs import run_import_job
+    from annotator.interchange.import_jobs import run_import_job
 
     upload(organiser, campaign, jsonl(4))
     run_worker()
@@ -133,7 +133,7 @@ def test_a_job_is_run_once_even_if_its_task_is_delivered_twice(organiser, campai
 
 
 def test_the_page_sees_the_progress_while_the_worker_is_still_importing(organiser, campaign, monkeypatch):
-    from annotator import importing
+    from annotator.interchange import importing
 
     seen = []
     write = importing._Importer.write
@@ -164,7 +164,7 @@ def test_every_organiser_of_the_campaign_sees_an_import_another_one_started(orga
 
 
 def test_an_import_that_crashes_fails_its_job_with_the_reason_and_the_task_too(organiser, campaign, monkeypatch):
-    from annotator import importing
+    from annotator.interchange import importing
 
     def crash(*args, **kwargs):
         raise MemoryError("out of memory")  # what a worker may meet; nothing of the import was written

@@ -5,7 +5,7 @@ import io
 
 from django.urls import reverse
 
-from annotator import analysis
+from annotator.evaluation import run_comparison
 from tests.console.conftest import assert_only_the_organiser_gets_in
 
 
@@ -22,7 +22,7 @@ def test_the_csv_has_a_row_per_run_pair_of_the_chosen_measure(organiser, campaig
     assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
     assert 'filename="fw-R-run-pairs.csv"' in response["Content-Disposition"]
     rows = list(csv.DictReader(io.StringIO(response.content.decode())))
-    assert list(rows[0]) == analysis.CSV_COLUMNS
+    assert list(rows[0]) == run_comparison.CSV_COLUMNS
     assert len(rows) == 3 and {r["measure"] for r in rows} == {"R"} and {r["topics"] for r in rows} == {"2"}
     assert all(float(r["mean_a"]) >= float(r["mean_b"]) for r in rows)
 

@@ -34,7 +34,7 @@ def test_two_trials_of_a_system_show_their_spread_and_link_their_conversations_s
 
 
 def test_a_system_with_more_trials_than_fit_side_by_side_links_the_first_ones(organiser, campaign, with_second_trial):
-    from annotator.analysis import SIDE_BY_SIDE
+    from annotator.evaluation.run_comparison import SIDE_BY_SIDE
     from tests.factories import make_conversation
 
     ann = campaign.topics.get(code="M001").conversations.first().assignments.first().annotator

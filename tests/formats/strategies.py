@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from annotator.formats.model import ParsedConversation, ParsedMembership, ParsedNugget, ParsedTurn, canonical_text
-from annotator.identity import entity_key_and_name, name_key, normalise_url
+from annotator.interchange.formats.model import ParsedConversation, ParsedMembership, ParsedNugget, ParsedTurn, canonical_text
+from annotator.rules.identity import entity_key_and_name, name_key, normalise_url
 from scoring.words import tokenise
 
 # Lines an LLM (or an organiser) may write that look like the paper format's markup.

@@ -1,6 +1,6 @@
 """What background imports ask of the formats: a cheap count of conversations before parsing, and progress while parsing."""
 
-from annotator.formats import count_conversations, parse_jsonl, parse_paper, write_jsonl, write_paper
+from annotator.interchange.formats import count_conversations, parse_jsonl, parse_paper, write_jsonl, write_paper
 from tests.commands.helpers import EXAMPLE
 
 
@@ -27,7 +27,7 @@ def test_it_counts_the_topic_headers_of_a_paper_file_as_parsing_does():
 
 
 def test_parsing_reports_each_conversation_as_it_is_read():
-    from annotator.formats import parse_file
+    from annotator.interchange.formats import parse_file
 
     for name, data in [("a.jsonl", write_jsonl(_conversations(3)).encode()), ("a.txt", write_paper(_conversations(3)).encode())]:
         seen = []

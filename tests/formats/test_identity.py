@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from annotator.identity import entity_key_and_name, find_url, name_key, normalise_url
+from annotator.rules.identity import entity_key_and_name, find_url, name_key, normalise_url
 
 hosts = st.from_regex(r"[a-z][a-z0-9\-]{0,8}(\.[a-z][a-z0-9\-]{0,8}){1,2}", fullmatch=True)
 paths = st.from_regex(r"(/[A-Za-z0-9_\-.~%()]{1,8}){0,3}", fullmatch=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from annotator.formats import parse_jsonl, parse_jsonl_bytes, parse_paper, semantics, write_jsonl, write_paper
+from annotator.interchange.formats import parse_jsonl, parse_jsonl_bytes, parse_paper, semantics, write_jsonl, write_paper
 
 from .strategies import any_text, conversations
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from annotator.formats import parse_paper, parse_paper_bytes, semantics, write_paper
-from annotator.formats.paper import classify
+from annotator.interchange.formats import parse_paper, parse_paper_bytes, semantics, write_paper
+from annotator.interchange.formats.paper import classify
 
 from .strategies import conversations
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import pytest
 from django.urls import NoReverseMatch, get_resolver, reverse
 
-from annotator import annotations
+from annotator.judgments import edits
 from annotator.models import AttributeSet, Campaign, Conversation, Entity, Nugget, Turn, TurnLabel, AnnotationEvent
 from tests.factories import make_campaign, make_conversation, make_user
 
@@ -59,9 +59,9 @@ def site(db) -> Site:
     campaign = make_campaign(organiser=organiser)
     conversation = make_conversation(campaign, TURNS, annotators=[alice])
     bobs = make_conversation(campaign, TURNS, run="other-run", annotators=[bob])
-    nugget = annotations.create_nugget(annotator=alice, actor=alice, turn=conversation.turns.get(position=2),
+    nugget = edits.create_nugget(annotator=alice, actor=alice, turn=conversation.turns.get(position=2),
                                        start_word=0, end_word=5)
-    bobs_nugget = annotations.create_nugget(annotator=bob, actor=bob, turn=bobs.turns.get(position=2),
+    bobs_nugget = edits.create_nugget(annotator=bob, actor=bob, turn=bobs.turns.get(position=2),
                                             start_word=0, end_word=5)
     return Site(campaign, organiser, alice, bob, conversation, bobs, nugget, bobs_nugget,
                 conversation.turns.get(position=2),

@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from annotator import annotations
-from annotator.annotations import AnnotationRefused
+from annotator.judgments import edits
+from annotator.judgments.edits import AnnotationRefused
 from annotator.models import Entity
 from tests.security.conftest import judgment_counts
 
@@ -37,7 +37,7 @@ def test_bad_membership_vectors_are_refused(site, name):
     entity = Entity.objects.get(pk=site.nugget.entity_id)
     before = state()
     with pytest.raises(AnnotationRefused) as refused:
-        annotations.set_membership(entity, site.attribute_set, actor=site.alice, expected_version=entity.version,
+        edits.set_membership(entity, site.attribute_set, actor=site.alice, expected_version=entity.version,
                                    vector=BAD_VECTORS[name])
     assert "ORIGIN vector" in str(refused.value)
     assert state() == before
@@ -47,7 +47,7 @@ def test_non_numbers_in_a_vector_are_refused(site):
     entity = Entity.objects.get(pk=site.nugget.entity_id)
     before = state()
     with pytest.raises(AnnotationRefused, match="must be numbers"):
-        annotations.set_membership(entity, site.attribute_set, actor=site.alice, expected_version=entity.version,
+        edits.set_membership(entity, site.attribute_set, actor=site.alice, expected_version=entity.version,
                                    vector=["a", "b", 0, 0, 0, 0, 0, 0])
     assert state() == before
 
@@ -56,11 +56,11 @@ def test_non_numbers_in_a_vector_are_refused(site):
 def test_spans_outside_the_turn_are_refused(site, span):
     before = state()
     with pytest.raises(AnnotationRefused) as refused:
-        annotations.create_nugget(annotator=site.alice, actor=site.alice, turn=site.turn,
+        edits.create_nugget(annotator=site.alice, actor=site.alice, turn=site.turn,
                                   start_word=span[0], end_word=span[1])
     assert "outside" in str(refused.value)
     with pytest.raises(AnnotationRefused):
-        annotations.update_nugget(site.nugget, actor=site.alice, expected_version=site.nugget.version,
+        edits.update_nugget(site.nugget, actor=site.alice, expected_version=site.nugget.version,
                                   start_word=span[0], end_word=span[1])
     assert state() == before
 
@@ -68,7 +68,7 @@ def test_spans_outside_the_turn_are_refused(site, span):
 def test_nuggets_in_user_turns_are_refused(site):
     before = state()
     with pytest.raises(AnnotationRefused, match="user turn"):
-        annotations.create_nugget(annotator=site.alice, actor=site.alice,
+        edits.create_nugget(annotator=site.alice, actor=site.alice,
                                   turn=site.conversation.turns.get(position=1), start_word=0, end_word=1)
     assert state() == before
 
@@ -80,7 +80,7 @@ def test_a_grade_of_another_campaign_is_refused(site):
     entity = Entity.objects.get(pk=site.nugget.entity_id)
     before = state()
     with pytest.raises(AnnotationRefused, match="another campaign"):
-        annotations.update_entity(entity, actor=site.alice, expected_version=entity.version,
+        edits.update_entity(entity, actor=site.alice, expected_version=entity.version,
                                   grade=other.grades.get(label="L2"))
     assert state() == before
 
@@ -94,6 +94,6 @@ def test_an_attribute_set_of_another_topic_type_is_refused(site):
     entity = Entity.objects.get(pk=site.nugget.entity_id)
     before = state()
     with pytest.raises(AnnotationRefused):
-        annotations.set_membership(entity, gender, actor=site.alice, expected_version=entity.version,
+        edits.set_membership(entity, gender, actor=site.alice, expected_version=entity.version,
                                    vector=[1, 0, 0])
     assert state() == before

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotator import annotations
+from annotator.judgments import edits
 from annotator.models import Entity, Topic, Turn
 from tests.security.conftest import all_urls
 
@@ -29,18 +29,18 @@ def poisoned(site):
     user_turn = site.conversation.turns.get(position=1)
     Turn.objects.filter(pk=user_turn.pk).update(text=f"Tell me {EVIL}")
     Topic.objects.filter(pk=site.conversation.topic_id).update(description=EVIL)
-    annotations.delete_nugget(site.nugget, actor=site.alice, expected_version=site.nugget.version)
+    edits.delete_nugget(site.nugget, actor=site.alice, expected_version=site.nugget.version)
     turn.refresh_from_db()
     words = len(turn.text.split())
-    nugget = annotations.create_nugget(annotator=site.alice, actor=site.alice, turn=turn, start_word=0,
+    nugget = edits.create_nugget(annotator=site.alice, actor=site.alice, turn=turn, start_word=0,
                                        end_word=words - 4)
     entity = Entity.objects.get(pk=nugget.entity_id)
-    annotations.update_entity(entity, actor=site.alice, expected_version=entity.version, conversation=site.conversation,
+    edits.update_entity(entity, actor=site.alice, expected_version=entity.version, conversation=site.conversation,
                               name=EVIL, comment=EVIL, grade=site.campaign.grades.get(label="L2"))
     entity.refresh_from_db()
-    annotations.set_membership(entity, site.attribute_set, actor=site.alice, expected_version=entity.version,
+    edits.set_membership(entity, site.attribute_set, actor=site.alice, expected_version=entity.version,
                                vector=[0, 1, 0, 0, 0, 0, 0, 0], evidence=EVIL, conversation=site.conversation)
-    annotations.set_turn_label(turn, annotator=site.alice, actor=site.alice, label="o", expected_version=None)
+    edits.set_turn_label(turn, annotator=site.alice, actor=site.alice, label="o", expected_version=None)
     site.nugget = nugget
     return site
 

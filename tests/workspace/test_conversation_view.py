@@ -6,7 +6,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from annotator import annotations
+from annotator.judgments import edits
 from annotator.models import AttributeSet, Topic
 from tests.factories import make_campaign, make_conversation, make_user, mark
 from tests.workspace.conftest import HTMX
@@ -74,7 +74,7 @@ def test_a_suggestion_whose_url_the_topic_already_knows_says_so(client, bare_pap
     conversation, annotator, nuggets = bare_paper
     n = nuggets[0]
     nugget = mark(conversation, annotator, n["turn"], n["start"], n["end"], "L2")
-    annotations.delete_nugget(nugget, actor=annotator, expected_version=nugget.version)
+    edits.delete_nugget(nugget, actor=annotator, expected_version=nugget.version)
     client.force_login(annotator)
     html = client.get(reverse("conversation", args=[conversation.pk])).content.decode()
     assert "known · L2" in html
@@ -109,10 +109,10 @@ def test_conversation_text_entity_names_and_evidence_are_shown_as_text_never_run
                                      annotators=[annotator])
     nugget = mark(conversation, annotator, 2, 0, len(HOSTILE.split()) - 1, "L2")
     entity = nugget.entity
-    entity = annotations.update_entity(entity, actor=annotator, expected_version=entity.version,
+    entity = edits.update_entity(entity, actor=annotator, expected_version=entity.version,
                                        name="<script>alert('name')</script>")
     ratings = AttributeSet.objects.get(name="RATINGS")
-    annotations.set_membership(entity, ratings, actor=annotator, expected_version=entity.version,
+    edits.set_membership(entity, ratings, actor=annotator, expected_version=entity.version,
                                vector=[0, 0, 1, 0], evidence="<script>alert('evidence')</script>")
     client.force_login(annotator)
     for url in (

@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from annotator import annotations
+from annotator.judgments import edits
 from annotator.models import Nugget
 from tests.factories import make_user
 from tests.workspace.conftest import HTMX, changed
@@ -61,7 +61,7 @@ def test_a_stale_edit_shows_a_clear_message_and_the_latest_state(client, paper):
     conversation, annotator, _ = paper
     nugget = _first(conversation)
     seen = nugget.version
-    annotations.update_nugget(nugget, actor=annotator, expected_version=seen, start_word=12, end_word=17)  # other tab
+    edits.update_nugget(nugget, actor=annotator, expected_version=seen, start_word=12, end_word=17)  # other tab
     client.force_login(annotator)
     response = client.post(reverse("nugget", args=[conversation.pk, nugget.pk]),
                            {"first": 31, "last": 35, "version": seen}, headers=HTMX)

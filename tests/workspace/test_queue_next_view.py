@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from annotator import annotations
+from annotator.judgments import edits
 from tests.factories import make_campaign, make_conversation, make_user
 
 pytestmark = pytest.mark.django_db
@@ -20,7 +20,7 @@ def _three(annotator):
 def test_next_unfinished_goes_to_the_next_unfinished_conversation_after_the_current_one(client):
     annotator = make_user("ann")
     first, second, third = _three(annotator)
-    annotations.set_turn_label(second.turns.get(position=2), annotator=annotator, actor=annotator, label="o",
+    edits.set_turn_label(second.turns.get(position=2), annotator=annotator, actor=annotator, label="o",
                                expected_version=None)
     client.force_login(annotator)
     response = client.get(reverse("queue-next") + f"?after={first.pk}")
@@ -32,7 +32,7 @@ def test_next_unfinished_goes_to_the_next_unfinished_conversation_after_the_curr
 def test_next_unfinished_goes_back_to_the_queue_when_everything_is_finished(client):
     annotator = make_user("ann")
     for c in _three(annotator):
-        annotations.set_turn_label(c.turns.get(position=2), annotator=annotator, actor=annotator, label="o",
+        edits.set_turn_label(c.turns.get(position=2), annotator=annotator, actor=annotator, label="o",
                                    expected_version=None)
     client.force_login(annotator)
     assert client.get(reverse("queue-next"))["Location"] == reverse("queue")

@@ -3,9 +3,9 @@
 import pytest
 from django.urls import reverse
 
-from annotator import annotations
+from annotator.judgments import edits
 from annotator.models import Assignment
-from annotator.progress import progress_for
+from annotator.judgments.progress import progress_for
 from tests.factories import make_campaign, make_conversation, make_user, mark
 from tests.workspace.conftest import build_paper
 
@@ -60,7 +60,7 @@ def test_the_next_unfinished_button_points_at_the_first_unfinished_conversation(
     campaign = make_campaign()
     done = make_conversation(campaign, [("U", "q"), ("S", "nothing here")], topic="M001", run="a", annotators=[annotator])
     todo = make_conversation(campaign, [("U", "q"), ("S", "nothing here")], topic="M002", run="a", annotators=[annotator])
-    annotations.set_turn_label(done.turns.get(position=2), annotator=annotator, actor=annotator, label="x",
+    edits.set_turn_label(done.turns.get(position=2), annotator=annotator, actor=annotator, label="x",
                                expected_version=None)
     client.force_login(annotator)
     response = client.get(reverse("queue"))

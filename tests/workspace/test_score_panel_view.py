@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from annotator.scores import score_conversation
+from annotator.scores.per_conversation import score_conversation
 from tests.factories import make_user
 from tests.workspace.conftest import HTMX
 

@@ -11,7 +11,7 @@ import json
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from annotator.judging import ADJUDICATED, compare_judge
+from annotator.evaluation.judge_comparison import ADJUDICATED, compare_judge
 from annotator.models import Campaign
 
 

@@ -6,10 +6,9 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 from django.http import QueryDict
 
-from annotator import analysis
-from annotator.console_forms import ComparisonForm
+from annotator.evaluation import run_comparison
+from annotator.console.forms import ComparisonForm
 from annotator.models import Campaign
-from annotator.reports import score_table
 from scoring import significance
 
 
@@ -22,7 +21,8 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--campaign", required=True, metavar="SLUG")
         parser.add_argument("--measure", action="append", metavar="MEASURE",
-                            help="R, GF, GF_<attribute set> or GFRC; repeat for several (default: all)")
+                            help="R, GF, GF_<attribute set> or GFRC (conversation runs); ERR, iRBU or a GFR variant such "
+                                 "as GFR-ERR+RNOD+JSD (ranked-list runs); repeat for several (default: all)")
         parser.add_argument("--permutations", type=int, default=significance.DEFAULT_PERMUTATIONS, metavar="B")
         parser.add_argument("--seed", type=int, default=0, metavar="S")
         parser.add_argument("--standardise", action="store_true", help="compare standardised scores")
@@ -39,17 +39,17 @@ class Command(BaseCommand):
         form = ComparisonForm.from_query(query)
         if not form.is_valid():
             raise CommandError("; ".join(f"--{name}: {' '.join(errors)}" for name, errors in form.errors.items()))
-        table = score_table(campaign_obj)
-        known = analysis.measures_of(table)
+        table = run_comparison.run_tables(campaign_obj)
+        known = table.measures()
         unknown = [m for m in measure or [] if m not in known]
         if unknown:
             raise CommandError(f"no measure {', '.join(unknown)} in {campaign}: choose from {', '.join(known)}")
-        comparisons = analysis.compare(table, measure, form.cleaned_data["permutations"], form.cleaned_data["seed"],
+        comparisons = run_comparison.compare(table, measure, form.cleaned_data["permutations"], form.cleaned_data["seed"],
                                        form.cleaned_data["standardise"])
         for c in comparisons:
             if c.result is None:
                 self.stderr.write(f"{c.measure}: not compared ({c.reason})")
             for run, topics in c.matrix.missing.items():
                 self.stderr.write(f"{c.measure}: {run} lacks {len(topics)} topic(s) ({', '.join(topics)}): left out")
-        self.stdout.write(analysis.pairs_csv(comparisons) if format == "csv" else analysis.pairs_json(comparisons),
+        self.stdout.write(run_comparison.pairs_csv(comparisons) if format == "csv" else run_comparison.pairs_json(comparisons),
                           ending="" if format == "csv" else "\n")

@@ -7,7 +7,7 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from annotator import exporting
+from annotator.interchange import exporting
 from annotator.models import Campaign
 
 SUFFIX = {"paper": "txt", "jsonl": "jsonl", "nuggets-tsv": "tsv"}

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotator import exporting
+from annotator.interchange import exporting
 from annotator.models import Campaign
 
 # --format -> exporting kind

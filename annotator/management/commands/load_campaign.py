@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotator.campaigns import CampaignFileError, load_campaign_file
+from annotator.interchange.campaign_file import CampaignFileError, load_campaign_file
 
 
 class Command(BaseCommand):

@@ -1,5 +1,5 @@
 """python manage.py load_demo: the FairWeb-1 campaign, two demo users and the paper's example,
-with a baseline automatic judge (annotator.baseline) to compare with the gold.
+with a baseline automatic judge (annotator.evaluation.baseline_judge) to compare with the gold.
 
 Idempotent: running it again changes nothing (an existing demo conversation is left as it is,
 with whatever the demo annotator did to it).
@@ -14,9 +14,9 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from annotator import baseline
-from annotator.campaigns import CampaignFileError, load_campaign_file
-from annotator.importing import import_files
+from annotator.evaluation import baseline_judge
+from annotator.interchange.campaign_file import CampaignFileError, load_campaign_file
+from annotator.interchange.importing import import_files
 from annotator.models import AnnotatorProfile, Conversation, Nugget
 
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
@@ -75,10 +75,10 @@ class Command(BaseCommand):
             judge = User(username=BASELINE_JUDGE)
             judge.set_unusable_password()
             judge.save()
-            AnnotatorProfile.mark(judge, description=baseline.DESCRIPTION)
+            AnnotatorProfile.mark(judge, description=baseline_judge.DESCRIPTION)
         for conversation in Conversation.objects.filter(topic__campaign=campaign).select_related("topic__campaign", "run"):
             if Nugget.objects.filter(annotator=judge, turn__conversation=conversation).exists():
                 continue
-            written = baseline.judge_conversation(conversation, judge)
+            written = baseline_judge.judge_conversation(conversation, judge)
             self.stdout.write(f"{conversation}: the baseline judge marked {written.nuggets} nuggets")
         self.stdout.write(f"Automatic judge {BASELINE_JUDGE} (a baseline): compare it at /console/{campaign.slug}/judges/")

@@ -1,0 +1,553 @@
+"""Forms of the organiser's console: the one home of the validation rules for campaign set-up.
+
+Settings and attribute sets carry the version the organiser loaded; `save()` writes them in a
+transaction only if nobody saved in between (else `StaleForm`, and nothing is written).
+The API's settings endpoint validates through these same forms.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from django import forms
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.db.models import F
+
+from annotator.rules.evidence import EvidenceError, derived_target
+from annotator.models import AnnotatorProfile, AttributeSet, Campaign, Grade, Run, Topic, TopicType, is_automatic_judge
+from annotator.rules.vectors import TARGET_TOLERANCE, VectorError, check_distribution, format_vector, parse_number, parse_vector
+from scoring import significance
+from scoring.gfr import DEFAULT_GAINS as RANKED_LIST_GAINS
+
+STALE_MESSAGE = (
+    "Someone else saved these settings while you were editing (now version {version}); "
+    "nothing was saved. The form now shows their values: redo your change on it."
+)
+
+
+class StaleForm(Exception):
+    def __init__(self, current_version: int):
+        self.current_version = current_version
+        super().__init__(STALE_MESSAGE.format(version=current_version))
+
+
+class VersionedForm(forms.ModelForm):
+    """A model form that names the version it was loaded at and refuses to overwrite a newer one."""
+
+    version = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk and not self.is_bound:
+            self.fields["version"].initial = self.instance.version
+        if not self.instance.pk:
+            self.fields["version"].required = False
+
+    def save_checked(self, extra=None):
+        """Save in a transaction if the row is still at the submitted version; else StaleForm."""
+        model = type(self.instance)
+        with transaction.atomic():
+            if self.instance.pk:
+                expected = self.cleaned_data["version"]
+                updated = model.objects.filter(pk=self.instance.pk, version=expected).update(version=F("version") + 1)
+                if not updated:
+                    raise StaleForm(model.objects.get(pk=self.instance.pk).version)
+                self.instance.version = expected + 1
+            obj = self.save()
+            if extra is not None:
+                extra(obj)
+        return obj
+
+
+class CampaignSettingsForm(VersionedForm):
+    class Meta:
+        model = Campaign
+        fields = [
+            "name", "description", "patience", "alpha", "method", "empty_turns", "turn_weight", "duplicates_count_once",
+            "missing_membership", "ranked_list_cutoff",
+        ]
+        widgets = {
+            "description": forms.Textarea(attrs={"rows": 2}),
+            "alpha": forms.NumberInput(attrs={"step": "0.05", "min": "0", "max": "1"}),
+            "patience": forms.NumberInput(attrs={"min": "1", "step": "1"}),
+            "method": forms.RadioSelect,
+            "empty_turns": forms.RadioSelect,
+            "turn_weight": forms.RadioSelect,
+            "missing_membership": forms.RadioSelect,
+        }
+        labels = {"duplicates_count_once": "Duplicates count once"}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["ranked_list_cutoff"].required = False
+
+    def clean_ranked_list_cutoff(self):
+        """Left out (forms that only change L and alpha): the cutoff stays."""
+        cutoff = self.cleaned_data.get("ranked_list_cutoff")
+        if cutoff is None:
+            return self.instance.ranked_list_cutoff
+        if cutoff < 1:
+            raise forms.ValidationError("The cutoff is a number of ranks: at least 1.")
+        return cutoff
+
+    def clean_patience(self):
+        patience = self.cleaned_data["patience"]
+        if patience is None or patience < 1:
+            raise forms.ValidationError("L is a number of words: at least 1.")
+        return patience
+
+    def clean_alpha(self):
+        alpha = self.cleaned_data["alpha"]
+        if alpha is None or not 0 <= alpha <= 1:
+            raise forms.ValidationError("alpha weighs R against GF: a number from 0 to 1.")
+        return alpha
+
+
+class GradeForm(forms.ModelForm):
+    class Meta:
+        model = Grade
+        fields = ["label", "level", "gain", "ranked_list_gain"]
+        widgets = {
+            "gain": forms.NumberInput(attrs={"step": "0.05", "min": "0", "max": "1"}),
+            "ranked_list_gain": forms.NumberInput(attrs={"step": "any", "min": "0"}),
+        }
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["ranked_list_gain"].required = False
+        if self.instance.pk is None:  # the blank row adding a grade: empty means FairWeb-1's gain
+            self.initial["ranked_list_gain"] = None
+
+    def clean_gain(self):
+        gain = self.cleaned_data["gain"]
+        if gain is None or not 0 <= gain <= 1:
+            raise forms.ValidationError("A gain lies between 0 and 1 (the paper: L0 0, L1 0.5, L2 1).")
+        return gain
+
+    def clean_ranked_list_gain(self):
+        """Left empty: FairWeb-1's (L0 0, L1 1, L2 3), as the campaign file's default."""
+        gain = self.cleaned_data.get("ranked_list_gain")
+        label = self.cleaned_data.get("label")
+        if gain is None:
+            if label not in RANKED_LIST_GAINS:
+                raise forms.ValidationError(f"Give the ranked-list gain of {label} (FairWeb-1's cover L0, L1 and L2).")
+            return RANKED_LIST_GAINS[label]
+        if not math.isfinite(gain) or gain < 0:
+            raise forms.ValidationError("A ranked-list gain is a number of at least 0 (FairWeb-1: L1 1, L2 3).")
+        return gain
+
+
+class BaseGradeFormSet(forms.BaseInlineFormSet):
+    def clean(self):
+        super().clean()
+        labels, levels = set(), set()
+        for form in self.forms:
+            if not form.cleaned_data or not form.has_changed() and not form.instance.pk:
+                continue
+            label, level = form.cleaned_data.get("label"), form.cleaned_data.get("level")
+            if label in labels:
+                raise forms.ValidationError(f"Two grades are labelled {label}.")
+            if level in levels:
+                raise forms.ValidationError(f"Two grades have level {level}.")
+            labels.add(label)
+            levels.add(level)
+
+
+GradeFormSet = forms.inlineformset_factory(
+    Campaign, Grade, form=GradeForm, formset=BaseGradeFormSet, extra=1, can_delete=False
+)
+
+
+def _split_groups(text: str) -> list[str]:
+    separator = "\n" if "\n" in text.strip() else ","
+    return [g.strip() for g in text.split(separator) if g.strip()]
+
+
+def _parse_mapping(text: str) -> dict[str, str | list[str]]:
+    """Lines "United Kingdom = Europe" or "Turkey = Europe, Middle East"."""
+    mapping: dict[str, str | list[str]] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.strip().startswith("#"):
+            continue
+        if "=" not in line:
+            raise forms.ValidationError(f"Line {number}: write value = group (e.g. United Kingdom = Europe).")
+        value, groups = (part.strip() for part in line.split("=", 1))
+        targets = [g.strip() for g in groups.split(",") if g.strip()]
+        if not value or not targets:
+            raise forms.ValidationError(f"Line {number}: a value and at least one group are needed.")
+        mapping[value] = targets[0] if len(targets) == 1 else targets
+    return mapping
+
+
+def _mapping_text(mapping: dict) -> str:
+    return "\n".join(f"{k} = {v if isinstance(v, str) else ', '.join(v)}" for k, v in mapping.items())
+
+
+class AttributeSetForm(VersionedForm):
+    """Groups, target, divergence, weight and the membership helper of one attribute set."""
+
+    HELPERS = [("none", "None: annotators type vectors"), ("bands", "Ordinal bands from a number"), ("mapping", "Nominal groups from a value mapping")]
+
+    groups_text = forms.CharField(
+        label="Groups", widget=forms.Textarea(attrs={"rows": 4}),
+        help_text="One per line (or comma-separated), in order; ordinal: low to high.",
+    )
+    target_text = forms.CharField(
+        label="Target distribution D*", required=False,
+        help_text='One probability per group, e.g. (1/4,1/4,1/4,1/4); "uniform" or empty: uniform.',
+    )
+    helper_kind = forms.ChoiceField(label="Membership helper", choices=HELPERS, widget=forms.RadioSelect, initial="none")
+    bands_text = forms.CharField(
+        label="Band limits", required=False,
+        help_text="Ascending numbers between the groups: 100, 10000, 1000000 for <100, 100-10K, 10K-1M, >=1M.",
+    )
+    mapping_text = forms.CharField(
+        label="Value mapping", required=False, widget=forms.Textarea(attrs={"rows": 6}),
+        help_text="One per line: value = group, or value = group, group for a value split between groups.",
+    )
+    derive_target = forms.BooleanField(
+        label="Derive the target from the mapping (proportional to the values per group, like FairWeb's ORIGIN)",
+        required=False,
+    )
+
+    class Meta:
+        model = AttributeSet
+        fields = ["name", "kind", "divergence", "weight", "position"]
+        widgets = {"weight": forms.NumberInput(attrs={"step": "0.1", "min": "0"})}
+
+    def __init__(self, *args, topic_type: TopicType | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.topic_type = topic_type or (self.instance.topic_type if self.instance.pk else None)
+        if self.instance.pk and not self.is_bound:
+            a = self.instance
+            self.fields["groups_text"].initial = "\n".join(a.groups)
+            self.fields["target_text"].initial = format_vector(a.target)
+            helper = a.helper or {}
+            if "bands" in helper:
+                self.fields["helper_kind"].initial = "bands"
+                self.fields["bands_text"].initial = ", ".join(f"{b:g}" for b in helper["bands"])
+            elif "mapping" in helper:
+                self.fields["helper_kind"].initial = "mapping"
+                self.fields["mapping_text"].initial = _mapping_text(helper["mapping"])
+
+    def clean_groups_text(self):
+        groups = _split_groups(self.cleaned_data["groups_text"])
+        if not groups:
+            raise forms.ValidationError("Give at least one group.")
+        if len(set(groups)) != len(groups):
+            raise forms.ValidationError("Group labels must be distinct.")
+        return groups
+
+    def clean_weight(self):
+        weight = self.cleaned_data["weight"]
+        if weight is None or weight < 0:
+            raise forms.ValidationError("The weight is a non-negative number (weights are normalised over the topic type).")
+        return weight
+
+    def clean_name(self):
+        name = self.cleaned_data["name"].strip()
+        if not re.fullmatch(r"[A-Za-z0-9_/-]+", name):
+            raise forms.ValidationError("Use letters, digits, _, - or / (it becomes a column GF_<name>).")
+        clash = AttributeSet.objects.filter(topic_type=self.topic_type, name=name).exclude(pk=self.instance.pk)
+        if self.topic_type is not None and clash.exists():
+            raise forms.ValidationError(f"This topic type already has an attribute set {name}.")
+        return name
+
+    def clean(self):
+        data = super().clean()
+        groups = data.get("groups_text")
+        if not groups:
+            return data
+        kind, divergence = data.get("kind"), data.get("divergence")
+        if kind == AttributeSet.Kind.NOMINAL and divergence and divergence != AttributeSet.Divergence.JSD:
+            self.add_error("divergence", "Nominal groups have no order: use JSD.")
+        if self.instance.pk and len(groups) != self.instance.size and self.instance.memberships.exists():
+            self.add_error(
+                "groups_text",
+                f"Annotators already gave {self.instance.memberships.count()} membership vector(s) over "
+                f"{self.instance.size} groups; the number of groups cannot change now.",
+            )
+        helper: dict = {}
+        kind_of_helper = data.get("helper_kind")
+        if kind_of_helper == "bands":
+            try:
+                bands = [float(parse_number(b)) for b in re.split(r"[,\s;]+", data.get("bands_text", "").strip()) if b]
+            except VectorError:
+                self.add_error("bands_text", "Band limits are numbers, e.g. 100, 10000, 1000000.")
+                bands = None
+            if bands is not None:
+                if len(bands) != len(groups) - 1:
+                    self.add_error("bands_text", f"{len(groups)} groups need {len(groups) - 1} band limits, not {len(bands)}.")
+                elif bands != sorted(bands) or len(set(bands)) != len(bands):
+                    self.add_error("bands_text", "Band limits must go up strictly.")
+                else:
+                    helper = {"bands": bands}
+        elif kind_of_helper == "mapping":
+            try:
+                mapping = _parse_mapping(data.get("mapping_text", ""))
+            except forms.ValidationError as error:
+                self.add_error("mapping_text", error)
+                mapping = None
+            if mapping is not None:
+                unknown = sorted({g for v in mapping.values() for g in ([v] if isinstance(v, str) else v)} - set(groups))
+                if not mapping:
+                    self.add_error("mapping_text", "Give at least one value = group line.")
+                elif unknown:
+                    self.add_error("mapping_text", f"Not a group of this attribute set: {', '.join(unknown)}.")
+                else:
+                    helper = {"mapping": mapping}
+        data["helper"] = helper
+
+        if data.get("derive_target"):
+            if "mapping" not in helper:
+                self.add_error("derive_target", "Only a value mapping can give a target: choose the mapping helper.")
+            else:
+                try:
+                    data["target"] = list(derived_target(helper["mapping"], groups))
+                except EvidenceError as error:
+                    self.add_error("derive_target", str(error))
+        else:
+            text = (data.get("target_text") or "").strip()
+            if not text or text.lower() == "uniform":
+                data["target"] = [1 / len(groups)] * len(groups)
+            else:
+                try:
+                    target = list(parse_vector(text, TARGET_TOLERANCE))
+                    check_distribution(target, length=len(groups), tolerance=TARGET_TOLERANCE)
+                    data["target"] = target
+                except VectorError as error:
+                    self.add_error("target_text", f"The target {error}.")
+        # The model's own clean() sees what will be saved (a placeholder when the form is invalid).
+        self.instance.groups = groups
+        self.instance.target = data.get("target") or [1 / len(groups)] * len(groups)
+        self.instance.helper = helper
+        return data
+
+    def save(self, commit=True):
+        obj = super().save(commit=False)
+        obj.groups = self.cleaned_data["groups_text"]
+        obj.target = self.cleaned_data["target"]
+        obj.helper = self.cleaned_data["helper"]
+        if self.topic_type is not None:
+            obj.topic_type = self.topic_type
+        if commit:
+            obj.save()
+        return obj
+
+
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("widget", MultipleFileInput(attrs={"accept": ".txt,.jsonl,.json"}))
+        super().__init__(*args, **kwargs)
+
+    def clean(self, data, initial=None):
+        single = super().clean
+        if isinstance(data, (list, tuple)):
+            return [single(d, initial) for d in data] if data else [single(None, initial)]
+        return [single(data, initial)]
+
+
+class UploadForm(forms.Form):
+    files = MultipleFileField(
+        label="Conversation files",
+        help_text="The paper's annotated text format (.txt) or JSONL (.jsonl); all files are imported together or not at all.",
+    )
+    run = forms.SlugField(
+        required=False, label="Run (optional)",
+        help_text="The run of every conversation; empty: from the file (run=) or its name, M002-bing-trial1.txt -> bing-trial1.",
+    )
+    replace = forms.BooleanField(
+        required=False, label="Replace conversations that already exist (their judgments are deleted)",
+    )
+    annotator = forms.ModelChoiceField(
+        queryset=get_user_model().objects.none(), required=False, label="Whose judgments (optional)",
+        help_text="Empty: yours. Someone else (a second annotator, an automatic judge): their judgments, "
+                  "added to conversations already there when the text is the same.",
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["annotator"].queryset = get_user_model().objects.filter(is_active=True).order_by("username")
+        self.fields["annotator"].label_from_instance = lambda u: u.get_username()
+        self.fields["files"].help_text += (
+            f" More than {settings.GFRC_BACKGROUND_IMPORT_CONVERSATIONS:,} conversations are imported in the background,"
+            " with a progress page."
+        )
+
+    def clean_files(self):
+        files = self.cleaned_data["files"]
+        _check_upload_sizes(files)
+        return files
+
+
+def _check_upload_sizes(files) -> None:
+    """Each file, and all of them together, at most GFRC_MAX_UPLOAD_MB megabytes."""
+    limit_mb = settings.GFRC_MAX_UPLOAD_MB
+    limit = limit_mb * 1024 * 1024
+    for f in files:
+        if f.size > limit:
+            raise forms.ValidationError(
+                f"{f.name} is {f.size / 1024 / 1024:.1f} MB, larger than the {limit_mb} MB limit (GFRC_MAX_UPLOAD_MB)."
+            )
+    if sum(f.size for f in files) > limit:
+        raise forms.ValidationError(f"These files are larger than {limit_mb} MB together (GFRC_MAX_UPLOAD_MB).")
+
+
+class AssignForm(forms.Form):
+    annotators = forms.ModelMultipleChoiceField(
+        queryset=get_user_model().objects.none(), widget=forms.CheckboxSelectMultiple,
+        help_text="Conversations are dealt out round-robin, least-loaded first.",
+    )
+    per_conversation = forms.TypedChoiceField(
+        label="Annotators per conversation", coerce=int, choices=[(1, "1"), (2, "2 (for agreement)"), (3, "3")], initial=1,
+        widget=forms.RadioSelect,
+    )
+    topics = forms.ModelMultipleChoiceField(queryset=Topic.objects.none(), required=False, help_text="None chosen: all topics.")
+    runs = forms.ModelMultipleChoiceField(queryset=Run.objects.none(), required=False, help_text="None chosen: all runs.")
+
+    def __init__(self, *args, campaign: Campaign, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["annotators"].queryset = (
+            get_user_model().objects.filter(is_active=True).select_related("annotator_profile").order_by("username")
+        )
+        self.fields["topics"].queryset = Topic.objects.filter(campaign=campaign)
+        self.fields["runs"].queryset = Run.objects.filter(campaign=campaign, kind=Run.Kind.CONVERSATIONS)
+        self.fields["annotators"].label_from_instance = (
+            lambda u: f"{u.get_username()} (automatic judge)" if is_automatic_judge(u) else u.get_username()
+        )
+
+    def clean(self):
+        data = super().clean()
+        annotators, per = data.get("annotators"), data.get("per_conversation")
+        if annotators is not None and per and len(annotators) < per:
+            self.add_error("annotators", f"{per} annotators per conversation need at least {per} annotators chosen.")
+        return data
+
+
+class GoldForm(forms.Form):
+    gold_annotator = forms.ModelChoiceField(
+        queryset=get_user_model().objects.none(), widget=forms.RadioSelect, empty_label=None,
+        label="Gold annotation (the scores use it)",
+    )
+
+    def __init__(self, *args, conversation, **kwargs):
+        super().__init__(*args, **kwargs)
+        field = self.fields["gold_annotator"]
+        # an automatic judge is compared with the gold (console judges page), never chosen as it
+        field.queryset = (
+            get_user_model().objects.filter(assignments__conversation=conversation)
+            .exclude(AnnotatorProfile.automatic()).order_by("username")
+        )
+        field.label_from_instance = lambda u: u.get_username()
+
+
+# -- the evaluation report's inputs (GET forms: each bounded so no request stalls a worker) -------
+
+
+class QueryForm(forms.Form):
+    """A form of GET parameters, each falling back to its field's initial value."""
+
+    @classmethod
+    def from_query(cls, query, **kwargs):
+        """Bound to the query string, the initial value standing in for each parameter it lacks
+        (a first visit computes with the defaults). A submitted form leaves an unticked box
+        out: it stays unticked."""
+        fields = cls(**kwargs).fields
+        data = {
+            name: field.initial for name, field in fields.items()
+            if field.initial is not None and not (query and isinstance(field, forms.BooleanField))
+        }
+        data.update(query.items())
+        return cls(data=data, **kwargs)
+
+
+class ComparisonForm(QueryForm):
+    """How runs are compared: randomised Tukey HSD trials, its seed, standardised scores."""
+
+    permutations = forms.IntegerField(
+        label="B (permutations)", min_value=100, max_value=significance.MAX_PERMUTATIONS,
+        initial=significance.DEFAULT_PERMUTATIONS,
+        help_text=f"Randomised Tukey HSD trials, 100 to {significance.MAX_PERMUTATIONS:,}.",
+    )
+    seed = forms.IntegerField(label="Seed", min_value=0, max_value=2**32 - 1, initial=0,
+                              help_text="The same seed gives the same p-values.")
+    standardise = forms.BooleanField(
+        label="Standardise scores", required=False, initial=False,
+        help_text="z-score per topic over the runs, then the standard normal CDF: topics of different difficulty count alike.",
+    )
+
+
+class MeasureForm(QueryForm):
+    measure = forms.ChoiceField(label="Measure", initial="GFRC")
+
+    def __init__(self, *args, measures: list[str] | list[tuple[str, list[str]]], **kwargs):
+        """`measures`: names, or (group label, names) pairs (conversation and ranked-list runs)."""
+        super().__init__(*args, **kwargs)
+        self.fields["measure"].choices = [
+            (m[0], [(name, name) for name in m[1]]) if isinstance(m, tuple) else (m, m) for m in measures
+        ]
+
+
+class AnalysisForm(MeasureForm, ComparisonForm):
+    """The run comparison and topic set size inputs."""
+
+    field_order = ["measure", "alpha", "min_diff", "permutations", "seed", "standardise"]
+
+    alpha = forms.FloatField(label="α (significance level)", min_value=0.001, max_value=0.5, initial=0.05)
+    min_diff = forms.FloatField(
+        label="Minimum difference", min_value=0.001, max_value=1.0, initial=0.05,
+        help_text="The smallest difference between runs the next round must detect (topic set size).",
+    )
+
+def _campaign_annotators(campaign: Campaign):
+    return (
+        get_user_model().objects.filter(assignments__conversation__topic__campaign=campaign)
+        .distinct().select_related("annotator_profile").order_by("username")
+    )
+
+
+class JudgeComparisonForm(forms.Form):
+    """Which automatic judge to compare with which gold (a GET form: the page is a report)."""
+
+    judge = forms.ModelChoiceField(queryset=get_user_model().objects.none(), empty_label=None, label="Automatic judge")
+    gold = forms.ChoiceField(label="Gold", help_text="One human annotator, or each conversation's adjudicated gold.")
+
+    def __init__(self, *args, campaign: Campaign, **kwargs):
+        super().__init__(*args, **kwargs)
+        annotators = _campaign_annotators(campaign)
+        self.fields["judge"].queryset = annotators.filter(AnnotatorProfile.automatic())
+        self.fields["judge"].label_from_instance = lambda u: u.get_username()
+        humans = annotators.exclude(AnnotatorProfile.automatic())
+        self.fields["gold"].choices = [("adjudicated", "adjudicated gold")] + [(str(u.pk), u.get_username()) for u in humans]
+        self.humans = {str(u.pk): u for u in humans}
+
+    def gold_user(self):
+        """The chosen human annotator, or None for the adjudicated gold."""
+        return self.humans.get(self.cleaned_data["gold"])
+
+
+class AutomaticJudgeForm(forms.Form):
+    """Organisers mark one of the campaign's annotator accounts as an automatic judge (or back)."""
+
+    annotator = forms.ModelChoiceField(queryset=get_user_model().objects.none(), label="Annotator account")
+    is_automatic = forms.BooleanField(label="Automatic judge (an LLM or a pipeline)", required=False)
+    description = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}), required=False, max_length=5000,
+        help_text="Model, version, prompt: what produced its judgments. Left empty: the account keeps the one it has.",
+    )
+
+    def __init__(self, *args, campaign: Campaign, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["annotator"].queryset = _campaign_annotators(campaign)
+        self.fields["annotator"].label_from_instance = lambda u: u.get_username()
+
+    def save(self) -> AnnotatorProfile:
+        data = self.cleaned_data
+        return AnnotatorProfile.mark(data["annotator"], automatic=data["is_automatic"], description=data["description"] or None)

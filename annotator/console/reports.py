@@ -1,0 +1,502 @@
+"""What the organiser's console reports: score tables with confidence intervals, the R-vs-GF
+scatter plot, the topic x run usefulness grid, progress and agreement.
+
+Everything is computed live from the campaign's current settings and judgments (scores come
+from `score_tables` below, over annotator.scores.per_conversation' per-conversation layer), so a changed setting
+shows at once.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+
+from typing import TYPE_CHECKING
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from django.db.models import F, Prefetch  # noqa: E402
+
+from annotator.evaluation import agreement  # noqa: E402
+from annotator.interchange.csvsafe import frame_csv  # noqa: E402
+from annotator.judgments.progress import progress_for  # noqa: E402
+from annotator.models import (  # noqa: E402
+    AnnotatorProfile,
+    Assignment,
+    Campaign,
+    Conversation,
+    Membership,
+    Nugget,
+    Topic,
+    TopicType,
+    Turn,
+    TurnLabel,
+)
+from annotator.scores.campaign_tables import ScoreTables, run_means, score_columns, score_table, score_tables, topic_codes  # noqa: E402,F401
+from annotator.scores.per_conversation import judges  # noqa: E402
+from annotator.scores.ranked_lists import MEASURES as RANKED_MEASURES, score_ranked_lists  # noqa: E402
+from scoring import gfrc, usefulness  # noqa: E402
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+# matplotlib and scipy.stats are imported where they are used: together they add seconds to
+# every process start (manage.py commands, gunicorn workers) that never draws a plot.
+
+CONFIDENCE = 0.95
+
+
+# -- score report -----------------------------------------------------------------------------
+
+
+def mean_ci(values, confidence: float = CONFIDENCE) -> tuple[float, float, float, int]:
+    """Mean, lower and upper bound of the t-distribution confidence interval, and n.
+
+    With one value the interval is undefined (NaN bounds)."""
+    x = np.asarray([v for v in values if v is not None and not math.isnan(v)], dtype=float)
+    n = x.size
+    if n == 0:
+        return float("nan"), float("nan"), float("nan"), 0
+    mean = float(x.mean())
+    if n == 1:
+        return mean, float("nan"), float("nan"), 1
+    from scipy import stats
+
+    half = float(stats.t.ppf((1 + confidence) / 2, n - 1) * x.std(ddof=1) / math.sqrt(n))
+    return mean, mean - half, mean + half, n
+
+
+def run_summary(table: pd.DataFrame, columns: list[str] | None = None) -> pd.DataFrame:
+    """One row per run: topics, then mean, ci_low, ci_high of each score column (by default
+    the conversation measures)."""
+    rows = []
+    for run, group in table.groupby("run", sort=True):
+        row: dict = {"run": run, "topics": int(group["topic"].nunique())}
+        for column in columns or score_columns(table):
+            mean, low, high, _ = mean_ci(group[column].tolist())
+            row[column] = mean
+            row[f"{column}_ci_low"] = low
+            row[f"{column}_ci_high"] = high
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+@dataclass
+class Cell:
+    mean: float
+    low: float
+    high: float
+
+    @property
+    def half(self) -> float:
+        return (self.high - self.low) / 2 if not math.isnan(self.low) else float("nan")
+
+
+@dataclass
+class Summary:
+    """Per-run means with confidence intervals and per-topic means of some measures."""
+
+    table: pd.DataFrame
+    columns: list[str]
+    runs: list[dict] = field(default_factory=list)  # {"run", "topics", "cells": {column: Cell}}
+    topics: list[dict] = field(default_factory=list)  # {"topic", "runs", "cells": {column: Cell}}
+
+
+@dataclass
+class Report(Summary):
+    campaign: Campaign | None = None
+    rows: list[dict] = field(default_factory=list)  # every conversation
+    ranked: Summary | None = None  # the ranked-list runs (GFR), when the campaign has some
+    cutoff: int = 0
+
+
+def summarise(table: pd.DataFrame, columns: list[str], summary: Summary | None = None) -> Summary:
+    summary = summary or Summary(table, columns)
+    for _, row in run_summary(table, columns).iterrows():
+        summary.runs.append(
+            {
+                "run": row["run"],
+                "topics": row["topics"],
+                "cells": {c: Cell(row[c], row[f"{c}_ci_low"], row[f"{c}_ci_high"]) for c in columns},
+            }
+        )
+    for topic, group in table.groupby("topic", sort=True):
+        cells = {}
+        for c in columns:
+            mean, low, high, _ = mean_ci(group[c].tolist())
+            cells[c] = Cell(mean, low, high)
+        summary.topics.append({"topic": topic, "runs": int(group["run"].nunique()), "cells": cells})
+    return summary
+
+
+def score_report(campaign: Campaign) -> Report:
+    """The conversation runs' GFRC and, beside them, the ranked-list runs' GFR."""
+    table = score_table(campaign)
+    columns = score_columns(table)
+    report = summarise(table, columns, Report(table, columns, campaign=campaign))
+    report.rows = [
+        {"topic": row["topic"], "run": row["run"], "conversation": row["conversation"], "values": [row[c] for c in columns]}
+        for _, row in table.sort_values(["topic", "run"]).iterrows()
+    ]
+    ranked = score_ranked_lists(campaign)
+    report.cutoff = ranked.cutoff
+    if not ranked.table.empty:
+        report.ranked = summarise(ranked.table, list(RANKED_MEASURES))
+    return report
+
+
+def report_csv_rows(campaign: Campaign):
+    """CSV lines (strings) of the per-run summary then the per-conversation rows; then, when
+    the campaign has ranked-list runs, their per-run summary and per-topic rows."""
+    table = score_table(campaign)
+    summary = run_summary(table)
+    yield "# per run: mean and 95% t confidence interval over topics\n"
+    yield frame_csv(summary, float_format="%.6f")
+    yield "# per conversation (topic x run)\n"
+    yield frame_csv(table, float_format="%.6f")
+    ranked = score_ranked_lists(campaign)
+    if not ranked.table.empty:
+        yield f"# ranked-list runs (GFR@{ranked.cutoff}): mean and 95% t confidence interval over topics\n"
+        yield frame_csv(run_summary(ranked.table, list(RANKED_MEASURES)), float_format="%.6f")
+        yield "# ranked-list runs per topic (topic x run)\n"
+        yield frame_csv(ranked.table, float_format="%.6f")
+
+
+# -- the R-vs-GF plot ----------------------------------------------------------------------------
+
+
+def scatter_figure(table: pd.DataFrame, title: str = "") -> Figure:
+    """R (x) against GF (y): one small point per topic, a large labelled marker per run mean.
+
+    Run, topic and campaign names are text, never mathtext: a run named ``a$\\x{$b`` is drawn
+    as written (every Text takes text.parse_math when it is made)."""
+    import matplotlib
+
+    with matplotlib.rc_context({"text.parse_math": False}):
+        return _scatter_figure(table, title)
+
+
+def _scatter_figure(table: pd.DataFrame, title: str) -> Figure:
+    import matplotlib
+    from matplotlib.figure import Figure  # the object-oriented API: no pyplot, no display needed
+
+    figure = Figure(figsize=(6.4, 5.0), dpi=100, layout="constrained")
+    axes = figure.add_subplot()
+    colours = matplotlib.colormaps["tab10"]
+    markers = "osD^vP*Xh<>"
+    for i, (run, group) in enumerate(table.groupby("run", sort=True)):
+        colour = colours(i % 10)
+        marker = markers[i % len(markers)]
+        axes.scatter(group["R"], group["GF"], s=22, color=colour, alpha=0.45, marker=marker, linewidths=0)
+        mean_r, low_r, high_r, _ = mean_ci(group["R"].tolist())
+        mean_gf, low_gf, high_gf, _ = mean_ci(group["GF"].tolist())
+        if not math.isnan(low_r):
+            axes.errorbar(
+                [mean_r], [mean_gf], xerr=[[mean_r - low_r], [high_r - mean_r]], yerr=[[mean_gf - low_gf], [high_gf - mean_gf]],
+                color=colour, linewidth=1, capsize=3, zorder=2,
+            )
+        axes.scatter(
+            [mean_r], [mean_gf], s=110, color=colour, marker=marker,
+            edgecolors="black", linewidths=0.8, label=f"{run} (n={group['topic'].nunique()})", zorder=3,
+        )
+    axes.set_xlabel("R (relevance)")
+    axes.set_ylabel("GF (group fairness)")
+    axes.set_xlim(left=0)
+    axes.set_ylim(0, 1)
+    axes.grid(True, linewidth=0.4, alpha=0.5)
+    if title:
+        axes.set_title(title, fontsize=11)
+    axes.text(0.99, 0.01, "large markers: run means, bars: 95% CI", ha="right", va="bottom", fontsize=7, color="0.4",
+              transform=axes.transAxes)
+    if len(table):
+        figure.legend(fontsize=8, loc="outside lower center", ncols=min(3, table["run"].nunique()), frameon=False)
+    else:
+        axes.text(0.5, 0.5, "no conversations yet", ha="center", va="center", transform=axes.transAxes)
+    return figure
+
+
+def scatter_bytes(campaign: Campaign, fmt: str) -> bytes:
+    """The scatter as SVG (vector, for papers) or PNG (300 dpi)."""
+    if fmt not in ("svg", "png"):
+        raise ValueError(fmt)
+    figure = scatter_figure(score_table(campaign), title=f"{campaign.name}: R vs GF per run")
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format=fmt, dpi=300 if fmt == "png" else 100, metadata={"Date": None} if fmt == "svg" else None)
+    return buffer.getvalue()
+
+
+# -- the topic x run usefulness grid (paper, Figures 2-4) ----------------------------------------
+
+LEGEND = [
+    ("green", "o o", "both turns useful"),
+    ("light-green", "o x", "first useful, second not"),
+    ("yellow", "x o", "recovered: second useful"),
+    ("orange", "x x", "neither useful"),
+    ("grey", "x -", "broke down after a useless turn"),
+]
+
+
+def _percent(value: float | None) -> str:
+    return "–" if value is None or math.isnan(value) else f"{value:.1f}%"
+
+
+def usefulness_grid(campaign: Campaign) -> dict:
+    """Topics x runs; each cell the judge's labels of the first two system turns, coloured as in
+    the paper (scoring.usefulness), with %useful, ave%useful and %recovery per run underneath.
+    Conversations whose system turns are not all labelled yet show "?" and stay out of the
+    statistics."""
+    conversations = list(Conversation.objects.filter(topic__campaign=campaign).select_related("topic", "run"))
+    judge_of = judges(conversations)
+    labels: dict[int, dict[int, str]] = defaultdict(dict)  # conversation -> system turn number -> label
+    for conversation_id, number, annotator_id, label in TurnLabel.objects.filter(
+        turn__conversation__in=conversations, turn__role=Turn.Role.SYSTEM
+    ).values_list("turn__conversation_id", "turn__number", "annotator_id", "label"):
+        if annotator_id == judge_of.get(conversation_id):
+            labels[conversation_id][number] = label
+    system_turns: dict[int, int] = defaultdict(int)
+    for conversation_id, number in Turn.objects.filter(
+        conversation__in=conversations, role=Turn.Role.SYSTEM
+    ).values_list("conversation_id", "number"):
+        system_turns[conversation_id] = max(system_turns[conversation_id], number)
+
+    topics = sorted({c.topic.code for c in conversations})
+    runs = sorted({c.run.name for c in conversations})
+    cells: dict[tuple[str, str], dict] = {}
+    complete: dict[str, dict[str, list[str]]] = defaultdict(dict)  # run -> topic -> labels
+    for conversation in conversations:
+        given = labels.get(conversation.pk, {})
+        sequence = [given.get(i) for i in range(1, system_turns.get(conversation.pk, 0) + 1)]
+        shown = (sequence + [usefulness.NO_TURN] * 2)[:2]
+        if None in sequence or not sequence:
+            css = "unlabelled"
+        else:
+            css = usefulness.cell_colour_of(sequence)
+            complete[conversation.run.name][conversation.topic.code] = sequence
+        cells[(conversation.topic.code, conversation.run.name)] = {
+            "conversation": conversation,
+            "labels": " ".join(lab or "?" for lab in shown),
+            "css": css,
+        }
+    summaries = {run: usefulness.summarise(complete[run]) for run in runs}
+    positions = max((len(x.percent_useful) for x in summaries.values()), default=0)
+    footer = [
+        {
+            "label": f"%useful S{p + 1}",
+            "values": [
+                _percent(summaries[r].percent_useful[p]) if p < len(summaries[r].percent_useful) else "–" for r in runs
+            ],
+        }
+        for p in range(positions)
+    ]
+    footer.append({"label": "ave%useful", "strong": True, "values": [_percent(summaries[r].ave_percent_useful) for r in runs]})
+    footer.append(
+        {
+            "label": "%recovery",
+            "values": [
+                f"{_percent(summaries[r].percent_recovery)} ({summaries[r].recovered}/{summaries[r].unsuccessful_first})"
+                if summaries[r].unsuccessful_first else "–"
+                for r in runs
+            ],
+        }
+    )
+    footer.append({"label": "topics labelled", "values": [str(summaries[r].n_topics) for r in runs]})
+    return {
+        "topics": topics,
+        "runs": runs,
+        "rows": [{"topic": t, "cells": [cells.get((t, r)) for r in runs]} for t in topics],
+        "summaries": summaries,
+        "footer": footer,
+        "legend": LEGEND,
+    }
+
+
+# -- progress ------------------------------------------------------------------------------------
+
+
+def progress(campaign: Campaign) -> dict:
+    """Per human annotator and per topic (automatic judges are not counted): conversations finished (annotator.judgments.progress rules), nuggets,
+    entities still incomplete (no grade, or a relevant one without every membership)."""
+    assignments = list(
+        Assignment.objects.filter(conversation__topic__campaign=campaign)
+        .exclude(AnnotatorProfile.automatic("annotator__"))
+        .select_related(
+            "annotator", "conversation__topic"
+        )
+    )
+    by_annotator: dict[int, list[Assignment]] = defaultdict(list)
+    for a in assignments:
+        by_annotator[a.annotator_id].append(a)
+    people = []
+    topics: dict[str, dict] = {}
+    for code, count in Counter(
+        Conversation.objects.filter(topic__campaign=campaign).values_list("topic__code", flat=True)
+    ).items():
+        topics[code] = {"topic": code, "conversations": count, "assigned": 0, "done": 0, "nuggets": 0, "ungraded": 0, "incomplete": 0}
+    for annotator_id, mine in by_annotator.items():
+        states = progress_for(mine[0].annotator, [a.conversation for a in mine])
+        person = {"annotator": mine[0].annotator, "assigned": len(mine), "done": 0, "started": 0, "nuggets": 0, "ungraded": 0, "incomplete": 0}
+        for a in mine:
+            state = states.get(a.conversation_id)
+            finished = a.done_at is not None or (state is not None and state.finished and state.started)
+            incomplete = state.entities - state.entities_complete if state else 0
+            nuggets = state.nuggets if state else 0
+            ungraded = state.nuggets - state.nuggets_graded if state else 0
+            person["ungraded"] += ungraded
+            person["done"] += finished
+            person["started"] += bool(state and state.started)
+            person["nuggets"] += nuggets
+            person["incomplete"] += incomplete
+            topic = topics[a.conversation.topic.code]
+            topic["assigned"] += 1
+            topic["done"] += finished
+            topic["nuggets"] += nuggets
+            topic["incomplete"] += incomplete
+            topic["ungraded"] += ungraded
+        person["percent"] = 100.0 * person["done"] / person["assigned"]
+        people.append(person)
+    for topic in topics.values():
+        topic["percent"] = 100.0 * topic["done"] / topic["assigned"] if topic["assigned"] else 0.0
+    return {
+        "annotators": sorted(people, key=lambda p: p["annotator"].get_username()),
+        "topics": sorted(topics.values(), key=lambda t: t["topic"]),
+        "unassigned": Conversation.objects.filter(topic__campaign=campaign, assignments__isnull=True).count(),
+    }
+
+
+# -- agreement -----------------------------------------------------------------------------------
+
+
+@dataclass
+class PairReport:
+    conversation: Conversation
+    first: object
+    second: object
+    spans: agreement.SpanAgreement
+    grade_pairs: list[tuple[str, int | None, int | None]]
+    disagreements: list[str]
+
+
+def human_assignments() -> Prefetch:
+    """A conversation's assignments to people: automatic judges are nobody's colleague."""
+    return Prefetch(
+        "assignments",
+        queryset=Assignment.objects.exclude(AnnotatorProfile.automatic("annotator__")).select_related("annotator"),
+    )
+
+
+def doubly_annotated(campaign: Campaign) -> list[Conversation]:
+    """Conversations two or more people annotate (automatic judges aside), their assignments prefetched."""
+    return [
+        c
+        for c in Conversation.objects.filter(topic__campaign=campaign)
+        .select_related("topic", "run", "gold_annotator")
+        .prefetch_related(human_assignments())
+        if len(c.assignments.all()) >= 2
+    ]
+
+
+def _judgments(conversation: Conversation, annotator_ids: list[int]):
+    """Per annotator: spans, entity key -> (name, grade level), key -> {attribute set: vector}."""
+    spans = defaultdict(set)
+    keys = defaultdict(dict)
+    for n in Nugget.objects.filter(turn__conversation=conversation, annotator_id__in=annotator_ids).select_related(
+        "entity__grade", "turn"
+    ):
+        spans[n.annotator_id].add((n.turn.number, n.start_word, n.end_word))  # nuggets sit in system turns: S<number>
+        keys[n.annotator_id][n.entity.key] = (n.entity.name or n.entity.key, n.entity.grade.level if n.entity.grade else None, n.entity_id)
+    vectors = defaultdict(dict)
+    entity_ids = [e for per in keys.values() for (_, _, e) in per.values()]
+    owner = {e: (a, k) for a, per in keys.items() for k, (_, _, e) in per.items()}
+    for m in Membership.objects.filter(entity_id__in=entity_ids).select_related("attribute_set"):
+        a, k = owner[m.entity_id]
+        vectors[(a, k)][m.attribute_set.name] = m.vector
+    return spans, keys, vectors
+
+
+def conversation_agreement(conversation: Conversation, first, second) -> tuple[PairReport, list]:
+    spans, keys, vectors = _judgments(conversation, [first.pk, second.pk])
+    span = agreement.span_agreement(spans[first.pk], spans[second.pk])
+    grade_pairs = []
+    disagreements = []
+    membership_pairs = []
+    for key in sorted(set(keys[first.pk]) | set(keys[second.pk])):
+        a = keys[first.pk].get(key)
+        b = keys[second.pk].get(key)
+        name = (a or b)[0]
+        grade_pairs.append((name, a[1] if a else None, b[1] if b else None))
+        if a is None or b is None:
+            who = first if b is None else second
+            disagreements.append(f"{name}: marked only by {who.get_username()}")
+            continue
+        if a[1] != b[1]:
+            disagreements.append(
+                f"{name}: grade L{a[1] if a[1] is not None else '?'} ({first.get_username()}) vs "
+                f"L{b[1] if b[1] is not None else '?'} ({second.get_username()})"
+            )
+        va, vb = vectors.get((first.pk, key), {}), vectors.get((second.pk, key), {})
+        for attribute in sorted(set(va) & set(vb)):
+            membership_pairs.append((va[attribute], vb[attribute]))
+            if np.abs(np.asarray(va[attribute]) - np.asarray(vb[attribute])).sum() > 1e-6:
+                disagreements.append(f"{name}: {attribute} memberships differ")
+    for number, start, end in sorted(spans[first.pk] ^ spans[second.pk]):
+        who = first if (number, start, end) in spans[first.pk] else second
+        disagreements.append(f"S{number} words {start + 1}-{end + 1}: span only by {who.get_username()}")
+    return PairReport(conversation, first, second, span, grade_pairs, disagreements), membership_pairs
+
+
+def annotator_pairs(conversation: Conversation) -> list[tuple]:
+    """Every pair of the conversation's human annotators (in the order they joined the campaign's
+    users). Prefetch `human_assignments()` to save the query."""
+    if "assignments" in getattr(conversation, "_prefetched_objects_cache", {}):
+        assignments = conversation.assignments.all()
+    else:
+        assignments = conversation.assignments.exclude(AnnotatorProfile.automatic("annotator__")).select_related("annotator")
+    annotators = sorted((a.annotator for a in assignments), key=lambda u: u.pk)
+    return list(combinations(annotators, 2))
+
+
+def campaign_agreement(campaign: Campaign) -> dict:
+    """Agreement over every conversation with two or more annotators: every pair of its
+    annotators is compared (spans, grades, memberships, Cohen's kappa per pair), and
+    Krippendorff's alpha takes every annotator of every unit at once."""
+    pairs: list[PairReport] = []
+    membership_pairs = []
+    kappa_by_pair: dict[tuple[str, str], tuple[list, list]] = defaultdict(lambda: ([], []))
+    units: dict[tuple[int, str], dict[int, int]] = defaultdict(dict)  # (topic, entity name) -> coder -> level
+    coders: set[int] = set()
+    for conversation, (first, second) in (
+        (conversation, pair) for conversation in doubly_annotated(campaign) for pair in annotator_pairs(conversation)
+    ):
+        report, vectors = conversation_agreement(conversation, first, second)
+        pairs.append(report)
+        membership_pairs.extend(vectors)
+        key = (first.get_username(), second.get_username())
+        for name, a, b in report.grade_pairs:
+            units[(conversation.topic_id, name)][first.pk] = a
+            units[(conversation.topic_id, name)][second.pk] = b
+            if a is not None and b is not None:
+                kappa_by_pair[key][0].append(a)
+                kappa_by_pair[key][1].append(b)
+        coders.update((first.pk, second.pk))
+    coder_list = sorted(coders)
+    data = [[units[u].get(c) for u in units] for c in coder_list]
+    spans_exact = [p.spans.exact_f1 for p in pairs]
+    spans_words = [p.spans.word_dice for p in pairs]
+    members = agreement.membership_distance(membership_pairs)
+    return {
+        "pairs": pairs,
+        "alpha_ordinal": agreement.krippendorff_alpha(data, "ordinal") if data else float("nan"),
+        "alpha_nominal": agreement.krippendorff_alpha(data, "nominal") if data else float("nan"),
+        "units": len(units),
+        "kappas": [
+            {"pair": f"{a} / {b}", "kappa": agreement.cohen_kappa(x, y), "n": len(x)}
+            for (a, b), (x, y) in sorted(kappa_by_pair.items())
+        ],
+        "span_exact_f1": float(np.mean(spans_exact)) if spans_exact else float("nan"),
+        "span_word_dice": float(np.mean(spans_words)) if spans_words else float("nan"),
+        "membership": members,
+    }

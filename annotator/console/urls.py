@@ -1,0 +1,64 @@
+"""URLs of the organiser's console (namespace "console")."""
+
+from django.urls import path, re_path, register_converter
+
+from annotator.evaluation.run_comparison import SIDE_BY_SIDE
+
+from annotator.console.views import (
+    accounts,
+    agreement,
+    analysis,
+    campaign,
+    exports,
+    index,
+    judges,
+    progress,
+    reports,
+)
+
+
+
+class ConversationIds:
+    """Conversation ids separated by commas: ``12,13,14`` (at most SIDE_BY_SIDE of them)."""
+
+    regex = rf"[0-9]{{1,12}}(?:,[0-9]{{1,12}}){{0,{SIDE_BY_SIDE - 1}}}"
+
+    def to_python(self, value: str) -> list[int]:
+        return [int(i) for i in value.split(",")]
+
+    def to_url(self, value) -> str:
+        return ",".join(str(i) for i in value) if isinstance(value, (list, tuple)) else str(value)
+
+
+register_converter(ConversationIds, "ids")
+
+urlpatterns = [
+    path("", index.index, name="index"),
+    path("<slug:slug>/", index.overview, name="overview"),
+    path("<slug:slug>/settings/", campaign.settings, name="settings"),
+    path("<slug:slug>/attribute-sets/<id:pk>/", campaign.attribute_set, name="attribute_set"),
+    path("<slug:slug>/attribute-sets/new/<id:topic_type>/", campaign.attribute_set_new, name="attribute_set_new"),
+    path("<slug:slug>/upload/", campaign.upload, name="upload"),
+    path("<slug:slug>/imports/<id:job>/", campaign.import_job, name="import_job"),
+    path("<slug:slug>/assign/", campaign.assign, name="assign"),
+    path("<slug:slug>/progress/", progress.progress, name="progress"),
+    path("<slug:slug>/grid/", progress.grid, name="grid"),
+    path("<slug:slug>/agreement/", agreement.agreement, name="agreement"),
+    path("<slug:slug>/adjudicate/<id:conversation>/", agreement.adjudicate, name="adjudicate"),
+    path("<slug:slug>/judges/", judges.judges, name="judges"),
+    re_path(r"^(?P<slug>[-a-zA-Z0-9_]+)/judges-(?P<level>campaign|conversations)\.csv$", judges.judges_csv,
+            name="judges_csv"),
+    path("<slug:slug>/report/", reports.report, name="report"),
+    path("<slug:slug>/report.csv", reports.report_csv, name="report_csv"),
+    re_path(r"^(?P<slug>[-a-zA-Z0-9_]+)/r-vs-gf\.(?P<fmt>svg|png)$", reports.plot, name="plot"),
+    path("<slug:slug>/report/significance/", analysis.significance, name="significance"),
+    path("<slug:slug>/report/significance.csv", analysis.significance_csv, name="significance_csv"),
+    path("<slug:slug>/report/trials/", analysis.trials, name="trials"),
+    path("<slug:slug>/report/worst/", analysis.worst, name="worst"),
+    path("<slug:slug>/conversations/<ids:ids>/", analysis.conversations, name="conversations"),
+    path("<slug:slug>/exports/", exports.exports, name="exports"),
+    path("<slug:slug>/exports/<str:kind>/", exports.download, name="download"),
+    path("<slug:slug>/accounts/", accounts.accounts, name="accounts"),
+    path("<slug:slug>/accounts/<id:annotator>/revoke-token/", accounts.token_revoke, name="token_revoke"),
+    path("<slug:slug>/accounts/<id:annotator>/unlock/", accounts.unlock, name="unlock"),
+]

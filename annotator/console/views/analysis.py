@@ -1,0 +1,126 @@
+"""The evaluation report: run comparison with significance and topic set size, trial
+instability, worst cases, and a read-only view of conversations for the organiser.
+
+All computed live from the current judgments and settings (annotator.evaluation.run_comparison); the inputs
+are GET forms whose bounds keep every request short.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.http import content_disposition_header
+from django.views.decorators.http import require_GET
+
+from annotator.evaluation import run_comparison
+from annotator.access import campaign_for_organiser, conversation_for_organiser
+from annotator.console.forms import AnalysisForm, MeasureForm
+from annotator.models import Campaign, Conversation
+from annotator.scores.campaign_tables import score_table, score_tables
+from annotator.scores.per_conversation import judges, score_conversation
+from annotator.workspace.read_model import score_panel_html
+from scoring.words import tokenise
+
+def _compared(campaign: Campaign, query) -> tuple[AnalysisForm, run_comparison.MeasureComparison | None]:
+    """The run comparison the query asks for; None when the form refuses it."""
+    tables = run_comparison.run_tables(campaign)
+    form = AnalysisForm.from_query(query, measures=tables.measure_groups())
+    if not form.is_valid():
+        return form, None
+    p = form.cleaned_data
+    return form, run_comparison.compare_measure(tables.table_for(p["measure"]), p["measure"], p["permutations"], p["seed"],
+                                                p["standardise"])
+
+
+@login_required
+@require_GET
+def significance(request: HttpRequest, slug: str) -> HttpResponse:
+    """Run x run table of one measure (difference, Tukey HSD and paired t p-values, effect
+    size), the ANOVA, and the topic set size the next round needs."""
+    campaign = campaign_for_organiser(request.user, slug)
+    form, comparison = _compared(campaign, request.GET)
+    context = {"campaign": campaign, "tab": "report", "form": form}
+    if comparison is None:
+        return render(request, "console/significance.html", context, status=400)
+    p = form.cleaned_data
+    context.update({
+        "comparison": comparison,
+        "rows": comparison.table(p["alpha"]),
+        "topic_set_size": run_comparison.topic_set_size(comparison, p["min_diff"], p["alpha"]),
+        "csv_query": request.GET.urlencode(),
+        "runs_kind": "ranked-list runs" if comparison.measure in run_comparison.RANKED_LIST_MEASURES else "conversation runs",
+    })
+    return render(request, "console/significance.html", context)
+
+
+@login_required
+@require_GET
+def significance_csv(request: HttpRequest, slug: str) -> HttpResponse:
+    """The page's comparison as CSV, one row per run pair (the compare_runs command's columns)."""
+    campaign = campaign_for_organiser(request.user, slug)
+    form, comparison = _compared(campaign, request.GET)
+    if comparison is None:
+        return HttpResponse(form.errors.as_text(), status=400, content_type="text/plain; charset=utf-8")
+    response = HttpResponse(run_comparison.pairs_csv([comparison]), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = content_disposition_header(True, f"{campaign.slug}-{comparison.measure}-run-pairs.csv")
+    return response
+
+
+@login_required
+@require_GET
+def trials(request: HttpRequest, slug: str) -> HttpResponse:
+    campaign = campaign_for_organiser(request.user, slug)
+    instability = run_comparison.trial_instability(score_table(campaign), run_comparison.run_identities(campaign))
+    return render(request, "console/trials.html", {"campaign": campaign, "tab": "report", "instability": instability})
+
+
+@login_required
+@require_GET
+def worst(request: HttpRequest, slug: str) -> HttpResponse:
+    campaign = campaign_for_organiser(request.user, slug)
+    tables = score_tables(campaign)
+    form = MeasureForm.from_query(request.GET, measures=run_comparison.measures_of(tables.conversations))
+    context = {"campaign": campaign, "tab": "report", "form": form}
+    if not form.is_valid():
+        return render(request, "console/worst.html", context, status=400)
+    context["worst"] = run_comparison.worst_cases(tables, form.cleaned_data["measure"])
+    return render(request, "console/worst.html", context)
+
+
+@login_required
+@require_GET
+def conversations(request: HttpRequest, slug: str, ids: list[int]) -> HttpResponse:
+    """Conversations side by side, read-only, each judged by its scoring judge."""
+    campaign = campaign_for_organiser(request.user, slug)
+    shown = []
+    for conversation_id in dict.fromkeys(ids):
+        conversation = conversation_for_organiser(request.user, conversation_id)
+        if conversation.topic.campaign_id != campaign.pk:
+            raise Http404("No such conversation in this campaign.")
+        shown.append(read_only_conversation(conversation))
+    return render(request, "console/conversations.html", {"campaign": campaign, "tab": "report", "shown": shown})
+
+
+def read_only_conversation(conversation: Conversation) -> dict:
+    """What the organiser sees of a conversation: its turns with the judge's nuggets and the
+    workspace's score panel (which has no edit controls), scored as the reports score it."""
+    judge = judges([conversation])[conversation.pk]
+    score = score_conversation(conversation, judge)
+    nuggets_by_turn: dict[int, list] = {}
+    for n in score.nuggets:
+        nuggets_by_turn.setdefault(n.nugget.turn_id, []).append(n)
+    turns = []
+    for view in score.turns:
+        words = tokenise(view.turn.text)
+        turns.append({
+            "view": view,
+            "nuggets": [{"score": n, "words": " ".join(words[n.nugget.start_word:n.nugget.end_word + 1])}
+                        for n in nuggets_by_turn.get(view.turn.pk, [])],
+        })
+    return {
+        "conversation": conversation,
+        "score": score,
+        "turns": turns,
+        "panel": score_panel_html(score),
+    }

@@ -1,0 +1,49 @@
+"""The organiser's console: the list of campaigns and each campaign's overview.
+
+Every console view starts with an access helper: organisers see their own campaigns only;
+anyone else gets a 404 (or a 403 on the index, which names no campaign).
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from annotator.access import campaign_for_organiser, organised_campaigns
+from annotator.models import AnnotatorProfile, Assignment, Conversation, Nugget, Run
+
+
+@login_required
+def index(request: HttpRequest) -> HttpResponse:
+    campaigns = organised_campaigns(request.user).prefetch_related("topics", "runs")
+    if not campaigns.exists() and not request.user.is_superuser:
+        raise PermissionDenied("The console is for campaign organisers.")
+    return render(request, "console/index.html", {"campaigns": campaigns})
+
+
+@login_required
+def overview(request: HttpRequest, slug: str) -> HttpResponse:
+    campaign = campaign_for_organiser(request.user, slug)
+    conversations = Conversation.objects.filter(topic__campaign=campaign)
+    # people's work: automatic judges' assignments are on the judges page
+    assignments = Assignment.objects.filter(conversation__topic__campaign=campaign).exclude(
+        AnnotatorProfile.automatic("annotator__")
+    )
+    counts = {
+        "topics": campaign.topics.count(),
+        "runs": campaign.runs.filter(kind=Run.Kind.CONVERSATIONS).count(),
+        "ranked_list_runs": campaign.runs.filter(kind=Run.Kind.RANKED_LISTS).count(),
+        "conversations": conversations.count(),
+        "unassigned": conversations.filter(assignments__isnull=True).count(),
+        "assignments": assignments.count(),
+        "done": assignments.filter(done_at__isnull=False).count(),
+        "nuggets": Nugget.objects.filter(turn__conversation__topic__campaign=campaign).count(),
+    }
+    return render(
+        request,
+        "console/overview.html",
+        {"campaign": campaign, "counts": counts, "tab": "overview", "grades": campaign.grades.all(),
+         "topic_types": campaign.topic_types.prefetch_related("attribute_sets")},
+    )

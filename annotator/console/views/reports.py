@@ -1,0 +1,70 @@
+"""Score reports: per run means with 95% confidence intervals, per topic, CSV and the R-vs-GF plot."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import redirect, render
+from django.utils.http import content_disposition_header
+from django.views.decorators.http import require_GET, require_http_methods
+
+from annotator.console import reports
+from annotator.access import campaign_for_organiser
+from annotator.console.forms import CampaignSettingsForm, StaleForm
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def report(request: HttpRequest, slug: str) -> HttpResponse:
+    """The report; a POST of L and alpha (the quick form above it) changes the settings through
+    the console's settings form (version-checked) and, with htmx, answers the report body only."""
+    campaign = campaign_for_organiser(request.user, slug)
+    errors: list[str] = []
+    if request.method == "POST":
+        errors = _quick_settings(request, campaign)
+        if not request.htmx:
+            for error in errors:
+                messages.error(request, error)
+            return redirect("console:report", slug=campaign.slug)
+        campaign.refresh_from_db()
+    context = {"campaign": campaign, "report": reports.score_report(campaign), "tab": "report",
+               "version": campaign.version, "quick_errors": errors}
+    template = "console/report.html#report-body" if request.htmx else "console/report.html"
+    return render(request, template, context, status=400 if errors else 200)
+
+
+def _quick_settings(request: HttpRequest, campaign) -> list[str]:
+    data = {f: getattr(campaign, f) for f in CampaignSettingsForm.Meta.fields}
+    if not campaign.duplicates_count_once:
+        data.pop("duplicates_count_once")
+    data.update({k: request.POST.get(k, "") for k in ("patience", "alpha", "version")})
+    form = CampaignSettingsForm(data=data, instance=campaign)
+    if not form.is_valid():
+        return [f"{form.fields[name].label if name in form.fields else name}: {' '.join(msgs)}" for name, msgs in form.errors.items()]
+    try:
+        form.save_checked()
+    except StaleForm as stale:
+        return [str(stale)]
+    return []
+
+
+@login_required
+@require_GET
+def report_csv(request: HttpRequest, slug: str) -> StreamingHttpResponse:
+    campaign = campaign_for_organiser(request.user, slug)
+    response = StreamingHttpResponse(reports.report_csv_rows(campaign), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = content_disposition_header(True, f"{campaign.slug}-scores-report.csv")
+    return response
+
+
+@login_required
+@require_GET
+def plot(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
+    campaign = campaign_for_organiser(request.user, slug)
+    content_type = {"svg": "image/svg+xml", "png": "image/png"}[fmt]
+    response = HttpResponse(reports.scatter_bytes(campaign, fmt), content_type=content_type)
+    if request.GET.get("download"):
+        response["Content-Disposition"] = content_disposition_header(True, f"{campaign.slug}-R-vs-GF.{fmt}")
+    response["Cache-Control"] = "no-store"
+    return response

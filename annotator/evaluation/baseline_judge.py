@@ -1,0 +1,62 @@
+"""A baseline automatic judge, honestly labelled: no model, just the project's own suggestions.
+
+Every URL line of a system turn that the workspace proposes as a candidate nugget becomes a
+nugget; an entity people already judged in the topic (same identity key) keeps their grade and
+memberships; any other is taken as fully relevant (the campaign's top grade) with no memberships
+(uniform in GF, FairWeb's convention for an entity of unknown group); a system turn is labelled o
+when it holds a candidate, else x. "Already judged" means in the topic's *other* conversations: the baseline
+never reads the judgments of the conversation it is compared on (that would copy the gold). It is what an annotator who accepted every suggestion and nothing else
+would produce: the floor a real automatic judge should beat on the judges page.
+"""
+
+from __future__ import annotations
+
+from annotator.judgments.edits import JudgedNugget, JudgmentsSet, judgments_version, set_conversation_judgments
+from annotator.models import AnnotatorProfile, Assignment, Conversation, Entity
+from annotator.scores.per_conversation import score_conversation
+from annotator.workspace.read_model import find_candidates  # the suggestions' read side: this one import
+
+DESCRIPTION = (
+    "Baseline, not a model: every URL line the workspace suggests is a nugget; entities people judged in the "
+    "topic's other conversations keep their grades and memberships, others get the top grade and no memberships; "
+    "turns with a URL line are labelled o."
+)
+
+
+def suggested_nuggets(conversation: Conversation, judge) -> tuple[list[JudgedNugget], dict[str, str]]:
+    """The suggestions for `judge` (who has no nuggets there yet), as a whole-conversation submission."""
+    score = score_conversation(conversation, judge)
+    candidates = find_candidates(score, [], set())
+    known: dict[str, Entity] = {}
+    for entity in (
+        Entity.objects.filter(
+            topic_id=conversation.topic_id, grade__isnull=False,
+            nuggets__turn__conversation__in=Conversation.objects.filter(topic_id=conversation.topic_id).exclude(pk=conversation.pk),
+        )
+        .exclude(AnnotatorProfile.automatic("annotator__"))
+        .distinct()
+        .select_related("grade").prefetch_related("memberships__attribute_set").order_by("annotator_id", "pk")
+    ):
+        known.setdefault(entity.key, entity)
+    top_grade = conversation.topic.campaign.grades.order_by("-level").values_list("label", flat=True).first()
+    turn_names = {view.turn.pk: str(view.turn) for view in score.turns}
+    nuggets = []
+    for candidate in candidates:
+        entity = known.get(candidate.key)
+        nuggets.append(JudgedNugget(
+            turn=turn_names[candidate.turn_id], start_word=candidate.start, end_word=candidate.end, entity=candidate.text,
+            grade=entity.grade.label if entity else top_grade,
+            memberships={m.attribute_set.name: m.vector for m in entity.memberships.all()} if entity else None,
+        ))
+    useful = {turn_names[c.turn_id] for c in candidates}
+    labels = {str(view.turn): "o" if str(view.turn) in useful else "x" for view in score.turns if view.turn.is_system}
+    return nuggets, labels
+
+
+def judge_conversation(conversation: Conversation, judge) -> JudgmentsSet:
+    """Assign the conversation to the baseline judge and set its judgments (replacing earlier ones)."""
+    Assignment.objects.get_or_create(conversation=conversation, annotator=judge)
+    nuggets, labels = suggested_nuggets(conversation, judge)
+    # the baseline judges afresh whatever it had: it replaces its own judgments knowingly
+    return set_conversation_judgments(conversation, annotator=judge, actor=judge, nuggets=nuggets, labels=labels,
+                                      expected_version=judgments_version(conversation, judge))

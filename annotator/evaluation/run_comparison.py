@@ -1,0 +1,297 @@
+"""The evaluation report of an overview paper: significance between runs, trial instability,
+worst cases and topic set size, from the campaign's current judgments and settings.
+
+The database side only: scores come from `annotator.scores.campaign_tables.score_tables`, the statistics from
+`scoring.significance` (pure maths).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from annotator.interchange.csvsafe import csv_lines
+from annotator.models import Campaign, Run
+from annotator.scores.campaign_tables import ScoreTables, score_columns, score_table
+from annotator.scores.ranked_lists import MEASURES as RANKED_LIST_MEASURES, score_ranked_lists
+from scoring import significance
+
+CSV_COLUMNS = ["measure", "run_a", "run_b", "mean_a", "mean_b", "diff", "p_tukey_hsd", "p_paired_t", "effect_size", "topics"]
+TRIAL_MEASURES = ("GFRC", "R", "GF")
+WORST_PERCENTILE = 10
+SIDE_BY_SIDE = 10  # conversations the console's read-only view shows at once (its URL's ids)
+
+
+def measures_of(table: pd.DataFrame) -> list[str]:
+    """The measures a campaign has: R, GF_<attribute set>..., GF, GFRC."""
+    return score_columns(table)
+
+
+@dataclass
+class RunTables:
+    """What runs are compared on: the conversation runs' GFRC table and the ranked-list runs'
+    GFR table (one row per run and topic each). Their measures never share a name, so a
+    measure says which runs it compares."""
+
+    conversations: pd.DataFrame
+    ranked_lists: pd.DataFrame
+
+    def measure_groups(self) -> list[tuple[str, list[str]]]:
+        groups = [("Conversation runs (GFRC)", measures_of(self.conversations))]
+        if not self.ranked_lists.empty:
+            groups.append(("Ranked-list runs (GFR)", list(RANKED_LIST_MEASURES)))
+        return groups
+
+    def measures(self) -> list[str]:
+        return [m for _, measures in self.measure_groups() for m in measures]
+
+    def table_for(self, measure: str) -> pd.DataFrame:
+        return self.ranked_lists if measure in RANKED_LIST_MEASURES else self.conversations
+
+
+def run_tables(campaign: Campaign) -> RunTables:
+    return RunTables(score_table(campaign), score_ranked_lists(campaign).table)
+
+
+def topic_run_matrix(table: pd.DataFrame, measure: str) -> significance.CompleteMatrix:
+    """Topics x runs of `measure`, each cell the mean over the run's conversations of the topic;
+    only the topics every run has (the others are listed in `missing`)."""
+    cells = table.groupby(["topic", "run"])[measure].mean().unstack("run")
+    topics = sorted(table["topic"].unique())
+    runs = sorted(table["run"].unique())
+    cells = cells.reindex(index=topics, columns=runs)
+    return significance.complete_topics(cells.to_numpy(dtype=float), topics, runs)
+
+
+@dataclass
+class MeasureComparison:
+    measure: str
+    matrix: significance.CompleteMatrix
+    standardised: bool
+    result: significance.Comparison | None  # None: fewer than two runs or topics to compare
+
+    @property
+    def reason(self) -> str:
+        if self.result is not None:
+            return ""
+        return "fewer than two runs" if len(self.matrix.runs) < 2 else "fewer than two topics that every run has"
+
+    def table(self, alpha: float) -> list[dict]:
+        """Run x run rows for the console: the row run's difference to each column run, with the
+        p-values and effect size, significant (Tukey HSD p < alpha) pairs marked."""
+        r = self.result
+        if r is None:
+            return []
+        rows = []
+        for i, run in enumerate(r.runs):
+            cells = []
+            for j in range(len(r.runs)):
+                if i == j:
+                    cells.append(None)
+                    continue
+                cells.append({
+                    "diff": float(r.means[i] - r.means[j]),
+                    "p_tukey_hsd": float(r.p_tukey_hsd[i, j]),
+                    "p_paired_t": float(r.p_paired_t[i, j]),
+                    "effect_size": float(r.effect_size[i, j]),
+                    "significant": bool(r.p_tukey_hsd[i, j] < alpha),
+                })
+            rows.append({"run": run, "mean": float(r.means[i]), "cells": cells})
+        return rows
+
+
+def compare_measure(table: pd.DataFrame, measure: str, permutations: int = significance.DEFAULT_PERMUTATIONS,
+                    seed: int | None = None, standardised: bool = False) -> MeasureComparison:
+    matrix = topic_run_matrix(table, measure)
+    if standardised:
+        matrix = significance.CompleteMatrix(
+            significance.standardise(matrix.scores), matrix.topics, matrix.runs, matrix.missing
+        )
+    if len(matrix.runs) < 2 or len(matrix.topics) < 2:
+        return MeasureComparison(measure, matrix, standardised, None)
+    result = significance.compare_runs(matrix.scores, matrix.runs, permutations, seed)
+    return MeasureComparison(measure, matrix, standardised, result)
+
+
+def compare(table: pd.DataFrame | RunTables, measures: list[str] | None = None,
+            permutations: int = significance.DEFAULT_PERMUTATIONS, seed: int | None = None,
+            standardised: bool = False) -> list[MeasureComparison]:
+    """Every requested measure (default: all of them), each with its own seeded generator so
+    a measure's p-values do not depend on which other measures were asked for. With RunTables,
+    each measure compares the runs of its kind (conversation or ranked-list runs)."""
+    if isinstance(table, RunTables):
+        return [compare_measure(table.table_for(m), m, permutations, seed, standardised) for m in (measures or table.measures())]
+    return [compare_measure(table, m, permutations, seed, standardised) for m in (measures or measures_of(table))]
+
+
+def pair_rows(comparisons: list[MeasureComparison]) -> list[dict]:
+    """One row per measure and run pair, the CSV_COLUMNS."""
+    return [
+        {"measure": c.measure, "run_a": p.run_a, "run_b": p.run_b, "mean_a": p.mean_a, "mean_b": p.mean_b,
+         "diff": p.diff, "p_tukey_hsd": p.p_tukey_hsd, "p_paired_t": p.p_paired_t, "effect_size": p.effect_size,
+         "topics": c.result.topics}
+        for c in comparisons if c.result is not None for p in c.result.pairs()
+    ]
+
+
+def pairs_csv(comparisons: list[MeasureComparison]) -> str:
+    rows = ([row[column] for column in CSV_COLUMNS] for row in pair_rows(comparisons))
+    return "".join(csv_lines([CSV_COLUMNS, *rows]))  # floats in full (round-trip) precision
+
+
+def pairs_json(comparisons: list[MeasureComparison]) -> str:
+    """Per measure: topics compared, topics each run lacks, the ANOVA and every pair."""
+    def number(x: float) -> float | None:
+        return None if math.isnan(x) else x
+
+    out = []
+    for c in comparisons:
+        entry: dict = {"measure": c.measure, "standardised": c.standardised, "topics": len(c.matrix.topics),
+                       "missing": {run: list(t) for run, t in c.matrix.missing.items()}}
+        if c.result is None:
+            entry["skipped"] = c.reason
+        else:
+            a = c.result.anova
+            entry["anova"] = {"V_E": number(a.V_E), "F_run": number(a.F_run), "p_run": number(a.p_run),
+                              "df_run": a.df_run, "df_residual": a.df_residual}
+            entry["pairs"] = [{k: number(v) if isinstance(v, float) else v for k, v in row.items()}
+                              for row in pair_rows([c])]
+        out.append(entry)
+    return json.dumps(out, indent=2)
+
+
+# -- topic set size --------------------------------------------------------------------------
+
+
+@dataclass
+class TopicSetSize:
+    V_E: float
+    runs: int
+    min_diff: float
+    alpha: float
+    power: float
+    paired_t: int | None  # None: not reachable within significance.MAX_TOPICS, or no V_E yet
+    anova: int | None
+
+
+def topic_set_size(comparison: MeasureComparison, min_diff: float, alpha: float = 0.05, power: float = 0.8) -> TopicSetSize | None:
+    if comparison.result is None:
+        return None
+    V_E = comparison.result.anova.V_E
+    runs = len(comparison.result.runs)
+    return TopicSetSize(
+        V_E, runs, min_diff, alpha, power,
+        significance.topics_for_paired_t(V_E, min_diff, alpha, power),
+        significance.topics_for_anova(V_E, min_diff, runs, alpha, power),
+    )
+
+
+# -- trial instability ---------------------------------------------------------------------------
+
+
+def run_identities(campaign: Campaign) -> dict[str, tuple[str, int]]:
+    """Run name -> (system, trial)."""
+    return {run.name: run.system_and_trial() for run in Run.objects.filter(campaign=campaign)}
+
+
+@dataclass
+class Instability:
+    systems: list[dict] = field(default_factory=list)  # per system: trials, topics, variance shares
+    spreads: list[dict] = field(default_factory=list)  # per system and topic with >= 2 trials
+    most_disagreeing: list[dict] = field(default_factory=list)
+
+
+def trial_instability(table: pd.DataFrame, identities: dict[str, tuple[str, int]], top: int = 10) -> Instability:
+    """Per system and topic judged in two or more trials: the spread across its trials (SD and
+    range) of GFRC, R and GF; per system, how the score variance splits into the part between
+    topics and the part between trials of a topic (sums of squares: total = topics + trials);
+    and the `top` system-topic pairs with the widest GFRC range, with their conversations."""
+    result = Instability()
+    if table.empty:
+        return result
+    frame = table.assign(
+        system=[identities.get(r, Run.system_and_trial_of(r))[0] for r in table["run"]],
+        trial=[identities.get(r, Run.system_and_trial_of(r))[1] for r in table["run"]],
+    )
+    # one score per system, topic and trial (several conversations of a trial are averaged)
+    per_trial = frame.groupby(["system", "topic", "trial"]).agg(
+        **{m: (m, "mean") for m in TRIAL_MEASURES}, conversations=("conversation", list), run=("run", "first")
+    ).reset_index()
+    for system, rows in per_trial.groupby("system", sort=True):
+        repeated = rows.groupby("topic").filter(lambda g: len(g) >= 2)
+        entry: dict = {"system": system, "trials": int(rows["trial"].nunique()), "topics": int(rows["topic"].nunique()),
+                       "repeated_topics": int(repeated["topic"].nunique()), "shares": {}}
+        for measure in TRIAL_MEASURES:
+            entry["shares"][measure] = _variance_shares(repeated, measure)
+        result.systems.append(entry)
+        for topic, trials in repeated.groupby("topic", sort=True):
+            trials = trials.sort_values("trial")
+            conversations = [c for cs in trials["conversations"] for c in cs]
+            spread = {"system": system, "topic": topic, "trials": len(trials),
+                      "runs": trials["run"].tolist(), "conversations": conversations,
+                      "side_by_side": conversations[:SIDE_BY_SIDE]}
+            for measure in TRIAL_MEASURES:
+                values = trials[measure].to_numpy(dtype=float)
+                spread[measure] = {"sd": float(np.std(values, ddof=1)), "range": float(np.ptp(values))}
+            result.spreads.append(spread)
+    result.most_disagreeing = sorted(
+        (s for s in result.spreads if not math.isnan(s["GFRC"]["range"])), key=lambda s: -s["GFRC"]["range"]
+    )[:top]
+    return result
+
+
+def _variance_shares(rows: pd.DataFrame, measure: str) -> dict[str, float]:
+    """Shares of the sum of squares of a system's scores (topics judged in >= 2 trials) that lie
+    between topics and between the trials of a topic."""
+    values = rows[measure].to_numpy(dtype=float)
+    if values.size < 2:
+        return {"topics": math.nan, "trials": math.nan}
+    total = float(((values - values.mean()) ** 2).sum())
+    topic_means = rows.groupby("topic")[measure].transform("mean").to_numpy(dtype=float)
+    between_trials = float(((values - topic_means) ** 2).sum())
+    if total == 0:
+        return {"topics": math.nan, "trials": math.nan}
+    return {"topics": 1 - between_trials / total, "trials": between_trials / total}
+
+
+# -- worst cases ---------------------------------------------------------------------------------
+
+
+@dataclass
+class WorstCases:
+    measure: str
+    runs: list[dict]  # run, min, p10, mean, conversations
+    conversations: list[dict]  # the lowest-scoring conversations by `measure`
+    turns: dict[str, list[dict]]  # attribute set -> the system turns with the lowest DistrSim
+
+
+def worst_cases(tables: ScoreTables, measure: str = "GFRC", lowest: int = 10) -> WorstCases:
+    table = tables.conversations
+    runs = []
+    for run, group in table.groupby("run", sort=True):
+        values = group[measure].dropna().to_numpy(dtype=float)
+        runs.append({
+            "run": run, "conversations": int(values.size),
+            "min": float(values.min()) if values.size else math.nan,
+            "p10": float(np.percentile(values, WORST_PERCENTILE)) if values.size else math.nan,
+            "mean": float(values.mean()) if values.size else math.nan,
+        })
+    scored = table.dropna(subset=[measure]).sort_values([measure, "run", "topic"]).head(lowest)
+    conversations = [
+        {"conversation": int(row["conversation"]), "topic": row["topic"], "run": row["run"], "value": float(row[measure]),
+         "R": float(row["R"]), "GF": float(row["GF"]), "GFRC": float(row["GFRC"])}
+        for _, row in scored.iterrows()
+    ]
+    turns: dict[str, list[dict]] = {}
+    system_turns = tables.system_turns.dropna(subset=["distr_sim"])
+    for attribute_set, rows in system_turns.groupby("attribute_set", sort=True):
+        turns[attribute_set] = [
+            {"conversation": int(row["conversation"]), "topic": row["topic"], "run": row["run"], "turn": row["turn"],
+             "distr_sim": float(row["distr_sim"])}
+            for _, row in rows.sort_values(["distr_sim", "run", "topic", "turn"]).head(lowest).iterrows()
+        ]
+    return WorstCases(measure, runs, conversations, turns)

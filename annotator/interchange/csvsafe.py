@@ -1,0 +1,68 @@
+"""The one writer of tabular exports (CSV and TSV): cells safe to open in a spreadsheet.
+
+Names, texts and evidence come from annotators and from LLM output; a cell beginning with
+``=``, ``+``, ``-``, ``@``, a tab or a carriage return is run as a formula by Excel, LibreOffice
+and Google Sheets. Such a text cell is written with a leading ``'`` (shown as text, not run).
+Numbers stay numbers, negative ones included (-0.5 is written -0.5). The paper and JSONL
+formats do not come here: they are data for programs and keep the text exactly.
+
+Every tabular export goes through `neutralise`: pandas frames with `frame_csv`, rows of
+values with `csv_lines`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Iterator
+from numbers import Number
+
+import pandas as pd
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralise(value: object) -> object:
+    """The cell as written: numbers unchanged, None empty, lists and dicts as JSON, and text that
+    a spreadsheet would run as a formula prefixed with ``'``."""
+    if value is None:
+        return ""
+    if isinstance(value, Number):  # bool, int, float, numpy numbers
+        return value
+    if isinstance(value, (dict, list)):
+        value = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    text = str(value)
+    if text in ("-", "+"):  # a lone sign is no formula: NTCIREVAL-style "-" for "no attribute set"
+        return text
+    if text.startswith(FORMULA_STARTS) and not _is_number(text):
+        return "'" + text
+    return text
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def frame_csv(frame: pd.DataFrame, *, sep: str = ",", header: bool = True, float_format: str | None = None) -> str:
+    """A pandas frame as CSV (or TSV with sep="\\t") text, every text cell neutralised."""
+    safe = frame.copy()
+    for column in safe.columns:
+        if not pd.api.types.is_numeric_dtype(safe[column]):
+            safe[column] = safe[column].map(neutralise)
+    return safe.to_csv(sep=sep, index=False, header=header, lineterminator="\n", float_format=float_format)
+
+
+def csv_lines(rows: Iterable[Iterable[object]], *, sep: str = ",") -> Iterator[str]:
+    """Rows of values (the first one a header, if wanted) as CSV lines, every cell neutralised."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, delimiter=sep, lineterminator="\n")
+    for row in rows:
+        writer.writerow([neutralise(value) for value in row])
+        yield buffer.getvalue()
+        buffer.seek(0)
+        buffer.truncate()

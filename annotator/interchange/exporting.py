@@ -1,0 +1,512 @@
+"""Exports of a campaign's judgments and scores, as generators of text chunks.
+
+Everything here streams: conversations are read from the database in batches and written out
+as they come, so the console can serve any campaign as a download (StreamingHttpResponse over
+`stream(campaign, kind)`) and the management commands write the same chunks to files.
+
+Whose judgments: each conversation's judge (annotator.scores.per_conversation.judges: its gold annotator, else
+its first assigned annotator), or the one ``annotator`` asked for.
+
+Kinds (docs/formats.md, "Exports"):
+- ``paper``: the paper's annotated text format, computed ``wc=`` lines, ``run=`` in each
+  topic header: importing it gives back the same annotations;
+- ``jsonl``: one conversation per line (same schema as the importer's);
+- ``nuggets-tsv``: one row per nugget (pandas);
+- ``qrels``: NTCIREVAL-style files: ``<campaign>.qrels``, ``<campaign>.<TYPE>-<ATTR>.gmemb``,
+  ``<TYPE>-<ATTR>.golddistr`` (a zip for downloads, a folder for the command);
+- ``scores-csv`` / ``scores-json``: one row per conversation plus per-run means (pandas);
+- ``nuggets-csv`` / ``turns-csv``: the paper's Tables 1 and 2 for every conversation, the
+  figures of the workspace's score panel (annotator.scores.per_conversation.score_conversations).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import time
+import zipfile
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+
+import pandas as pd
+
+from annotator.interchange.csvsafe import csv_lines, frame_csv
+from annotator.interchange.formats import ParsedConversation, ParsedMembership, ParsedNugget, ParsedTurn
+from annotator.interchange.formats.jsonl import iter_jsonl
+from annotator.interchange.formats.paper import iter_paper
+from annotator.rules.identity import document_key
+from annotator.scores.ranked_lists import document_judgments
+from annotator.models import AttributeSet, Campaign, Conversation, Entity, Membership, Nugget, Turn, TurnLabel
+from annotator.rules.vectors import format_vector
+from annotator.scores import campaign_tables
+from annotator.scores import per_conversation
+from scoring.words import tokenise
+
+__all__ = [
+    "stream",
+    "KINDS",
+    "iter_conversations",
+    "iter_paper_export",
+    "iter_jsonl_export",
+    "iter_nuggets_tsv",
+    "qrels_files",
+    "iter_qrels_zip",
+    "scores_as_exported",
+    "iter_scores_csv",
+    "iter_scores_json",
+    "iter_score_nuggets_csv",
+    "iter_score_turns_csv",
+    "qrels_id",
+]
+
+BATCH = 200
+KINDS = ("paper", "jsonl", "nuggets-tsv", "qrels", "scores-csv", "scores-json", "nuggets-csv", "turns-csv")
+
+
+def stream(campaign: Campaign, kind: str, annotator=None) -> Iterator[str | bytes]:
+    """The chunks of one export (str, or bytes for the qrels zip)."""
+    if kind == "paper":
+        return iter_paper_export(campaign, annotator)
+    if kind == "jsonl":
+        return iter_jsonl_export(campaign, annotator)
+    if kind == "nuggets-tsv":
+        return iter_nuggets_tsv(campaign, annotator)
+    if kind == "qrels":
+        return iter_qrels_zip(campaign, annotator)
+    if kind == "scores-csv":
+        return iter_scores_csv(campaign)
+    if kind == "scores-json":
+        return iter_scores_json(campaign)
+    if kind == "nuggets-csv":
+        return iter_score_nuggets_csv(campaign, annotator)
+    if kind == "turns-csv":
+        return iter_score_turns_csv(campaign, annotator)
+    raise ValueError(f"unknown export {kind!r} (one of {', '.join(KINDS)})")
+
+
+# -- reading judgments in batches -------------------------------------------------------------
+
+
+class _Batch:
+    """One batch of conversations with their turns and one judge's judgments each."""
+
+    def __init__(self, conversations: list[Conversation], annotator=None):
+        self.conversations = conversations
+        ids = [c.pk for c in conversations]
+        if annotator is not None:
+            self.judge = {c.pk: annotator.pk for c in conversations}
+        else:
+            self.judge = per_conversation.judges(conversations)
+        self.turns: dict[int, list[Turn]] = defaultdict(list)
+        for turn in Turn.objects.filter(conversation_id__in=ids).order_by("conversation_id", "position"):
+            self.turns[turn.conversation_id].append(turn)
+        turn_conversation = {t.pk: c for c, turns in self.turns.items() for t in turns}
+        self.nuggets: dict[int, list[Nugget]] = defaultdict(list)
+        for nugget in (
+            Nugget.objects.filter(turn__conversation_id__in=ids)
+            .select_related("entity__grade")
+            .order_by("turn__position", "start_word")
+        ):
+            conversation_id = turn_conversation[nugget.turn_id]
+            if nugget.annotator_id == self.judge[conversation_id]:
+                self.nuggets[conversation_id].append(nugget)
+        self.labels: dict[int, str] = {}
+        for turn_id, annotator_id, label in TurnLabel.objects.filter(turn__conversation_id__in=ids).values_list(
+            "turn_id", "annotator_id", "label"
+        ):
+            if annotator_id == self.judge[turn_conversation[turn_id]]:
+                self.labels[turn_id] = label
+        entity_ids = {n.entity_id for nuggets in self.nuggets.values() for n in nuggets}
+        self.memberships: dict[int, list[Membership]] = defaultdict(list)
+        for m in (
+            Membership.objects.filter(entity_id__in=entity_ids)
+            .select_related("attribute_set")
+            .order_by("attribute_set__position", "attribute_set__name")
+        ):
+            self.memberships[m.entity_id].append(m)
+
+    def parsed(self, conversation: Conversation) -> ParsedConversation:
+        turns = self.turns[conversation.pk]
+        index = {t.pk: i for i, t in enumerate(turns)}
+        parsed_turns = [
+            ParsedTurn(role=t.role, number=t.number, label=self.labels.get(t.pk) if t.is_system else None, text=t.text)
+            for t in turns
+        ]
+        nuggets = []
+        for n in self.nuggets[conversation.pk]:
+            words = tokenise(turns[index[n.turn_id]].text)
+            entity = n.entity
+            nuggets.append(
+                ParsedNugget(
+                    turn=index[n.turn_id],
+                    start_word=n.start_word,
+                    end_word=n.end_word,
+                    text=" ".join(words[n.start_word : n.end_word + 1]),
+                    grade=entity.grade.label if entity.grade_id else None,
+                    comment=entity.comment,
+                    memberships={
+                        m.attribute_set.name: ParsedMembership(tuple(float(v) for v in m.vector), m.evidence)
+                        for m in self.memberships[entity.pk]
+                    },
+                    entity_key=entity.key,
+                    entity_name=entity.name,
+                )
+            )
+        return ParsedConversation(
+            topic=conversation.topic.code, run=conversation.run.name, turns=parsed_turns, nuggets=nuggets,
+            source=conversation.source,
+        )
+
+
+def _conversation_batches(campaign: Campaign, annotator=None) -> Iterator[_Batch]:
+    ids = list(
+        Conversation.objects.filter(topic__campaign=campaign).order_by("topic__code", "run__name").values_list("pk", flat=True)
+    )
+    for i in range(0, len(ids), BATCH):
+        chunk = ids[i : i + BATCH]
+        conversations = list(
+            Conversation.objects.filter(pk__in=chunk).select_related("topic", "run").order_by("topic__code", "run__name")
+        )
+        yield _Batch(conversations, annotator)
+
+
+def iter_conversations(campaign: Campaign, annotator=None) -> Iterator[ParsedConversation]:
+    """Every conversation of the campaign with its judge's judgments, as the formats hold them."""
+    for batch in _conversation_batches(campaign, annotator):
+        for conversation in batch.conversations:
+            yield batch.parsed(conversation)
+
+
+def iter_paper_export(campaign: Campaign, annotator=None) -> Iterator[str]:
+    yield from iter_paper(iter_conversations(campaign, annotator))
+
+
+def iter_jsonl_export(campaign: Campaign, annotator=None) -> Iterator[str]:
+    yield from iter_jsonl(iter_conversations(campaign, annotator))
+
+
+# -- nuggets TSV ------------------------------------------------------------------------------
+
+
+def iter_nuggets_tsv(campaign: Campaign, annotator=None) -> Iterator[str]:
+    """One row per nugget: topic, run, turn, start, end, text, entity key and name, grade,
+    gain, WC, duplicate (a later mention that gains nothing), then per attribute set its
+    vector and its evidence."""
+    gains = {g.label: g.gain for g in campaign.grades.all()}
+    attribute_names: list[str] = []
+    for a in AttributeSet.objects.filter(topic_type__campaign=campaign).order_by("topic_type__code", "position", "name"):
+        if a.name not in attribute_names:
+            attribute_names.append(a.name)
+    columns = ["topic", "run", "turn", "start", "end", "text", "entity_key", "entity_name", "grade", "gain", "wc", "duplicate"]
+    for name in attribute_names:
+        columns += [name, f"{name}_evidence"]
+    header = True
+    for batch in _conversation_batches(campaign, annotator):
+        rows = []
+        for conversation in batch.conversations:
+            parsed = batch.parsed(conversation)
+            offsets = parsed.offsets()
+            seen: set[str] = set()
+            for n in sorted(parsed.nuggets, key=lambda n: parsed.wc(n, offsets)):
+                row = {
+                    "topic": parsed.topic,
+                    "run": parsed.run,
+                    "turn": parsed.turns[n.turn].name,
+                    "start": n.start_word,
+                    "end": n.end_word,
+                    "text": n.text,
+                    "entity_key": n.entity_key,
+                    "entity_name": n.entity_name,
+                    "grade": n.grade or "",
+                    "gain": gains.get(n.grade, 0.0) if n.grade else 0.0,
+                    "wc": parsed.wc(n, offsets),
+                    "duplicate": bool(campaign.duplicates_count_once and n.entity_key in seen),
+                }
+                seen.add(n.entity_key)
+                for name in attribute_names:
+                    m = n.memberships.get(name)
+                    row[name] = format_vector(m.vector) if m else ""
+                    row[f"{name}_evidence"] = m.evidence if m else ""
+                rows.append(row)
+        if rows or header:
+            frame = pd.DataFrame(rows, columns=columns)
+            yield frame_csv(frame, sep="\t", header=header)
+            header = False
+
+
+# -- qrels (NTCIREVAL) ------------------------------------------------------------------------
+
+_SPACE = re.compile(r"\s")
+
+
+def qrels_id(key: str) -> str:
+    """An entity key as one NTCIREVAL token: whitespace percent-encoded (name keys have spaces)."""
+    return _SPACE.sub(lambda m: "%{:02X}".format(ord(m.group(0))) if ord(m.group(0)) < 256 else "%20", key)
+
+
+def _judged_entities(campaign: Campaign, annotator=None) -> tuple[list[Entity], set[int]]:
+    """The entities the judges' nuggets point at and the documents judged for ranked lists
+    (entities no nugget points at, of each topic's document judge), one per (topic, key), in
+    topic/key order; and the ids of the documents."""
+    ids: set[int] = set()
+    for batch in _conversation_batches(campaign, annotator):
+        for nuggets in batch.nuggets.values():
+            ids.update(n.entity_id for n in nuggets)
+    documents = set(_document_entities(campaign, annotator))
+    ids.update(documents)
+    chosen: dict[tuple[str, str], Entity] = {}
+    id_list = sorted(ids)
+    for i in range(0, len(id_list), 500):
+        for entity in Entity.objects.filter(pk__in=id_list[i : i + 500]).select_related("topic__topic_type", "grade").order_by("pk"):
+            chosen.setdefault((entity.topic.code, entity.key), entity)
+    return [chosen[k] for k in sorted(chosen)], documents
+
+
+def _document_entities(campaign: Campaign, annotator=None) -> list[int]:
+    """The judgments of documents that score ranked lists (scores.ranked_lists.document_judgments,
+    of `annotator` when given) that no nugget points at."""
+    judged = document_judgments(campaign, annotator)["entity_id"].tolist()
+    with_nuggets = set(Nugget.objects.filter(entity__topic__campaign=campaign).values_list("entity_id", flat=True))
+    return [pk for pk in judged if pk not in with_nuggets]
+
+
+def _qrels_document(entity: Entity) -> str:
+    """How the NTCIREVAL files name an entity: a document by the id it was imported with (its
+    name, when that is what the key came from), anything else by its key."""
+    return qrels_id(entity.name if entity.name and document_key(entity.name) == entity.key else entity.key)
+
+
+def qrels_files(campaign: Campaign, annotator=None) -> Iterator[tuple[str, Iterator[str]]]:
+    """(file name, chunks) of the NTCIREVAL files: qrels, one .gmemb per attribute set
+    (every judged entity of the type's topics; uniform where no membership was given, as
+    FairWeb does), one .golddistr per attribute set (its target)."""
+    entities, documents = _judged_entities(campaign, annotator)
+    slug = campaign.slug
+
+    def qrels() -> Iterator[str]:
+        for e in entities:
+            if e.grade_id is not None:
+                yield f"{e.topic.code} {_qrels_document(e)} {e.grade.label}\n"
+
+    yield f"{slug}.qrels", qrels()
+    memberships: dict[tuple[int, int], list[float]] = {}
+    ids = [e.pk for e in entities]
+    for i in range(0, len(ids), 500):
+        for entity_id, attribute_set_id, vector in Membership.objects.filter(entity_id__in=ids[i : i + 500]).values_list(
+            "entity_id", "attribute_set_id", "vector"
+        ):
+            memberships[(entity_id, attribute_set_id)] = vector
+    for a in AttributeSet.objects.filter(topic_type__campaign=campaign).select_related("topic_type").order_by(
+        "topic_type__code", "position", "name"
+    ):
+        def gmemb(a=a) -> Iterator[str]:
+            uniform = [1.0 / a.size] * a.size
+            for e in entities:
+                # an ungraded document is written only with a membership of its own
+                if e.topic.topic_type_id == a.topic_type_id and (
+                    e.grade_id is not None or (e.pk in documents and (e.pk, a.pk) in memberships)
+                ):
+                    vector = memberships.get((e.pk, a.pk), uniform)
+                    yield f"{e.topic.code} {_qrels_document(e)} " + " ".join(repr(float(v)) for v in vector) + "\n"
+
+        def golddistr(a=a) -> Iterator[str]:
+            for p in a.target:
+                yield f"{float(p)!r}\n"
+
+        yield f"{slug}.{a.topic_type.code}-{a.name}.gmemb", gmemb()
+        yield f"{a.topic_type.code}-{a.name}.golddistr", golddistr()
+
+
+class _Sink(io.RawIOBase):
+    """A write-only, unseekable file: zipfile then streams (data descriptors after each file)."""
+
+    def __init__(self):
+        self.chunks: list[bytes] = []
+        self.position = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data) -> int:
+        data = bytes(data)
+        self.chunks.append(data)
+        self.position += len(data)
+        return len(data)
+
+    def tell(self) -> int:
+        return self.position
+
+    def drain(self) -> bytes:
+        data = b"".join(self.chunks)
+        self.chunks = []
+        return data
+
+
+def iter_qrels_zip(campaign: Campaign, annotator=None) -> Iterator[bytes]:
+    """The qrels files as one zip, streamed."""
+    sink = _Sink()
+    with zipfile.ZipFile(sink, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, chunks in qrels_files(campaign, annotator):
+            info = zipfile.ZipInfo(f"{campaign.slug}-qrels/{name}", date_time=time.localtime()[:6])
+            info.compress_type = zipfile.ZIP_DEFLATED
+            with archive.open(info, "w", force_zip64=True) as member:
+                for chunk in chunks:
+                    member.write(chunk.encode("utf-8"))
+                    data = sink.drain()
+                    if data:
+                        yield data
+            data = sink.drain()
+            if data:
+                yield data
+    yield sink.drain()
+
+
+# -- scores -----------------------------------------------------------------------------------
+
+
+def scores_as_exported(campaign: Campaign) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(one row per conversation, per-run means over topics), from annotator.scores.campaign_tables."""
+    from django.contrib.auth import get_user_model
+
+    table = campaign_tables.score_table(campaign)
+    means = campaign_tables.run_means(table) if len(table) else pd.DataFrame(columns=["run", "topics", "R", "GF", "GFRC"])
+    judge_ids = {int(j) for j in table["judge"].dropna()} if len(table) else set()
+    names = dict(get_user_model().objects.filter(pk__in=judge_ids).values_list("pk", "username")) if judge_ids else {}
+    table = table.copy()
+    table["judge"] = [names.get(int(j), "") if j is not None and j == j else "" for j in table["judge"]]
+    score_columns = ["R"] + sorted(c for c in table.columns if c.startswith("GF_")) + ["GF", "GFRC"]
+    table = table[["topic", "run", "judge"] + score_columns]
+    means = means[["run", "topics"] + [c for c in score_columns if c in means.columns]]
+    return table, means
+
+
+def iter_scores_csv(campaign: Campaign) -> Iterator[str]:
+    """Conversation rows, then one row per run with topic "ALL": the run's means over topics."""
+    table, means = scores_as_exported(campaign)
+    yield frame_csv(table)
+    if len(means):
+        rows = means.drop(columns=["topics"]).assign(topic="ALL", judge="")[table.columns]
+        yield frame_csv(rows, header=False)
+
+
+def iter_scores_json(campaign: Campaign) -> Iterator[str]:
+    table, means = scores_as_exported(campaign)
+    settings = per_conversation.campaign_settings(campaign)
+
+    def records(frame: pd.DataFrame) -> list[dict]:
+        frame = frame.astype(object).where(frame.notna(), None)
+        return frame.to_dict(orient="records")
+
+    yield json.dumps(
+        {
+            "campaign": campaign.slug,
+            "settings": {
+                "L": settings.patience,
+                "alpha": settings.alpha,
+                "method": settings.method,
+                "empty_turns": settings.empty_turns,
+                "turn_weight": settings.turn_weight,
+                "duplicates_count_once": settings.duplicates_count_once,
+                "missing_membership": campaign.missing_membership,
+                "grades": {g.label: g.gain for g in campaign.grades.all()},
+            },
+            "conversations": records(table),
+            "runs": records(means),
+        },
+        indent=1,
+        ensure_ascii=False,
+        default=lambda o: o.item() if hasattr(o, "item") else str(o),
+    )
+    yield "\n"
+
+
+# -- the paper's Tables 1 and 2 ----------------------------------------------------------------
+
+SCORE_NUGGET_COLUMNS = [
+    "topic", "run", "annotator", "turn", "start", "end", "entity_key", "entity_name", "grade",
+    "wc", "pw", "g", "pw_g", "duplicate", "missing_membership",
+]
+SCORE_TURN_COLUMNS = [
+    "topic", "run", "annotator", "turn", "end_wc", "attribute_set", "scored", "turn_weight",
+    "achieved", "target", "distr_sim",
+]
+
+
+def _scored_batches(campaign: Campaign, annotator=None) -> Iterator[list[tuple[Conversation, str, per_conversation.ConversationScore]]]:
+    """(conversation, its judge's username, its score) for every conversation, batch by batch."""
+    from django.contrib.auth import get_user_model
+
+    for batch in _conversation_batches(campaign, annotator):
+        judge_ids = {j for j in batch.judge.values() if j is not None}
+        usernames = dict(get_user_model().objects.filter(pk__in=judge_ids).values_list("pk", "username"))
+        memberships: dict[int, dict[int, list[float]]] = defaultdict(dict)
+        for entity_id, rows in batch.memberships.items():
+            for m in rows:
+                memberships[entity_id][m.attribute_set_id] = m.vector
+        scored = per_conversation.score_conversations(batch.conversations, batch.turns, batch.nuggets, memberships, campaign)
+        yield [
+            (conversation, usernames.get(batch.judge[conversation.pk], ""), score)
+            for conversation, score in zip(batch.conversations, scored)
+        ]
+
+
+def _csv_chunks(columns: list[str], rows_of_batches: Iterator[list[list]]) -> Iterator[str]:
+    """A header, then one CSV chunk per batch of rows (cells made safe by annotator.interchange.csvsafe)."""
+    header = "".join(csv_lines([columns]))
+    for rows in rows_of_batches:
+        yield header + "".join(csv_lines(rows))
+        header = ""
+    if header:
+        yield header
+
+
+def iter_score_nuggets_csv(campaign: Campaign, annotator=None) -> Iterator[str]:
+    """Table 1 for every conversation: one row per nugget, WC, pw, g, pw x g, duplicate, and the
+    attribute sets a graded nugget has no membership in (counted uniform, or refused on import)."""
+
+    def rows() -> Iterator[list[list]]:
+        for batch in _scored_batches(campaign, annotator):
+            out = []
+            for conversation, judge, score in batch:
+                turn_names = {view.turn.pk: str(view.turn) for view in score.turns}
+                for n in score.nuggets:
+                    entity = n.nugget.entity
+                    out.append([
+                        conversation.topic.code, conversation.run.name, judge, turn_names[n.nugget.turn_id],
+                        n.nugget.start_word, n.nugget.end_word, entity.key, entity.name,
+                        entity.grade.label if entity.grade_id else "", n.wc, repr(n.pw), repr(n.gain),
+                        repr(n.contribution), n.duplicate, ";".join(n.incomplete) if n.gain > 0 else "",
+                    ])
+            yield out
+
+    return _csv_chunks(SCORE_NUGGET_COLUMNS, rows())
+
+
+def iter_score_turns_csv(campaign: Campaign, annotator=None) -> Iterator[str]:
+    """Table 2 for every conversation: one row per system turn and attribute set, achieved
+    distribution against the target, DistrSim (blank when the turn is not scored) and PW(S)."""
+
+    def rows() -> Iterator[list[list]]:
+        for batch in _scored_batches(campaign, annotator):
+            out = []
+            for conversation, judge, score in batch:
+                for view in score.system_turns:
+                    for spec in score.attribute_sets:
+                        scored = view.scored
+                        out.append([
+                            conversation.topic.code, conversation.run.name, judge, str(view.turn), view.end_wc,
+                            spec.name, scored, repr(view.weight),
+                            format_vector(view.achieved[spec.name]) if scored else "",
+                            format_vector(spec.target.tolist()),
+                            repr(view.distr_sim[spec.name]) if scored else "",
+                        ])
+            yield out
+
+    return _csv_chunks(SCORE_TURN_COLUMNS, rows())
+
+
+def write_chunks(chunks: Iterable[str | bytes], handle) -> None:
+    """Write an export's chunks to a binary file handle."""
+    for chunk in chunks:
+        handle.write(chunk.encode("utf-8") if isinstance(chunk, str) else chunk)

@@ -1,0 +1,125 @@
+"""Conversation files organisers have: the paper's annotated text format, JSONL, and
+harvested conversations in the vendors' own shapes (harvest/).
+
+Pure Python (no Django): ``parse_*`` return a ParseResult (conversations, errors, warnings)
+and never raise on bad input; ``write_*`` give text that parses back to the same semantics.
+See docs/formats.md.
+"""
+
+import io
+import json
+import re
+import zipfile
+from collections.abc import Callable
+
+from .detect import parse_text
+from .jsonl import iter_jsonl, parse_jsonl, parse_jsonl_bytes, write_jsonl
+from .model import (
+    FormatError,
+    ParsedConversation,
+    ParsedMembership,
+    ParsedCitation,
+    ParsedNugget,
+    ParsedTurn,
+    ParseResult,
+    semantics,
+)
+from .paper import decode_utf8, iter_paper, parse_paper, parse_paper_bytes, write_paper
+
+__all__ = [
+    "FormatError",
+    "ParsedConversation",
+    "ParsedMembership",
+    "ParsedCitation",
+    "ParsedNugget",
+    "ParsedTurn",
+    "ParseResult",
+    "semantics",
+    "parse_paper",
+    "parse_paper_bytes",
+    "write_paper",
+    "iter_paper",
+    "parse_jsonl",
+    "parse_jsonl_bytes",
+    "write_jsonl",
+    "iter_jsonl",
+    "parse_file",
+    "format_for",
+    "count_conversations",
+]
+
+
+def format_for(filename: str) -> str:
+    """``"jsonl"`` for a .jsonl / .json file name, else ``"paper"``: the writers' choice of
+    format for a name. Reading never goes by the name (``parse_file`` reads the content)."""
+    name = filename.lower()
+    return "jsonl" if name.endswith((".jsonl", ".json")) else "paper"
+
+
+def parse_file(data: bytes, path: str, on_conversation: Callable[[int], object] | None = None) -> ParseResult:
+    """Bytes of a file (strict UTF-8), in the format its content shows (the paper's, JSONL,
+    or a harvest: ChatGPT export, OpenAI, Gemini, Perplexity, Anthropic, ShareGPT, LMSYS /
+    WildChat; ChatGPT's export zip too); ``ParseResult.format_name`` says which. ``on_conversation(n)`` is called as each
+    conversation is read, with how many have been."""
+    data, problem = unzipped(data, path)
+    if problem is not None:
+        return ParseResult([], [problem], [])
+    text, errors = decode_utf8(data, path)
+    if text is None:
+        return ParseResult([], errors, [])
+    return parse_text(text, path, on_conversation)
+
+
+ZIP_MAGIC = b"PK\x03\x04"
+EXPORT_IN_ZIP = "conversations.json"
+MAX_UNZIPPED = 1 << 30  # a zip bomb is refused before it is inflated
+
+
+def unzipped(data: bytes, path: str) -> tuple[bytes, FormatError | None]:
+    """ChatGPT's data export as it is downloaded (a zip): its conversations.json. Any other
+    data as it is."""
+    if not data.startswith(ZIP_MAGIC):
+        return data, None
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            member = next((i for i in archive.infolist() if i.filename.rsplit("/", 1)[-1] == EXPORT_IN_ZIP), None)
+            if member is None:
+                return b"", FormatError(path, 0, f"a zip without {EXPORT_IN_ZIP}: only ChatGPT's data export is read from a zip")
+            if member.file_size > MAX_UNZIPPED:
+                return b"", FormatError(path, 0, f"{member.filename} would be {member.file_size:,} bytes unzipped: too large")
+            return archive.read(member), None
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, OSError, EOFError) as exc:
+        return b"", FormatError(path, 0, f"not a readable zip: {exc}")
+
+
+CURRENT_NODE = re.compile(rb'"current_node"\s*:')
+ROWS = re.compile(rb'"conversation(?:_a|_b)?"\s*:\s*\[')  # LMSYS / WildChat / Arena rows
+OPENING = re.compile(rb"[ \t\n\r]*(?:\xef\xbb\xbf)?[ \t\n\r]*([\[{])?")
+
+
+def count_conversations(data: bytes, path: str) -> int:
+    """How many conversations the file holds, counted without reading it whole where that is
+    slow (to decide within a request whether an upload is imported in the background): JSONL
+    lines that are not blank, paper-format ``#####`` topic headers, the conversations of a
+    ChatGPT export (its ``"current_node"`` keys); other harvests (API logs, small) are read.
+    Broken files may be miscounted; parsing tells."""
+    data, problem = unzipped(data, path)
+    if problem is not None:
+        return 0
+    opening = OPENING.match(data)
+    if opening is None or opening.group(1) is None:
+        lines = data.removeprefix(b"\xef\xbb\xbf").split(b"\n")
+        return sum(1 for line in lines if line.startswith(b"#####") and not line.startswith(b"######"))
+    exported = len(CURRENT_NODE.findall(data))
+    if exported:
+        return exported
+    first_line = data[opening.start(1):].split(b"\n", 1)[0]
+    try:
+        first = json.loads(first_line)
+    except (ValueError, RecursionError):
+        first = None
+    if isinstance(first, dict) and "turns" in first:
+        return sum(1 for line in data.split(b"\n") if line.strip())
+    if isinstance(first, dict) and any(key in first for key in ("conversation", "conversation_a", "conversation_b")):
+        return len(ROWS.findall(data))
+    return len(parse_file(data, path).conversations)

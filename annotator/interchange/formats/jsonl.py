@@ -1,0 +1,396 @@
+"""JSON Lines: one conversation per line (schema in docs/formats.md, "JSONL format").
+
+    {"topic": "M002", "run": "bing-trial1",
+     "turns": [{"role": "user", "text": "..."}, {"role": "system", "text": "...", "label": "o"}],
+     "nuggets": [{"turn": 2, "start": 8, "end": 13, "grade": "L2",
+                  "entity": {"key": "https://imdb.com/title/tt0088763", "name": "Back to the Future (1985)"},
+                  "memberships": {"RATINGS": {"vector": [0, 0, 0, 1], "evidence": "1.3M"}}}]}
+
+Every problem is reported with its line and the JSON path of the field; parsing never raises.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Callable, Iterable, Iterator
+from fractions import Fraction
+from typing import Any
+
+from annotator.rules.identity import entity_key_and_name, name_key, normalise_url
+from annotator.rules.spans import span_problem
+from scoring.words import tokenise
+
+from .model import (
+    FormatError,
+    ParsedConversation,
+    ParsedMembership,
+    ParsedNugget,
+    ParsedTurn,
+    ParseResult,
+    loads_json,
+    locate_words,
+    exact_number,
+    vector_problem,
+)
+from .paper import decode_utf8
+
+__all__ = ["parse_jsonl", "parse_jsonl_bytes", "write_jsonl", "iter_jsonl", "conversation_to_json"]
+
+ROLES = {"user": "U", "system": "S", "assistant": "S"}
+LABELS = ("o", "x", "-")
+GRADE_RE = re.compile(r"^L\d+$")
+CONVERSATION_KEYS = {"topic", "run", "turns", "nuggets", "meta"}
+TURN_KEYS = {"role", "text", "label", "meta"}
+NUGGET_KEYS = {"turn", "start", "end", "text", "occurrence", "grade", "comment", "wc", "entity", "memberships", "meta"}
+
+
+class _Problems:
+    def __init__(self, path: str, line: int, result: ParseResult):
+        self.path, self.line, self.result = path, line, result
+        self.count = 0
+
+    def error(self, field: str | None, message: str) -> None:
+        self.count += 1
+        self.result.errors.append(FormatError(self.path, self.line, message, field))
+
+    def warn(self, field: str | None, message: str) -> None:
+        self.result.warnings.append(FormatError(self.path, self.line, message, field))
+
+
+@functools.lru_cache(maxsize=4096)
+def _numbers_ok(values: tuple[float, ...]) -> bool:
+    return vector_problem(values) is None
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _unknown(p: _Problems, obj: dict, allowed: set[str], where: str) -> None:
+    for key in obj:
+        if key not in allowed:
+            p.warn(f"{where}{key}" if where else key, "unknown field, ignored")
+
+
+def parse_jsonl_bytes(data: bytes, path: str, on_conversation: Callable[[int], object] | None = None) -> ParseResult:
+    text, errors = decode_utf8(data, path)
+    if text is None:
+        return ParseResult([], errors, [])
+    return parse_jsonl(text, path, on_conversation)
+
+
+def parse_jsonl(text: str, path: str, on_conversation: Callable[[int], object] | None = None) -> ParseResult:
+    """Read a JSONL file: one conversation per non-blank line. ``on_conversation(n)``: called
+    as each conversation is read, with how many have been (for progress reports)."""
+    result = ParseResult()
+    text = text.removeprefix("\ufeff")
+    seen: dict[tuple[str, str | None], int] = {}
+    any_line = False
+    for no, raw in enumerate(text.split("\n"), 1):
+        if not raw.strip():
+            continue
+        any_line = True
+        p = _Problems(path, no, result)
+        try:
+            obj = loads_json(raw)
+        except json.JSONDecodeError as exc:
+            p.error(None, f"invalid JSON at column {exc.colno}: {exc.msg}")
+            continue
+        conv = _conversation(obj, p)
+        if conv is None:
+            continue
+        key = (conv.topic, conv.run)
+        if key in seen:
+            p.error(None, f"conversation {conv.topic} run {conv.run} appears twice in this file (first at line {seen[key]})")
+        else:
+            seen[key] = no
+        result.conversations.append(conv)
+        if on_conversation is not None:
+            on_conversation(len(result.conversations))
+    if not any_line:
+        result.errors.append(FormatError(path, 0, "empty file"))
+    return result
+
+
+def _conversation(obj: Any, p: _Problems) -> ParsedConversation | None:
+    if not isinstance(obj, dict):
+        p.error(None, "each line must be a JSON object (one conversation)")
+        return None
+    _unknown(p, obj, CONVERSATION_KEYS, "")
+    topic = obj.get("topic")
+    if not isinstance(topic, str) or not topic.strip():
+        p.error("topic", "required: the topic id, a non-empty string")
+        topic = None
+    run = obj.get("run")
+    if run is not None and (not isinstance(run, str) or not run.strip()):
+        p.error("run", "must be a non-empty string or null")
+        run = None
+    turns_obj = obj.get("turns")
+    if not isinstance(turns_obj, list) or not turns_obj:
+        p.error("turns", "required: a non-empty list of turns")
+        return None
+    conv = ParsedConversation(topic=topic or "", run=run, source=p.path, line=p.line)
+    counts = {"U": 0, "S": 0}
+    previous = "S"
+    for i, t in enumerate(turns_obj):
+        where = f"turns[{i}]"
+        if not isinstance(t, dict):
+            p.error(where, "a turn is an object {role, text, label}")
+            continue
+        _unknown(p, t, TURN_KEYS, where + ".")
+        expected = "U" if previous == "S" else "S"
+        role = ROLES.get(t.get("role")) if isinstance(t.get("role"), str) else None
+        if role is None:
+            p.error(where + ".role", 'must be "user" or "system"')
+            role = expected
+        elif role != expected:
+            p.error(where + ".role", "turns alternate user, system, user... starting with user: expected "
+                    f"{'user' if expected == 'U' else 'system'}")
+        counts[role] += 1
+        number = counts[role]
+        previous = role
+        text = t.get("text")
+        if not isinstance(text, str):
+            p.error(where + ".text", "required: the turn's text, a string")
+            text = ""
+        label = t.get("label")
+        if label is not None:
+            if role == "U":
+                p.error(where + ".label", "a user turn has no usefulness label")
+                label = None
+            elif label not in LABELS:
+                p.error(where + ".label", f"unknown label {label!r} (o, x, - or null)")
+                label = None
+        conv.turns.append(ParsedTurn(role=role, number=number, label=label, text=text, line=p.line, field=where))
+    nuggets = obj.get("nuggets", [])
+    if nuggets is None:
+        nuggets = []
+    if not isinstance(nuggets, list):
+        p.error("nuggets", "must be a list")
+        nuggets = []
+    offsets = conv.offsets()
+    words_cache: dict[int, list[str]] = {}
+    for j, n in enumerate(nuggets):
+        nugget = _nugget(n, f"nuggets[{j}]", conv, offsets, words_cache, p)
+        if nugget is not None:
+            conv.nuggets.append(nugget)
+    return conv
+
+
+def _turn_index(value: Any, conv: ParsedConversation) -> int | None:
+    if _is_int(value):
+        return value - 1 if 1 <= value <= len(conv.turns) else None
+    if isinstance(value, str):
+        for i, t in enumerate(conv.turns):
+            if t.name == value.strip().upper():
+                return i
+    return None
+
+
+def _nugget(n: Any, where: str, conv: ParsedConversation, offsets: list[int],
+            words_cache: dict[int, list[str]], p: _Problems) -> ParsedNugget | None:
+    if not isinstance(n, dict):
+        p.error(where, "a nugget is an object")
+        return None
+    before = p.count
+    _unknown(p, n, NUGGET_KEYS, where + ".")
+    ti = _turn_index(n.get("turn"), conv)
+    if ti is None:
+        p.error(where + ".turn", f"required: the 1-based index of a turn (1-{len(conv.turns)}) or its name like \"S1\"")
+        return None
+    turn = conv.turns[ti]
+    if turn.role != "S":
+        p.error(where + ".turn", f"nugget in a user turn ({turn.name}): only system turns hold nuggets")
+        return None
+    words = words_cache.get(ti)
+    if words is None:
+        words = words_cache[ti] = tokenise(turn.text)
+    start, end, text = n.get("start"), n.get("end"), n.get("text")
+    if start is not None or end is not None:
+        if not _is_int(start) or not _is_int(end):
+            p.error(where, "start and end must both be whole numbers (0-based word indices in the turn)")
+            return None
+        if span_problem(start, end, words=len(words)) is not None:
+            p.error(where, f"span {start}-{end} outside the turn ({turn.name} has {len(words)} words, 0-{len(words) - 1})")
+            return None
+        if text is not None:
+            if not isinstance(text, str) or tokenise(text) != words[start : end + 1]:
+                p.error(where + ".text", f"does not match words {start}-{end} of {turn.name}: "
+                        f"{' '.join(words[start:end + 1])!r}")
+                return None
+    elif isinstance(text, str) and text.strip():
+        found = locate_words(turn.text, text)
+        occurrence = n.get("occurrence", 1 if len(found) <= 1 else None)
+        if not found:
+            p.error(where + ".text", f"not found on word boundaries in {turn.name}")
+            return None
+        if occurrence is None:
+            p.error(where + ".text", f"occurs {len(found)} times in {turn.name}: give start/end or occurrence")
+            return None
+        if not _is_int(occurrence) or not 1 <= occurrence <= len(found):
+            p.error(where + ".occurrence", f"must be 1-{len(found)}")
+            return None
+        start, end = found[occurrence - 1]
+    else:
+        p.error(where, "give start and end (word indices in the turn) or text")
+        return None
+    nugget_text = " ".join(words[start : end + 1])
+
+    grade = n.get("grade")
+    if grade is not None and (not isinstance(grade, str) or not GRADE_RE.match(grade)):
+        p.error(where + ".grade", f"must be like \"L2\" (or null), found {grade!r}")
+    comment = n.get("comment") or ""
+    if not isinstance(comment, str):
+        p.error(where + ".comment", "must be a string")
+        comment = ""
+    wc = n.get("wc")
+    computed = offsets[ti] + end + 1
+    if wc is not None:
+        if not _is_int(wc):
+            p.error(where + ".wc", "must be a whole number")
+        elif wc != computed:
+            p.warn(where + ".wc", f"wc= {wc} declared, {computed} computed")
+
+    entity = n.get("entity")
+    if isinstance(entity, dict) and "key" in entity and "name" in entity:
+        key, name = None, ""  # both given: nothing to derive
+    else:
+        key, name = entity_key_and_name(nugget_text)
+    if entity is not None:
+        if not isinstance(entity, dict) or set(entity) - {"key", "name", "url"}:
+            p.error(where + ".entity", 'must be an object {"key": ..., "name": ...} (or "url")')
+        else:
+            ekey, ename, eurl = entity.get("key"), entity.get("name"), entity.get("url")
+            if any(v is not None and not isinstance(v, str) for v in (ekey, ename, eurl)):
+                p.error(where + ".entity", "key, url and name must be strings")
+            else:
+                if "name" in entity:
+                    name = ename or ""
+                if "key" in entity:
+                    key = ekey
+                    if ekey is not None and not ekey.strip():
+                        p.error(where + ".entity.key", "must not be empty (null: no entity)")
+                    elif ekey is not None and ekey.lower().startswith(("http://", "https://")):
+                        try:
+                            key = normalise_url(ekey)
+                        except ValueError as exc:
+                            p.error(where + ".entity.key", str(exc))
+                elif eurl is not None:
+                    try:
+                        key = normalise_url(eurl)
+                    except ValueError as exc:
+                        p.error(where + ".entity.url", str(exc))
+                elif ename is not None:
+                    key = name_key(ename) if ename.strip() else None
+
+    memberships: dict[str, ParsedMembership] = {}
+    mobj = n.get("memberships") or {}
+    if not isinstance(mobj, dict):
+        p.error(where + ".memberships", "must be an object {ATTRIBUTE: {vector, evidence}}")
+        mobj = {}
+    for attr, m in mobj.items():
+        mwhere = f"{where}.memberships.{attr}"
+        evidence = ""
+        if isinstance(m, dict):
+            extra = set(m) - {"vector", "evidence"}
+            if extra:
+                p.warn(mwhere, f"unknown field(s) {sorted(extra)}, ignored")
+            vector, evidence = m.get("vector"), m.get("evidence") or ""
+            if not isinstance(evidence, str):
+                p.error(mwhere + ".evidence", "must be a string")
+                evidence = ""
+            vwhere = mwhere + ".vector"
+        else:
+            vector, vwhere = m, mwhere
+        if not isinstance(vector, list) or not vector:
+            p.error(vwhere, "malformed vector: a non-empty list of numbers (or \"1/2\" fractions)")
+            continue
+        if all(type(v) is float or (type(v) is int and abs(v) <= 1) for v in vector):
+            numbers = tuple(float(v) for v in vector)
+            if _numbers_ok(numbers):
+                memberships[attr] = ParsedMembership(numbers, evidence.strip(), p.line, mwhere)
+                continue
+        values: list[Fraction] = []
+        for k, v in enumerate(vector):
+            try:
+                values.append(exact_number(v))
+            except ValueError as exc:
+                p.error(f"{vwhere}[{k}]", f"malformed vector: {exc}")
+                values = []
+                break
+        if not values:
+            continue
+        problem = vector_problem(values)
+        if problem:
+            p.error(vwhere, problem)
+            continue
+        memberships[attr] = ParsedMembership(tuple(float(v) for v in values), evidence.strip(), p.line, mwhere)
+
+    if p.count > before:
+        return None
+    return ParsedNugget(
+        turn=ti,
+        start_word=start,
+        end_word=end,
+        text=nugget_text,
+        line=p.line,
+        grade=grade,
+        comment=comment.strip(),
+        declared_wc=wc if _is_int(wc) else None,
+        wc_line=p.line if wc is not None else None,
+        memberships=memberships,
+        entity_key=key,
+        entity_name=name,
+        grade_line=p.line,
+        field=where,
+    )
+
+
+# --- writing ---------------------------------------------------------------------------------
+
+
+def conversation_to_json(conv: ParsedConversation) -> dict:
+    """The JSON object of one conversation (what one line of a JSONL file holds)."""
+    offsets = conv.offsets()
+    turns = []
+    for t in conv.turns:
+        turn: dict[str, Any] = {"role": "user" if t.role == "U" else "system", "text": t.text}
+        if t.label is not None:
+            turn["label"] = t.label
+        turns.append(turn)
+    nuggets = []
+    for n in conv.nuggets:
+        words = tokenise(conv.turns[n.turn].text)
+        obj: dict[str, Any] = {
+            "turn": n.turn + 1,
+            "start": n.start_word,
+            "end": n.end_word,
+            "text": " ".join(words[n.start_word : n.end_word + 1]),
+            "wc": offsets[n.turn] + n.end_word + 1,
+            "grade": n.grade,
+        }
+        if n.comment:
+            obj["comment"] = n.comment
+        obj["entity"] = {"key": n.entity_key, "name": n.entity_name}
+        if n.memberships:
+            obj["memberships"] = {
+                name: ({"vector": list(m.vector), "evidence": m.evidence} if m.evidence else {"vector": list(m.vector)})
+                for name, m in n.memberships.items()
+            }
+        nuggets.append(obj)
+    out: dict[str, Any] = {"topic": conv.topic, "run": conv.run, "turns": turns}
+    if nuggets:
+        out["nuggets"] = nuggets
+    return out
+
+
+def iter_jsonl(conversations: Iterable[ParsedConversation]) -> Iterator[str]:
+    """One JSON line per conversation (for streaming)."""
+    for conv in conversations:
+        yield json.dumps(conversation_to_json(conv), ensure_ascii=False) + "\n"
+
+
+def write_jsonl(conversations: Iterable[ParsedConversation]) -> str:
+    return "".join(iter_jsonl(conversations))

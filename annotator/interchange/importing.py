@@ -1,0 +1,793 @@
+"""Importing conversation files into a campaign: all or nothing, every problem by file:line.
+
+    result = import_files(campaign, [("M002-bing-trial1.txt", data)], run="bing-trial1")
+    if result.errors: ...   # nothing was written
+
+Files are parsed by annotator.interchange.formats (format by extension: .jsonl / .json are JSONL, anything
+else the paper format), then checked against the campaign (topic types, attribute sets and
+their group counts, grades, spans, entities already judged), then written in one transaction
+with bulk inserts: a constant number of queries per import, whatever the number of nuggets.
+
+The annotations in the files are one annotator's judgments (``annotator``; default: the
+uploading ``actor``, else the campaign's first organiser, else a user named "gold"). They
+become that annotator's entities (one per topic and identity key: a URL mentioned in several
+conversations is one entity, whose grade and memberships must agree), nuggets and turn
+labels; the annotator is assigned the conversation and becomes its gold annotator.
+
+The rules are annotator.judgments.edits' (annotator.rules.spans.span_problem: nuggets lie in one system turn
+and never overlap; entity_key_and_name for identity; annotator.rules.vectors.check_distribution for vectors),
+applied here to whole files in memory instead of row by row. Every judgment an import
+writes, changes or deletes (with a replaced conversation) is recorded as an AnnotationEvent,
+like a workspace edit, marked `imported`: the history shows it, undo does not take it back.
+Replacing a conversation keeps its history: the events move to the replacement, which is
+recorded as a "replaced conversation" event (undo never goes back past it).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import PurePath
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from annotator.interchange.campaign_file import topic_type_for
+from annotator.rules.evidence import EvidenceError, vector_from_evidence
+from annotator.interchange.formats import FormatError, ParsedConversation, ParsedNugget, format_for, parse_file
+from annotator.judgments.edits import Event, entity_state, label_state, membership_state, nugget_state
+from annotator.models import (
+    AnnotationEvent,
+    Assignment,
+    AttributeSet,
+    Campaign,
+    Conversation,
+    Entity,
+    Grade,
+    Membership,
+    Nugget,
+    Run,
+    Topic,
+    TopicType,
+    Turn,
+    TurnLabel,
+)
+from annotator.rules.spans import span_problem
+from annotator.rules.vectors import VectorError, check_distribution, format_vector
+
+__all__ = ["ImportResult", "import_files", "default_annotator", "run_from_filename"]
+
+GOLD_USERNAME = "gold"
+
+# progress(stage, conversations done so far): stage is "parsing", "checking", "writing" (the
+# one transaction starts: nothing is visible until it ends) or "written".
+Progress = Callable[[str, int], None]
+PROGRESS_EVERY = 200  # conversations read or checked between two progress reports
+
+
+@dataclass
+class ImportResult:
+    errors: list[FormatError] = field(default_factory=list)
+    warnings: list[FormatError] = field(default_factory=list)
+    conversations: int = 0
+    added_to: int = 0  # conversations already there that this import adds an annotator's judgments to
+    replaced: int = 0
+    turns: int = 0
+    nuggets: int = 0
+    labels: int = 0
+    entities_created: int = 0
+    entities_updated: int = 0
+    topics_created: list[str] = field(default_factory=list)
+    runs_created: list[str] = field(default_factory=list)
+    annotator: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def summary(self) -> str:
+        if self.errors:
+            return f"Nothing imported: {len(self.errors)} problem(s)."
+        parts = [f"{self.conversations} conversation(s) imported"]
+        if self.added_to:
+            parts.append(f"judgments added to {self.added_to} conversation(s) already there")
+        if self.replaced:
+            parts.append(f"{self.replaced} replaced")
+        parts.append(f"{self.turns} turns, {self.nuggets} nuggets, {self.labels} turn labels")
+        if self.nuggets or self.labels:
+            parts.append(
+                f"{self.entities_created} new and {self.entities_updated} updated entities, judged by {self.annotator}"
+            )
+        if self.topics_created:
+            parts.append(f"new topics: {_some(self.topics_created)}")
+        if self.runs_created:
+            parts.append(f"new runs: {_some(self.runs_created)}")
+        if self.warnings:
+            parts.append(f"{len(self.warnings)} warning(s)")
+        return "; ".join(parts) + "."
+
+
+def _some(names: list[str], shown: int = 10) -> str:
+    more = len(names) - shown
+    return ", ".join(names[:shown]) + (f" and {more} more" if more > 0 else "")
+
+
+def run_from_filename(path: str, topic: str) -> str:
+    """A run name from a file name: ``M002-bing-trial1.txt`` (topic M002) -> ``bing-trial1``."""
+    stem = PurePath(path).name
+    if "." in stem:
+        stem = stem.rsplit(".", 1)[0]
+    for sep in ("-", "_", "."):
+        if stem.startswith(topic + sep) and len(stem) > len(topic) + 1:
+            return stem[len(topic) + 1 :]
+    return stem
+
+
+def default_annotator(campaign: Campaign, actor=None, *, create: bool = True):
+    """Whose judgments a file holds when nobody is named: the uploader, else the campaign's
+    first organiser, else the user "gold" (created, without a usable password, if missing;
+    with create=False it is returned unsaved)."""
+    if actor is not None and getattr(actor, "is_authenticated", False):
+        return actor
+    organiser = campaign.organisers.order_by("pk").first()
+    if organiser is not None:
+        return organiser
+    User = get_user_model()
+    user = User.objects.filter(username=GOLD_USERNAME).first()
+    if user is None:
+        user = User(username=GOLD_USERNAME)
+        user.set_unusable_password()
+        if create:
+            user.save()
+    return user
+
+
+# -- the plan: everything checked before anything is written ---------------------------------
+
+
+@dataclass
+class _EntityPlan:
+    topic: str
+    key: str
+    name: str = ""
+    grade: str | None = None
+    grade_at: tuple[str, int, str | None] = ("", 0, None)  # path, line, JSON field
+    comment: str = ""
+    # attribute set -> (vector, evidence, (path, line, field))
+    memberships: dict[str, tuple[tuple[float, ...], str, tuple[str, int, str | None]]] = field(default_factory=dict)
+
+
+@dataclass
+class _ConversationPlan:
+    conv: ParsedConversation
+    run: str
+    topic: str
+    type_code: str
+    replace_id: int | None = None
+    add_to_id: int | None = None  # an existing conversation that gets this annotator's judgments
+    has_annotations: bool = False
+
+
+def _where(path: str, line: int) -> str:
+    return f"{path}:{line}" if line else path
+
+
+def _same_vector(a, b) -> bool:
+    return len(a) == len(b) and all(math.isclose(x, y, abs_tol=1e-9) for x, y in zip(a, b))
+
+
+class _Importer:
+    def __init__(self, campaign: Campaign, *, run: str | None, annotator, replace: bool, actor,
+                 progress: Progress | None = None):
+        self.campaign = campaign
+        self.progress = progress or (lambda stage, done: None)
+        self.run = run
+        self.annotator_arg = annotator
+        self.replace = replace
+        self.actor = actor
+        self.result = ImportResult()
+        self.evidence_cache: dict[tuple[int, str], tuple | None] = {}
+
+    def error(self, path: str, line: int, message: str, field: str | None = None) -> None:
+        self.result.errors.append(FormatError(path, line, message, field))
+
+    def warn(self, path: str, line: int, message: str, field: str | None = None) -> None:
+        self.result.warnings.append(FormatError(path, line, message, field))
+
+    # -- checking --
+
+    def run_import(self, files: Iterable[tuple[str, bytes]]) -> ImportResult:
+        conversations: list[ParsedConversation] = []
+        names = []
+        for name, data in files:
+            names.append(name)
+            before = len(conversations)
+            parsed = parse_file(data, name, lambda n: n % PROGRESS_EVERY or self.progress("parsing", before + n))
+            self.result.errors.extend(parsed.errors)
+            self.result.warnings.extend(parsed.warnings)
+            conversations.extend(parsed.conversations)
+            self.progress("parsing", len(conversations))
+        if not names:
+            self.error("", 0, "no files given")
+            return self.result
+        if self.run is not None and (not self.run.strip() or any(c.isspace() for c in self.run) or len(self.run) > 100):
+            self.error("", 0, f"run name {self.run!r}: give a name without spaces, at most 100 characters")
+            return self.result
+
+        campaign = self.campaign
+        self.grades = {g.label: g for g in Grade.objects.filter(campaign=campaign)}
+        self.types = {t.code: t for t in TopicType.objects.filter(campaign=campaign)}
+        self.sets: dict[int, dict[str, AttributeSet]] = defaultdict(dict)
+        for a in AttributeSet.objects.filter(topic_type__campaign=campaign):
+            self.sets[a.topic_type_id][a.name] = a
+        codes = sorted({c.topic for c in conversations})
+        self.topics = {}
+        for chunk in _chunks(codes):
+            self.topics.update({t.code: t for t in Topic.objects.filter(campaign=campaign, code__in=chunk)})
+
+        plans = []
+        for checked, conversation in enumerate(conversations, 1):
+            plan = self.plan_conversation(conversation)
+            if plan is not None:
+                plans.append(plan)
+            if checked % PROGRESS_EVERY == 0:
+                self.progress("checking", checked)
+        self.progress("checking", len(conversations))
+        runs = sorted({p.run for p in plans})
+        self.runs = {}
+        for chunk in _chunks(runs):
+            self.runs.update({r.name: r for r in Run.objects.filter(campaign=campaign, name__in=chunk)})
+        existing = {}
+        run_ids = [r.pk for r in self.runs.values()]
+        topic_ids = [t.pk for t in self.topics.values()]
+        if run_ids and topic_ids:
+            for chunk in _chunks(topic_ids):
+                for pk, code, run_name, source in Conversation.objects.filter(
+                    topic_id__in=chunk, run_id__in=run_ids
+                ).values_list("pk", "topic__code", "run__name", "source"):
+                    existing[(code, run_name)] = (pk, source)
+        seen: dict[tuple[str, str], str] = {}
+        for p in plans:
+            key = (p.topic, p.run)
+            where = _where(p.conv.source, p.conv.line)
+            if p.run in self.runs and self.runs[p.run].kind != Run.Kind.CONVERSATIONS:
+                self.error(p.conv.source, p.conv.line, f"run {p.run} is a ranked-list run: it holds no conversations")
+                continue
+            if key in seen:
+                self.error(p.conv.source, p.conv.line, f"conversation {p.topic} / {p.run} is also in {seen[key]}")
+                continue
+            seen[key] = where
+            if key in existing:
+                pk, source = existing[key]
+                if self.replace:
+                    p.replace_id = pk
+                elif self.annotator_arg is not None:
+                    p.add_to_id = pk
+                else:
+                    self.error(p.conv.source, p.conv.line,
+                               f"conversation {p.topic} / {p.run} exists already"
+                               f"{' (imported from ' + source + ')' if source else ''}: use --replace to replace it, "
+                               "or --annotator to add that annotator's judgments to it")
+        self.existing_turns = self.check_additions([p for p in plans if p.add_to_id])
+
+        annotated = [p for p in plans if p.has_annotations]
+        self.annotator = None
+        if self.annotator_arg is not None or annotated:
+            self.annotator = self.annotator_arg or default_annotator(campaign, self.actor, create=False)
+            self.result.annotator = self.annotator.get_username()
+
+        entities = self.plan_entities(annotated)
+        self.check_missing_memberships(annotated, entities)
+        if self.result.errors:
+            return self.result
+        self.progress("writing", 0)
+        self.write(plans, entities)
+        self.progress("written", len(plans))
+        return self.result
+
+    def check_additions(self, plans: list[_ConversationPlan]) -> dict[int, list[int]]:
+        """An annotator's judgments go onto a conversation already there only if its text is the
+        same, turn for turn, and the annotator has not judged it yet. Returns the ids of each
+        existing conversation's turns, in order."""
+        if not plans:
+            return {}
+        ids = [p.add_to_id for p in plans]
+        stored: dict[int, list[tuple]] = defaultdict(list)
+        judged: set[int] = set()
+        for chunk in _chunks(ids):
+            for row in Turn.objects.filter(conversation_id__in=chunk).order_by("conversation_id", "position").values_list(
+                "conversation_id", "pk", "role", "number", "text"
+            ):
+                stored[row[0]].append(row[1:])
+            judged.update(Nugget.objects.filter(turn__conversation_id__in=chunk, annotator=self.annotator_arg)
+                          .values_list("turn__conversation_id", flat=True))
+            judged.update(TurnLabel.objects.filter(turn__conversation_id__in=chunk, annotator=self.annotator_arg)
+                          .values_list("turn__conversation_id", flat=True))
+        name = self.annotator_arg.get_username()
+        for p in plans:
+            path, there = p.conv.source, f"{p.topic} / {p.run}"
+            turns = stored[p.add_to_id]
+            if p.add_to_id in judged:
+                self.error(path, p.conv.line, f"{name} has judged conversation {there} already: "
+                           "use --replace to import it anew")
+            for parsed, (_, role, number, text) in zip(p.conv.turns, turns):
+                if (parsed.role, parsed.number, parsed.text) != (role, number, text):
+                    self.error(path, parsed.line or p.conv.line, f"{parsed.name} differs from {role}{number} of "
+                               f"conversation {there} already imported: judgments are added only to the same text",
+                               parsed.field)
+                    break
+            else:
+                if len(p.conv.turns) != len(turns):
+                    self.error(path, p.conv.line, f"{len(p.conv.turns)} turns, but conversation {there} already "
+                               f"imported has {len(turns)}: judgments are added only to the same text")
+        return {pk: [row[0] for row in rows] for pk, rows in stored.items()}
+
+    def plan_conversation(self, conv: ParsedConversation) -> _ConversationPlan | None:
+        path, line = conv.source, conv.line
+        ok = True
+        run = conv.run
+        if self.run is not None:
+            if run is not None and run != self.run:
+                self.error(path, line, f"the file names run {run!r} but the import is for run {self.run!r}")
+                ok = False
+            run = self.run
+        elif run is None:
+            run = run_from_filename(path, conv.topic)
+        if not run or any(c.isspace() for c in run) or len(run) > 100:
+            self.error(path, line, f"run name {run!r} cannot be used (no spaces, at most 100 characters): give --run")
+            ok = False
+        topic = self.topics.get(conv.topic)
+        if topic is not None:
+            type_code = next(code for code, t in self.types.items() if t.pk == topic.topic_type_id)
+        else:
+            type_code = topic_type_for(conv.topic, self.types)
+            if type_code is None:
+                known = ", ".join(sorted(self.types)) or "none"
+                self.error(path, line, f"unknown topic {conv.topic}: its first letter names no topic type of "
+                           f"campaign {self.campaign.slug} (topic types: {known})")
+                return None
+            if len(conv.topic) > 32:
+                self.error(path, line, f"topic id {conv.topic!r} is longer than 32 characters")
+                return None
+        topic_type = self.types[type_code]
+        sets = self.sets[topic_type.pk]
+        plan = _ConversationPlan(conv=conv, run=run or "", topic=conv.topic, type_code=type_code)
+        plan.has_annotations = bool(conv.nuggets) or any(t.label for t in conv.turns)
+
+        for turn in conv.turns:
+            if turn.role == "U" and turn.label:
+                self.error(path, turn.line, "a user turn has no usefulness label", turn.field)
+                ok = False
+        kept: dict[int, list[ParsedNugget]] = {}  # per turn, the nuggets already checked
+        for n in sorted(conv.nuggets, key=lambda n: (n.turn, n.start_word, n.end_word)):
+            nline = n.line or line
+            turn = conv.turns[n.turn] if 0 <= n.turn < len(conv.turns) else None
+            if turn is None or turn.role != "S":
+                self.error(path, nline, "nugget in a user turn: only system turns hold nuggets", n.field)
+                ok = False
+                continue
+            words = len(conv.words(n.turn))
+            earlier = kept.setdefault(n.turn, [])
+            problem = span_problem(n.start_word, n.end_word, words=words,
+                                   others=[(e.start_word, e.end_word) for e in earlier])
+            if problem is not None and problem.outside:
+                self.error(path, nline, f"span {n.start_word}-{n.end_word} outside {turn.name}, which has {words} words", n.field)
+                ok = False
+                continue
+            if problem is not None:
+                self.error(path, nline, f"this nugget overlaps the nugget at line {earlier[problem.overlaps].line} "
+                           f"(nuggets of one annotator never overlap)", n.field)
+                ok = False
+            earlier.append(n)
+            if n.grade is not None and n.grade not in self.grades:
+                self.error(path, n.grade_line or nline,
+                           f"grade {n.grade} is not a grade of campaign {self.campaign.slug} ({', '.join(self.grades) or 'none'})",
+                           n.field and n.field + ".grade")
+                ok = False
+            if n.entity_key is None:
+                self.error(path, nline, "the nugget names no entity: its text has no URL and no name (add #ENTITY:)", n.field)
+                ok = False
+            elif len(n.entity_key) > 1000:
+                self.error(path, nline, "the entity key is longer than 1000 characters", n.field)
+                ok = False
+            for name, m in n.memberships.items():
+                mline = m.line or nline
+                attribute_set = sets.get(name)
+                if attribute_set is None:
+                    known = ", ".join(sets) or "none"
+                    self.error(path, mline, f"unknown attribute set {name} for topic type {type_code} ({known})", m.field)
+                    ok = False
+                    continue
+                try:
+                    check_distribution(list(m.vector), length=attribute_set.size)
+                except VectorError as error:
+                    self.error(path, mline, f"the {name} vector {error} ({', '.join(attribute_set.groups)})", m.field)
+                    ok = False
+                    continue
+                self.check_evidence(attribute_set, m.vector, m.evidence, path, mline, m.field)
+        return plan if ok else None
+
+    def check_evidence(self, attribute_set: AttributeSet, vector, evidence: str, path: str, line: int, field) -> None:
+        if not evidence or not attribute_set.helper:
+            return
+        cache_key = (attribute_set.pk, evidence)
+        if cache_key not in self.evidence_cache:
+            try:
+                self.evidence_cache[cache_key] = vector_from_evidence(attribute_set.helper, attribute_set.groups, evidence)
+            except (EvidenceError, ValueError, TypeError):
+                self.evidence_cache[cache_key] = None
+        implied = self.evidence_cache[cache_key]
+        if implied is not None and not _same_vector(implied, vector):
+            self.warn(path, line, f"{attribute_set.name}: the evidence {evidence!r} gives {format_vector(implied)} by the "
+                      f"campaign's helper, the file says {format_vector(vector)}", field)
+
+    def plan_entities(self, plans: list[_ConversationPlan]) -> dict[tuple[str, str], _EntityPlan]:
+        entities: dict[tuple[str, str], _EntityPlan] = {}
+        for p in plans:
+            path = p.conv.source
+            for n in p.conv.nuggets:
+                if n.entity_key is None:
+                    continue
+                e = entities.get((p.topic, n.entity_key))
+                if e is None:
+                    e = entities[(p.topic, n.entity_key)] = _EntityPlan(topic=p.topic, key=n.entity_key)
+                if not e.name and n.entity_name:
+                    e.name = n.entity_name
+                if n.grade is not None:
+                    if e.grade is None:
+                        e.grade, e.grade_at = n.grade, (path, n.grade_line or n.line, n.field)
+                    elif e.grade != n.grade:
+                        self.error(path, n.grade_line or n.line, f"entity {n.entity_key} is {n.grade} here but "
+                                   f"{e.grade} at {_where(*e.grade_at[:2])} (one entity has one grade)", n.field)
+                if n.comment:
+                    if not e.comment:
+                        e.comment = n.comment
+                    elif e.comment != n.comment:
+                        self.warn(path, n.grade_line or n.line, f"entity {n.entity_key}: comment {n.comment!r} differs from "
+                                  f"{e.comment!r} given before; the first is kept", n.field)
+                for name, m in n.memberships.items():
+                    given = e.memberships.get(name)
+                    if given is None:
+                        e.memberships[name] = (m.vector, m.evidence, (path, m.line or n.line, m.field))
+                    elif not _same_vector(given[0], m.vector):
+                        self.error(path, m.line or n.line, f"entity {n.entity_key}: {name} {format_vector(m.vector)} here but "
+                                   f"{format_vector(given[0])} at {_where(*given[2][:2])} (one entity has one membership "
+                                   "per attribute set)", m.field)
+        if not entities or self.annotator is None or self.annotator.pk is None:
+            self.existing_entities, self.existing_memberships, self.locked = {}, {}, set()
+            return entities
+
+        # what the database already says about these entities (queries by topic, not by id:
+        # no IN list grows with the file)
+        topic_ids = sorted({self.topics[e.topic].pk for e in entities.values() if e.topic in self.topics})
+        self.existing_entities: dict[tuple[str, str], Entity] = {}
+        self.existing_memberships: dict[int, dict[str, Membership]] = defaultdict(dict)
+        self.locked: set[int] = set()
+        if not topic_ids:
+            return entities
+        mine = dict(topic_id__in=topic_ids, annotator=self.annotator)
+        for entity in Entity.objects.filter(**mine).select_related("grade", "topic"):
+            if (entity.topic.code, entity.key) in entities:
+                self.existing_entities[(entity.topic.code, entity.key)] = entity
+        wanted = {entity.pk for entity in self.existing_entities.values()}
+        for m in Membership.objects.filter(entity__topic_id__in=topic_ids, entity__annotator=self.annotator).select_related("attribute_set"):
+            if m.entity_id in wanted:
+                self.existing_memberships[m.entity_id][m.attribute_set.name] = m
+        replaced = {p.replace_id for p in plans if p.replace_id}
+        for entity_id, conversation_id in (
+            Nugget.objects.filter(entity__topic_id__in=topic_ids, entity__annotator=self.annotator)
+            .values_list("entity_id", "turn__conversation_id")
+            .distinct()
+        ):
+            if entity_id in wanted and conversation_id not in replaced:
+                self.locked.add(entity_id)
+        there = "in conversations already imported or annotated"
+        for key, e in entities.items():
+            entity = self.existing_entities.get(key)
+            if entity is None or entity.pk not in self.locked:
+                continue
+            if e.grade is not None and entity.grade is not None and entity.grade.label != e.grade:
+                path, line, field_ = e.grade_at
+                self.error(path, line, f"entity {e.key} is judged {entity.grade.label} {there}; this file says {e.grade}", field_)
+            for name, (vector, _, (path, line, field_)) in e.memberships.items():
+                current = self.existing_memberships[entity.pk].get(name)
+                if current is not None and not _same_vector(current.vector, vector):
+                    self.error(path, line, f"entity {e.key}: {name} is {format_vector(current.vector)} {there}; "
+                               f"this file says {format_vector(vector)}", field_)
+        return entities
+
+    def check_missing_memberships(self, plans: list[_ConversationPlan], entities: dict[tuple[str, str], _EntityPlan]) -> None:
+        """A relevant entity without a membership in an attribute set of its topic type is
+        counted as uniform there by the scores: a warning, or an error when the campaign says
+        `missing_membership: refuse`. Memberships the entity already has in the database count."""
+        refuse = self.campaign.missing_membership == Campaign.MissingMembership.REFUSE
+        type_of_topic = {p.topic: self.types[p.type_code] for p in plans}
+        for key, e in entities.items():
+            grade = self.grades.get(e.grade) if e.grade is not None else None
+            if grade is None or grade.gain <= 0:
+                continue
+            existing = self.existing_entities.get(key)
+            known = set(e.memberships) | set(self.existing_memberships.get(existing.pk, {}) if existing else ())
+            missing = [name for name in self.sets[type_of_topic[e.topic].pk] if name not in known]
+            if not missing:
+                continue
+            path, line, field_ = e.grade_at
+            lacking = f"entity {e.key} is {e.grade} but has no {', '.join(missing)} membership"
+            if refuse:
+                self.error(path, line, f"{lacking} (the campaign refuses it: missing_membership is refuse)", field_)
+            else:
+                self.warn(path, line, f"{lacking}: the scores count it as uniform there", field_)
+
+    # -- writing --
+
+    @transaction.atomic
+    def write(self, plans: list[_ConversationPlan], entities: dict[tuple[str, str], _EntityPlan]) -> None:
+        if self.annotator is not None and self.annotator.pk is None:
+            self.annotator.save()  # the user "gold", first needed now
+        campaign, result, annotator = self.campaign, self.result, self.annotator
+        history = _History(actor=self.actor if getattr(self.actor, "pk", None) else None)
+        new_topics: dict[str, Topic] = {}
+        for p in plans:
+            if p.topic not in self.topics and p.topic not in new_topics:
+                new_topics[p.topic] = Topic(campaign=campaign, code=p.topic, topic_type=self.types[p.type_code])
+        new_topics = list(new_topics.values())
+        if new_topics:
+            Topic.objects.bulk_create(new_topics)
+            for chunk in _chunks([t.code for t in new_topics]):
+                self.topics.update({t.code: t for t in Topic.objects.filter(campaign=campaign, code__in=chunk)})
+            result.topics_created = sorted(t.code for t in new_topics)
+        new_runs = sorted({p.run for p in plans} - set(self.runs))
+        if new_runs:
+            Run.objects.bulk_create([
+                Run(campaign=campaign, name=name, system=system, trial=trial)
+                for name in new_runs
+                for system, trial in [Run.system_and_trial_of(name)]
+            ])
+            for chunk in _chunks(new_runs):
+                self.runs.update({r.name: r for r in Run.objects.filter(campaign=campaign, name__in=chunk)})
+            result.runs_created = new_runs
+
+        # replacing: remember who was assigned and which entities were mentioned, then delete
+        replaced = [p.replace_id for p in plans if p.replace_id]
+        keep_assignees: dict[int, list[int]] = defaultdict(list)
+        touched_entities: set[int] = set()
+        events_of: dict[int, list[int]] = defaultdict(list)
+        if replaced:
+            for chunk in _chunks(replaced):
+                for conversation_id, annotator_id in Assignment.objects.filter(conversation_id__in=chunk).values_list(
+                    "conversation_id", "annotator_id"
+                ):
+                    keep_assignees[conversation_id].append(annotator_id)
+            others: set[int] = set()
+            topic_of = {c: t for chunk in _chunks(replaced)
+                        for c, t in Conversation.objects.filter(pk__in=chunk).values_list("pk", "topic_id")}
+            for chunk in _chunks(replaced):
+                for nugget in (
+                    Nugget.objects.filter(turn__conversation_id__in=chunk).select_related("turn")
+                    .only("turn_id", "entity_id", "start_word", "end_word", "annotator_id", "turn__conversation_id")
+                ):
+                    conversation_id = nugget.turn.conversation_id
+                    touched_entities.add(nugget.entity_id)
+                    if annotator is None or nugget.annotator_id != annotator.pk:
+                        others.add(conversation_id)
+                    history.record(Event.Kind.NUGGET, Event.Action.DELETE, nugget.pk, topic_of[conversation_id],
+                                   conversation_id, nugget.annotator_id, before=nugget_state(nugget))
+            for chunk in _chunks(replaced):
+                for label in (
+                    TurnLabel.objects.filter(turn__conversation_id__in=chunk).select_related("turn")
+                    .only("turn_id", "annotator_id", "label", "turn__conversation_id")
+                ):
+                    history.record(Event.Kind.LABEL, Event.Action.DELETE, label.pk, topic_of[label.turn.conversation_id],
+                                   label.turn.conversation_id, label.annotator_id, before=label_state(label))
+            for p in plans:
+                if p.replace_id in others:
+                    self.warn(p.conv.source, p.conv.line, f"{p.topic} / {p.run}: the judgments other annotators had "
+                              "made on the replaced conversation were deleted with it")
+            # The history outlives the conversation: its events move to the replacement below.
+            for chunk in _chunks(replaced):
+                for event_id, conversation_id in AnnotationEvent.objects.filter(conversation_id__in=chunk).values_list(
+                    "id", "conversation_id"
+                ):
+                    events_of[conversation_id].append(event_id)
+            for chunk in _chunks(replaced):
+                Conversation.objects.filter(pk__in=chunk).delete()
+            result.replaced = len(replaced)
+
+        # a conversation already there (additions) keeps its text, source and gold
+        conversations = [
+            Conversation(pk=p.add_to_id, topic=self.topics[p.topic], run=self.runs[p.run]) if p.add_to_id else
+            Conversation(
+                topic=self.topics[p.topic],
+                run=self.runs[p.run],
+                source=PurePath(p.conv.source).name[:500],
+                gold_annotator=annotator if p.has_annotations else None,
+            )
+            for p in plans
+        ]
+        Conversation.objects.bulk_create([c for c, p in zip(conversations, plans) if not p.add_to_id], batch_size=500)
+        moved: list[AnnotationEvent] = []  # the replaced conversations' history, to their replacements
+        for ci, p in enumerate(plans):
+            if p.replace_id:
+                moved += (AnnotationEvent(pk=pk, conversation=conversations[ci]) for pk in events_of[p.replace_id])
+                judges = [*keep_assignees[p.replace_id], *([annotator.pk] if annotator is not None else [])]
+                history.replace(p.replace_id, conversations[ci], judges, conversations[ci].source)
+        AnnotationEvent.objects.bulk_update(moved, ["conversation"], batch_size=500)
+        turns: list[Turn] = []
+        turn_of: dict[tuple[int, int], Turn] = {}
+        for ci, p in enumerate(plans):
+            existing_turns = self.existing_turns.get(p.add_to_id, [])
+            for ti, t in enumerate(p.conv.turns):
+                turn = Turn(conversation_id=conversations[ci].pk, position=ti + 1, role=t.role, number=t.number, text=t.text)
+                if p.add_to_id:
+                    turn.pk = existing_turns[ti]
+                else:
+                    turns.append(turn)
+                turn_of[(ci, ti)] = turn
+        Turn.objects.bulk_create(turns, batch_size=1000)
+        result.added_to = sum(1 for p in plans if p.add_to_id)
+        result.conversations, result.turns = len(conversations) - result.added_to, len(turns)
+
+        entity_of: dict[tuple[str, str], Entity] = {}
+        if annotator is not None and entities:
+            now = timezone.now()
+            new_entities, updated = [], []
+            for key, e in entities.items():
+                entity = self.existing_entities.get(key)
+                grade = self.grades[e.grade] if e.grade is not None else None
+                if entity is None:
+                    entity = Entity(topic=self.topics[e.topic], annotator=annotator, key=e.key, name=e.name[:1000],
+                                    grade=grade, comment=e.comment)
+                    new_entities.append(entity)
+                else:
+                    before = entity_state(entity)
+                    changed = False
+                    if grade is not None and entity.grade_id != grade.pk:
+                        entity.grade, changed = grade, True
+                    if e.comment and entity.comment != e.comment and (entity.pk not in self.locked or not entity.comment):
+                        entity.comment, changed = e.comment, True
+                    if e.name and not entity.name:
+                        entity.name, changed = e.name[:1000], True
+                    memberships = self.existing_memberships.get(entity.pk, {})
+                    if any(name not in memberships or not _same_vector(memberships[name].vector, v) or memberships[name].evidence != ev[:1000]
+                           for name, (v, ev, _) in e.memberships.items()):
+                        changed = True
+                    if changed:
+                        entity.version = F("version") + 1
+                        entity.updated_at = now
+                        updated.append((entity, before))
+                entity_of[key] = entity
+            Entity.objects.bulk_create(new_entities, batch_size=500)
+            if updated:
+                Entity.objects.bulk_update([e for e, _ in updated], ["grade", "comment", "name", "version", "updated_at"],
+                                           batch_size=500)
+            result.entities_created, result.entities_updated = len(new_entities), len(updated)
+            for entity in new_entities:
+                history.record(Event.Kind.ENTITY, Event.Action.CREATE, entity.pk, entity.topic_id, None, annotator.pk,
+                               after=entity_state(entity))
+            for entity, before in updated:
+                history.record(Event.Kind.ENTITY, Event.Action.UPDATE, entity.pk, entity.topic_id, None, annotator.pk,
+                               before=before, after=entity_state(entity))
+
+            stale, fresh = [], []
+            type_of_topic = {p.topic: self.types[p.type_code] for p in plans}
+            for key, e in entities.items():
+                entity = entity_of[key]
+                current = self.existing_memberships.get(entity.pk, {}) if key in self.existing_entities else {}
+                topic_type = type_of_topic[e.topic]
+                for name, (vector, evidence, _) in e.memberships.items():
+                    old = current.get(name)
+                    if old is not None and _same_vector(old.vector, vector) and old.evidence == evidence[:1000]:
+                        continue
+                    if old is not None:
+                        stale.append(old.pk)
+                        history.record(Event.Kind.MEMBERSHIP, Event.Action.DELETE, old.pk, entity.topic_id, None,
+                                       annotator.pk, before=membership_state(old))
+                    fresh.append(Membership(entity=entity, attribute_set=self.sets[topic_type.pk][name],
+                                            vector=[float(v) for v in vector], evidence=evidence[:1000]))
+            for chunk in _chunks(stale):
+                Membership.objects.filter(pk__in=chunk).delete()
+            Membership.objects.bulk_create(fresh, batch_size=1000)
+            for membership in fresh:
+                history.record(Event.Kind.MEMBERSHIP, Event.Action.CREATE, membership.pk, membership.entity.topic_id,
+                               None, annotator.pk, after=membership_state(membership))
+
+        nuggets, labels, assignments = [], [], []
+        for ci, p in enumerate(plans):
+            for n in p.conv.nuggets:
+                nuggets.append(Nugget(turn_id=turn_of[(ci, n.turn)].pk, annotator_id=annotator.pk,
+                                      entity_id=entity_of[(p.topic, n.entity_key)].pk,
+                                      start_word=n.start_word, end_word=n.end_word))
+            for ti, t in enumerate(p.conv.turns):
+                if t.role == "S" and t.label:
+                    labels.append(TurnLabel(turn_id=turn_of[(ci, ti)].pk, annotator_id=annotator.pk, label=t.label))
+            holders = set(keep_assignees.get(p.replace_id, [])) if p.replace_id else set()
+            if annotator is not None and (p.has_annotations or self.annotator_arg is not None):
+                holders.add(annotator.pk)
+            assignments.extend(Assignment(conversation_id=conversations[ci].pk, annotator_id=a) for a in sorted(holders))
+        Nugget.objects.bulk_create(nuggets, batch_size=1000)
+        TurnLabel.objects.bulk_create(labels, batch_size=1000)
+        conversation_of_turn = {turn.pk: (conversations[ci].pk, conversations[ci].topic_id) for (ci, _), turn in turn_of.items()}
+        for nugget in nuggets:
+            conversation_id, topic_id = conversation_of_turn[nugget.turn_id]
+            history.record(Event.Kind.NUGGET, Event.Action.CREATE, nugget.pk, topic_id, conversation_id, annotator.pk,
+                           after=nugget_state(nugget))
+        for label in labels:
+            conversation_id, topic_id = conversation_of_turn[label.turn_id]
+            history.record(Event.Kind.LABEL, Event.Action.CREATE, label.pk, topic_id, conversation_id, annotator.pk,
+                           after=label_state(label))
+        Assignment.objects.bulk_create(assignments, batch_size=1000, ignore_conflicts=True)
+        result.nuggets, result.labels = len(nuggets), len(labels)
+        for chunk in _chunks(sorted(touched_entities)):
+            # entities only the replaced conversations mentioned, and this import does not
+            orphans = list(Entity.objects.filter(pk__in=chunk, nuggets__isnull=True))
+            for entity in orphans:
+                history.record(Event.Kind.ENTITY, Event.Action.DELETE, entity.pk, entity.topic_id, None,
+                               entity.annotator_id, before=entity_state(entity))
+            Entity.objects.filter(pk__in=[entity.pk for entity in orphans]).delete()
+        history.write()
+
+
+class _History:
+    """The import's changes to judgments, as AnnotationEvents (the same states as workspace
+    edits record), written in bulk with the rest of the import. `imported` keeps them out of
+    reach of the workspace's undo: an import is where the annotator's work starts."""
+
+    def __init__(self, actor):
+        self.actor = actor
+        self.events: list[Event] = []
+        self.replaced_by: dict[int, int] = {}  # replaced conversation id -> its replacement's
+
+    def record(self, kind, action, object_id, topic_id, conversation_id, annotator_id, *, before=None, after=None):
+        self.events.append(Event(kind=kind, action=action, object_id=object_id, topic_id=topic_id,
+                                 conversation_id=conversation_id, annotator_id=annotator_id, actor=self.actor,
+                                 before=before, after=after, imported=True))
+
+    def replace(self, replaced_id: int, replacement: Conversation, annotator_ids: Iterable[int], source: str) -> None:
+        """The replacement itself, once in the history of each annotator whose judgments it
+        replaced: the older events (moved to the replacement) stay, and undo stops there."""
+        self.replaced_by[replaced_id] = replacement.pk
+        for annotator_id in sorted(set(annotator_ids)):
+            self.record(Event.Kind.CONVERSATION, Event.Action.REPLACE, replacement.pk, replacement.topic_id,
+                        replacement.pk, annotator_id, before={"conversation": replaced_id},
+                        after={"conversation": replacement.pk, "source": source})
+
+    def write(self) -> None:
+        for event in self.events:  # events of replaced conversations belong to the replacement
+            event.conversation_id = self.replaced_by.get(event.conversation_id, event.conversation_id)
+        AnnotationEvent.objects.bulk_create(self.events, batch_size=1000)
+
+
+def import_files(
+    campaign: Campaign,
+    files: Iterable[tuple[str, bytes]],
+    *,
+    run: str | None = None,
+    annotator=None,
+    replace: bool = False,
+    actor=None,
+    progress: Progress | None = None,
+) -> ImportResult:
+    """Import (name, bytes) files into the campaign: everything or, on any error, nothing.
+
+    ``run``: the run of every conversation (else the file's own ``run=`` / ``"run"``, else the
+    file name: ``M002-bing-trial1.txt`` -> ``bing-trial1``). ``replace``: an existing
+    conversation of the same topic and run is deleted (with every judgment on it) and
+    imported anew; without it, that is an error. ``progress``: called as the import goes
+    (see Progress), for the console's background import jobs.
+    """
+    importer = _Importer(campaign, run=run, annotator=annotator, replace=replace, actor=actor, progress=progress)
+    return importer.run_import(files)
+
+
+def _chunks(items, size: int = 500):
+    items = list(items)
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+def describe_format(path: str) -> str:
+    return "JSONL" if format_for(path) == "jsonl" else "paper"

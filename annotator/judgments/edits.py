@@ -1,0 +1,749 @@
+"""Business rules for changing judgments: the only code that writes nuggets, entities,
+memberships and turn labels on an annotator's behalf (views, the API and undo all come here).
+
+Every change
+- runs in one transaction,
+- is based on a version the caller saw; if someone saved in between, `StaleEdit` is raised with
+  the latest state and nothing is written (optimistic concurrency: no silent overwrite),
+- is recorded as an AnnotationEvent with the state before and after, which undo replays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.db.models import Exists, F, Max, OuterRef
+from django.utils import timezone
+
+from annotator.rules.evidence import EvidenceError, vector_from_evidence
+from annotator.rules.identity import entity_key_and_name
+from annotator.models import (
+    AnnotationEvent,
+    Assignment,
+    AttributeSet,
+    Conversation,
+    Entity,
+    Grade,
+    Membership,
+    Nugget,
+    Turn,
+    TurnLabel,
+)
+from annotator.rules.spans import span_problem
+from annotator.rules.vectors import VectorError, check_distribution, parse_vector
+from scoring.words import tokenise
+
+Event = AnnotationEvent
+
+
+class AnnotationRefused(Exception):
+    """A change that breaks a rule of the domain (a nugget in a user turn, overlapping spans...)."""
+
+
+class StaleEdit(Exception):
+    """The edit was based on an old version; `current` is the latest state (None if deleted)."""
+
+    def __init__(self, kind: str, current: Any | None, message: str = ""):
+        self.kind = kind
+        self.current = current
+        if message:
+            super().__init__(message)
+        elif current is None:
+            super().__init__(f"This {kind} was deleted by someone else in the meantime; nothing was saved.")
+        else:
+            super().__init__(
+                f"This {kind} was changed by someone else in the meantime (now version {current.version}); "
+                "nothing was saved. The latest state is shown: redo your change on it."
+            )
+
+
+# -- what a change looks like in the history ------------------------------------------------
+
+
+def nugget_state(nugget: Nugget) -> dict:
+    return {
+        "turn": nugget.turn_id,
+        "entity": nugget.entity_id,
+        "start_word": nugget.start_word,
+        "end_word": nugget.end_word,
+    }
+
+
+def entity_state(entity: Entity) -> dict:
+    return {
+        "topic": entity.topic_id,
+        "key": entity.key,
+        "name": entity.name,
+        "grade": entity.grade_id,
+        "comment": entity.comment,
+    }
+
+
+def membership_state(membership: Membership) -> dict:
+    return {
+        "entity": membership.entity_id,
+        "attribute_set": membership.attribute_set_id,
+        "vector": membership.vector,
+        "evidence": membership.evidence,
+    }
+
+
+def label_state(label: TurnLabel) -> dict:
+    return {"turn": label.turn_id, "label": label.label}
+
+
+def _record(
+    *,
+    kind: str,
+    action: str,
+    object_id: int,
+    topic_id: int,
+    conversation_id: int | None,
+    annotator,
+    actor,
+    before: dict | None,
+    after: dict | None,
+    undo_of: AnnotationEvent | None = None,
+) -> AnnotationEvent:
+    return AnnotationEvent.objects.create(
+        kind=kind,
+        action=action,
+        object_id=object_id,
+        topic_id=topic_id,
+        conversation_id=conversation_id,
+        annotator=annotator,
+        actor=actor,
+        before=before,
+        after=after,
+        undo_of=undo_of,
+    )
+
+
+def _bump(model, obj, expected_version: int, kind: str, **changes) -> None:
+    """Write `changes` only if the row is still at `expected_version`; else StaleEdit."""
+    updated = model.objects.filter(pk=obj.pk, version=expected_version).update(
+        version=F("version") + 1, **changes
+    )
+    if not updated:
+        raise StaleEdit(kind, model.objects.filter(pk=obj.pk).first())
+    for field, value in changes.items():
+        setattr(obj, field, value)
+    obj.version = expected_version + 1
+
+
+# -- spans ----------------------------------------------------------------------------------
+
+
+def check_span_bounds(turn: Turn, start_word: int, end_word: int) -> None:
+    """A nugget is a word range inside one system turn (no database needed: forms call this)."""
+    _refuse_span(turn, start_word, end_word, others=())
+
+
+def check_span(turn: Turn, annotator, start_word: int, end_word: int, exclude: int | None = None) -> None:
+    """Inside one system turn and overlapping none of the annotator's other nuggets.
+
+    The overlap depends on what others just saved, so it is judged once, by the service, with
+    the turn locked; forms judge the bounds only (check_span_bounds)."""
+    others = Nugget.objects.filter(turn=turn, annotator=annotator)
+    if exclude is not None:
+        others = others.exclude(pk=exclude)
+    _refuse_span(turn, start_word, end_word, others=list(others.values_list("start_word", "end_word")))
+
+
+def _refuse_span(turn: Turn, start_word: int, end_word: int, others: Sequence[tuple[int, int]]) -> None:
+    """AnnotationRefused, in the workspace's words, when annotator.rules.spans finds the span wrong."""
+    if not turn.is_system:
+        raise AnnotationRefused("Nuggets are parts of system turns; this is a user turn.")
+    words = len(tokenise(turn.text))
+    problem = span_problem(start_word, end_word, words=words, others=others)
+    if problem is None:
+        return
+    if problem.outside:
+        raise AnnotationRefused(
+            f"Words {start_word + 1}-{end_word + 1} are outside {turn}, which has {words} words."
+        )
+    raise AnnotationRefused("These words overlap a nugget you already marked in this turn.")
+
+
+def span_text(turn: Turn, start_word: int, end_word: int) -> str:
+    return " ".join(tokenise(turn.text)[start_word : end_word + 1])
+
+
+# -- entities -------------------------------------------------------------------------------
+
+
+def entity_for_text(turn: Turn, annotator, text: str, *, actor, conversation: Conversation | None = None) -> Entity:
+    """The annotator's entity of the topic that `text` names (URL first, else the name); new if unknown."""
+    key, name = entity_key_and_name(text)
+    topic_id = turn.conversation.topic_id
+    entity = Entity.objects.filter(topic_id=topic_id, annotator=annotator, key=key).first()
+    if entity is not None:
+        return entity
+    try:
+        with transaction.atomic():
+            entity = Entity.objects.create(topic_id=topic_id, annotator=annotator, key=key, name=name[:1000])
+    except IntegrityError:
+        # Another tab created it a moment ago (PostgreSQL lets both look before either writes).
+        entity = Entity.objects.filter(topic_id=topic_id, annotator=annotator, key=key).first()
+        if entity is None:
+            raise
+        return entity
+    _record(
+        kind=Event.Kind.ENTITY,
+        action=Event.Action.CREATE,
+        object_id=entity.pk,
+        topic_id=topic_id,
+        conversation_id=conversation.pk if conversation else turn.conversation_id,
+        annotator=annotator,
+        actor=actor,
+        before=None,
+        after=entity_state(entity),
+    )
+    return entity
+
+
+@transaction.atomic
+def update_entity(
+    entity: Entity,
+    *,
+    actor,
+    expected_version: int,
+    conversation: Conversation | None = None,
+    **changes,
+) -> Entity:
+    """Change name, grade or comment of an entity (everywhere it is mentioned in the topic)."""
+    allowed = {"name", "grade", "comment"}
+    if set(changes) - allowed:
+        raise TypeError(f"cannot change {sorted(set(changes) - allowed)}")
+    if "grade" in changes and changes["grade"] is not None:
+        grade: Grade = changes["grade"]
+        if grade.campaign_id != entity.topic.campaign_id:
+            raise AnnotationRefused("That grade belongs to another campaign.")
+    before = entity_state(entity)
+    _bump(Entity, entity, expected_version, "entity", updated_at=timezone.now(), **changes)
+    _record(
+        kind=Event.Kind.ENTITY,
+        action=Event.Action.UPDATE,
+        object_id=entity.pk,
+        topic_id=entity.topic_id,
+        conversation_id=conversation.pk if conversation else None,
+        annotator=entity.annotator,
+        actor=actor,
+        before=before,
+        after=entity_state(entity),
+    )
+    return entity
+
+
+def vector_for_evidence(attribute_set: AttributeSet, evidence: str) -> tuple[float, ...]:
+    """The vector the attribute set's helper gives the evidence ("1.3M", "United Kingdom,
+    United States"): the one place evidence becomes a vector (forms, API, service)."""
+    try:
+        vector = tuple(vector_from_evidence(attribute_set.helper or {}, list(attribute_set.groups), evidence))
+        check_distribution(vector, length=attribute_set.size)
+    except (EvidenceError, VectorError) as error:
+        raise AnnotationRefused(f"{error}.") from error
+    return vector
+
+
+@transaction.atomic
+def set_membership(
+    entity: Entity,
+    attribute_set: AttributeSet,
+    *,
+    actor,
+    expected_version: int,
+    vector: Iterable[float] | None,
+    evidence: str = "",
+    conversation: Conversation | None = None,
+    from_evidence: bool = False,
+) -> Membership | None:
+    """Set (or, with vector None, clear) an entity's membership in one attribute set; with
+    `from_evidence`, the vector is the one the attribute set's helper gives the evidence.
+
+    The entity's version guards its memberships too: two people splitting the same movie's
+    countries at once cannot both win silently.
+    """
+    if from_evidence:
+        vector = vector_for_evidence(attribute_set, evidence)
+    if attribute_set.topic_type_id != entity.topic.topic_type_id:
+        raise AnnotationRefused(f"{attribute_set.name} is not an attribute set of this topic.")
+    current = Membership.objects.filter(entity=entity, attribute_set=attribute_set).first()
+    before = membership_state(current) if current else None
+    values = None
+    if vector is not None:
+        # Check the vector before the version moves on (the caller's entity object included).
+        try:
+            values = [float(v) for v in vector]
+        except (TypeError, ValueError) as error:
+            raise AnnotationRefused(f"The {attribute_set.name} vector must be numbers.") from error
+        try:
+            check_distribution(values, length=attribute_set.size)
+        except VectorError as error:
+            raise AnnotationRefused(f"The {attribute_set.name} vector {error}.") from error
+    elif current is None:
+        return None  # nothing to clear
+    _bump(Entity, entity, expected_version, "entity", updated_at=timezone.now())
+    object_id = current.pk if current else None
+    if vector is None:
+        current.delete()  # (sets current.pk to None: the event uses object_id)
+        membership, action, after = None, Event.Action.DELETE, None
+    else:
+        membership, created = Membership.objects.update_or_create(
+            entity=entity, attribute_set=attribute_set, defaults={"vector": values, "evidence": evidence[:1000]}
+        )
+        action = Event.Action.CREATE if created else Event.Action.UPDATE
+        after = membership_state(membership)
+        object_id = membership.pk
+    _record(
+        kind=Event.Kind.MEMBERSHIP,
+        action=action,
+        object_id=object_id,
+        topic_id=entity.topic_id,
+        conversation_id=conversation.pk if conversation else None,
+        annotator=entity.annotator,
+        actor=actor,
+        before=before,
+        after=after,
+    )
+    return membership
+
+
+# -- nuggets --------------------------------------------------------------------------------
+
+
+def _lock_turn(turn: Turn) -> None:
+    """Serialise nugget edits in one turn, so the no-overlap check and the write are one step.
+
+    SQLite's IMMEDIATE transactions already serialise writers; on PostgreSQL two transactions
+    could otherwise both find "no overlap" and both insert.
+    """
+    # No .first(): Turn's default ordering goes through Conversation's (topic, run), and FOR UPDATE
+    # would then lock those rows too (deadlocks with the foreign-key checks of other saves).
+    list(Turn.objects.select_for_update(of=("self",)).filter(pk=turn.pk).order_by().values_list("pk", flat=True))
+
+
+def _lock_judgments(conversation: Conversation, annotator) -> None:
+    """Serialise whole-conversation submissions of one annotator (their assignment's row), so
+    that the version check and the replacement are one step (SQLite: IMMEDIATE already does)."""
+    list(Assignment.objects.select_for_update(of=("self",)).filter(
+        conversation_id=conversation.pk, annotator_id=getattr(annotator, "pk", annotator)).order_by().values_list("pk", flat=True))
+
+
+def _save_nugget(nugget: Nugget) -> None:
+    try:
+        with transaction.atomic():
+            nugget.save()
+    except IntegrityError as error:
+        # Two tabs marking the same words at once: the second insert loses the race.
+        raise AnnotationRefused("These words were just marked as a nugget (in another tab?).") from error
+
+
+@transaction.atomic
+def create_nugget(
+    *,
+    annotator,
+    actor,
+    turn: Turn,
+    start_word: int,
+    end_word: int,
+    entity: Entity | None = None,
+) -> Nugget:
+    """Mark words of a system turn as a nugget, linked to `entity` or to the entity its text names."""
+    _lock_turn(turn)
+    check_span(turn, annotator, start_word, end_word)
+    if entity is None:
+        entity = entity_for_text(turn, annotator, span_text(turn, start_word, end_word), actor=actor)
+    elif entity.topic_id != turn.conversation.topic_id or entity.annotator_id != annotator.pk:
+        raise AnnotationRefused("That entity belongs to another topic or annotator.")
+    nugget = Nugget(turn=turn, annotator=annotator, entity=entity, start_word=start_word, end_word=end_word)
+    _save_nugget(nugget)
+    _record(
+        kind=Event.Kind.NUGGET,
+        action=Event.Action.CREATE,
+        object_id=nugget.pk,
+        topic_id=entity.topic_id,
+        conversation_id=turn.conversation_id,
+        annotator=annotator,
+        actor=actor,
+        before=None,
+        after=nugget_state(nugget),
+    )
+    return nugget
+
+
+@transaction.atomic
+def update_nugget(
+    nugget: Nugget,
+    *,
+    actor,
+    expected_version: int,
+    start_word: int | None = None,
+    end_word: int | None = None,
+    entity: Entity | None = None,
+) -> Nugget:
+    start = nugget.start_word if start_word is None else start_word
+    end = nugget.end_word if end_word is None else end_word
+    _lock_turn(nugget.turn)
+    check_span(nugget.turn, nugget.annotator, start, end, exclude=nugget.pk)
+    if entity is not None and (
+        entity.topic_id != nugget.turn.conversation.topic_id or entity.annotator_id != nugget.annotator_id
+    ):
+        raise AnnotationRefused("That entity belongs to another topic or annotator.")
+    before = nugget_state(nugget)
+    changes: dict[str, Any] = {"start_word": start, "end_word": end, "updated_at": timezone.now()}
+    if entity is not None:
+        changes["entity"] = entity
+    _bump(Nugget, nugget, expected_version, "nugget", **changes)
+    _record(
+        kind=Event.Kind.NUGGET,
+        action=Event.Action.UPDATE,
+        object_id=nugget.pk,
+        topic_id=nugget.turn.conversation.topic_id,
+        conversation_id=nugget.turn.conversation_id,
+        annotator=nugget.annotator,
+        actor=actor,
+        before=before,
+        after=nugget_state(nugget),
+    )
+    return nugget
+
+
+@transaction.atomic
+def delete_nugget(nugget: Nugget, *, actor, expected_version: int) -> None:
+    deleted, _ = Nugget.objects.filter(pk=nugget.pk, version=expected_version).delete()
+    if not deleted:
+        raise StaleEdit("nugget", Nugget.objects.filter(pk=nugget.pk).first())
+    _record(
+        kind=Event.Kind.NUGGET,
+        action=Event.Action.DELETE,
+        object_id=nugget.pk,
+        topic_id=nugget.turn.conversation.topic_id,
+        conversation_id=nugget.turn.conversation_id,
+        annotator=nugget.annotator,
+        actor=actor,
+        before=nugget_state(nugget),
+        after=None,
+    )
+
+
+# -- turn labels ----------------------------------------------------------------------------
+
+
+@transaction.atomic
+def set_turn_label(
+    turn: Turn, *, annotator, actor, label: str | None, expected_version: int | None
+) -> TurnLabel | None:
+    """Label a system turn o/x/- (label None clears it). expected_version None: there was no label."""
+    if not turn.is_system:
+        raise AnnotationRefused("Only system turns are labelled o / x / -.")
+    if label is not None and label not in TurnLabel.Label.values:
+        raise AnnotationRefused(f"{label!r} is not a turn label (o, x or -).")
+    current = TurnLabel.objects.filter(turn=turn, annotator=annotator).first()
+    if expected_version is None and current is not None or expected_version is not None and (
+        current is None or current.version != expected_version
+    ):
+        raise StaleEdit("turn label", current)
+    before = label_state(current) if current else None
+    if label is None:
+        if current is None:
+            return None
+        # Delete only the version the caller saw (another tab may have changed it since we read
+        # it), and keep the id: Model.delete() sets pk to None.
+        object_id = current.pk
+        deleted, _ = TurnLabel.objects.filter(pk=object_id, version=expected_version).delete()
+        if not deleted:
+            raise StaleEdit("turn label", TurnLabel.objects.filter(pk=object_id).first())
+        result, action, after = None, Event.Action.DELETE, None
+    elif current is None:
+        try:
+            with transaction.atomic():
+                result = TurnLabel.objects.create(turn=turn, annotator=annotator, label=label)
+        except IntegrityError as error:
+            raise StaleEdit("turn label", TurnLabel.objects.filter(turn=turn, annotator=annotator).first()) from error
+        action, after, object_id = Event.Action.CREATE, label_state(result), result.pk
+    else:
+        _bump(TurnLabel, current, expected_version, "turn label", label=label, updated_at=timezone.now())
+        result, action, after, object_id = current, Event.Action.UPDATE, label_state(current), current.pk
+    _record(
+        kind=Event.Kind.LABEL,
+        action=action,
+        object_id=object_id,
+        topic_id=turn.conversation.topic_id,
+        conversation_id=turn.conversation_id,
+        annotator=annotator,
+        actor=actor,
+        before=before,
+        after=after,
+    )
+    return result
+
+
+# -- undo -----------------------------------------------------------------------------------
+
+
+_FOREIGN_KEYS = {"turn", "entity", "grade", "topic", "attribute_set"}
+
+
+def _model_fields(state: dict) -> dict:
+    """A recorded state as model field values (foreign keys by id)."""
+    return {f"{name}_id" if name in _FOREIGN_KEYS else name: value for name, value in state.items()}
+
+
+@dataclass
+class Undone:
+    event: AnnotationEvent
+    description: str
+
+
+def last_undoable(conversation: Conversation, annotator) -> AnnotationEvent | None:
+    """The latest change to these judgments in this conversation that is not an undo and not undone.
+    Imported judgments are where the annotator started (an import creates the conversation):
+    undo never takes them back, nor anything made before the conversation was replaced by an
+    import (those events concern turns and nuggets that are gone)."""
+    replaced_after = AnnotationEvent.objects.filter(
+        conversation=conversation, action=Event.Action.REPLACE, id__gt=OuterRef("id")
+    )
+    return (
+        AnnotationEvent.objects.filter(
+            conversation=conversation, annotator=annotator, undo_of__isnull=True, undone_by__isnull=True,
+            imported=False,
+        )
+        .exclude(Exists(replaced_after))
+        .order_by("-id")
+        .first()
+    )
+
+
+_STATE_OF = {
+    Event.Kind.NUGGET: (Nugget, nugget_state, "nugget"),
+    Event.Kind.ENTITY: (Entity, entity_state, "entity"),
+    Event.Kind.MEMBERSHIP: (Membership, membership_state, "entity"),
+    Event.Kind.LABEL: (TurnLabel, label_state, "turn label"),
+}
+
+
+def _refuse_if_changed_since(event: AnnotationEvent, model) -> None:
+    """Undo puts back what one change did. If the object has changed since (the API, another
+    tab, another conversation of the topic), undoing would silently overwrite that change:
+    StaleEdit with the latest state, like any edit based on an old version."""
+    _, state_of, kind = _STATE_OF[event.kind]
+    current = model.objects.filter(pk=event.object_id).first()
+    if (state_of(current) if current is not None else None) == event.after:
+        return
+    if event.kind == Event.Kind.MEMBERSHIP:  # memberships are versioned by their entity
+        current = Entity.objects.filter(pk=(event.before or event.after)["entity"]).first()
+    raise StaleEdit(kind, current)
+
+
+@transaction.atomic
+def undo_last(conversation: Conversation, annotator, *, actor) -> Undone | None:
+    """Put back the state before the annotator's last change in this conversation; StaleEdit
+    (nothing changed) when the object was changed since by something else."""
+    event = last_undoable(conversation, annotator)
+    if event is None:
+        return None
+    list(AnnotationEvent.objects.select_for_update(of=("self",)).filter(pk=event.pk).order_by().values_list("pk", flat=True))
+    if AnnotationEvent.objects.filter(undo_of=event).exists():
+        # Undone by another tab while we waited for the lock: undo the change before it instead.
+        return undo_last(conversation, annotator, actor=actor)
+    before, after = event.before, event.after
+    common = dict(
+        kind=event.kind,
+        object_id=event.object_id,
+        topic_id=event.topic_id,
+        conversation_id=conversation.pk,
+        annotator=annotator,
+        actor=actor,
+        undo_of=event,
+    )
+    model = _STATE_OF[event.kind][0]
+    if event.action == Event.Action.CREATE:
+        if event.kind == Event.Kind.ENTITY and Nugget.objects.filter(entity_id=event.object_id).exists():
+            # The entity came with a nugget that is still there; keep it and move past it.
+            _record(action=Event.Action.DELETE, before=after, after=after, **common)
+            return undo_last(conversation, annotator, actor=actor)
+    _refuse_if_changed_since(event, model)
+    if event.action == Event.Action.CREATE:
+        model.objects.filter(pk=event.object_id).delete()
+        _record(action=Event.Action.DELETE, before=after, after=None, **common)
+    elif event.action == Event.Action.DELETE:
+        fields = _model_fields(before)
+        if event.kind in (Event.Kind.NUGGET, Event.Kind.LABEL):
+            fields["annotator"] = annotator
+            # Never reuse a version number a tab may still show: each recorded change of this
+            # object moved its version on by at most one, so this is past all of them.
+            fields["version"] = AnnotationEvent.objects.filter(kind=event.kind, object_id=event.object_id).count() + 1
+        model.objects.update_or_create(pk=event.object_id, defaults=fields)
+        _record(action=Event.Action.CREATE, before=None, after=before, **common)
+    else:
+        fields = _model_fields(before)
+        if event.kind != Event.Kind.MEMBERSHIP:
+            model.objects.filter(pk=event.object_id).update(version=F("version") + 1, **fields)
+        else:
+            model.objects.filter(pk=event.object_id).update(**fields)
+        _record(action=Event.Action.UPDATE, before=after, after=before, **common)
+    if event.kind == Event.Kind.MEMBERSHIP:
+        # Memberships are guarded by their entity's version: an undo moves it on like any edit.
+        Entity.objects.filter(pk=(before or after)["entity"]).update(version=F("version") + 1)
+    return Undone(event=event, description=f"Undid: {event.get_action_display()} {event.get_kind_display()}")
+
+
+# -- a whole conversation at once (the API's judgments endpoint, automatic judges) -----------
+
+
+@dataclass(frozen=True)
+class JudgedNugget:
+    """One nugget of a whole-conversation submission: words of a system turn ("S1"), the entity
+    it names (a URL or a name; default: its own words), the entity's grade and memberships."""
+
+    turn: str
+    start_word: int
+    end_word: int
+    entity: str | None = None
+    grade: str | None = None
+    memberships: dict[str, Any] | None = None  # attribute set -> vector (numbers, or "(0,1/2,...)")
+
+
+@dataclass(frozen=True)
+class JudgmentsSet:
+    nuggets: int
+    labels: int
+    entities: int
+    version: int  # of the judgments now (judgments_version)
+
+
+@dataclass(frozen=True)
+class JudgmentsVersion:
+    """Where an annotator's judgments of a conversation stand (StaleEdit's `current`)."""
+
+    version: int
+
+
+def judgments_version(conversation: Conversation, annotator) -> int:
+    """The last change an annotator made to their judgments in this conversation: its history
+    event's id (0: none yet). A submission of the whole conversation names the version it was
+    based on, so that it never replaces changes it has not seen."""
+    events = Event.objects.filter(conversation_id=conversation.pk, annotator_id=getattr(annotator, "pk", annotator))
+    return events.aggregate(last=Max("id"))["last"] or 0
+
+
+@transaction.atomic
+def set_conversation_judgments(
+    conversation: Conversation,
+    *,
+    annotator,
+    actor,
+    nuggets: list[JudgedNugget],
+    labels: dict[str, str | None] | None = None,
+    expected_version: int | None = None,
+) -> JudgmentsSet:
+    """Make the annotator's judgments of the conversation exactly these, all or nothing.
+
+    `expected_version` is the judgments_version the submission was based on. When the
+    annotator has changed their judgments here since (in the workspace, another submission),
+    or has judgments here and names no version, nothing is written: StaleEdit, with the
+    version now, so that a replacement is always made knowingly.
+
+    The annotator's nuggets and turn labels already there are removed, then every nugget,
+    grade, membership and label is written through the same services as a human edit (span
+    bounds and overlaps, grades of the campaign, vectors that are distributions over the
+    attribute set's groups), each recorded in the history. Any refusal (AnnotationRefused,
+    naming the nugget as "nuggets[i]") undoes the whole submission. An entity's grade and
+    memberships are per topic, as in the workspace: they change wherever it is mentioned.
+    """
+    _lock_judgments(conversation, annotator)
+    now = judgments_version(conversation, annotator)
+    if now and expected_version != now:
+        raise StaleEdit("judgments", JudgmentsVersion(now), message=(
+            f"Your judgments of this conversation are at version {now}"
+            + (f", not {expected_version}: they changed since" if expected_version is not None else
+               ": send that version to replace them")
+            + "; nothing was saved."
+        ))
+    turns = {str(t): t for t in conversation.turns.select_related("conversation__topic__campaign").all()}
+    grades = {g.label: g for g in Grade.objects.filter(campaign_id=conversation.topic.campaign_id)}
+    sets = {a.name: a for a in AttributeSet.objects.filter(topic_type_id=conversation.topic.topic_type_id)}
+    for nugget in Nugget.objects.filter(turn__conversation=conversation, annotator=annotator).select_related("turn__conversation"):
+        delete_nugget(nugget, actor=actor, expected_version=nugget.version)
+    judged: dict[int, tuple[str | None, dict]] = {}  # entity -> (grade, memberships) as first given
+    for i, given in enumerate(nuggets):
+        where = f"nuggets[{i}]"
+        turn = turns.get(given.turn)
+        if turn is None:
+            raise AnnotationRefused(f"{where}: no turn {given.turn} in this conversation ({', '.join(turns)}).")
+        if given.grade is not None and given.grade not in grades:
+            raise AnnotationRefused(f"{where}: {given.grade} is not a grade of this campaign ({', '.join(grades)}).")
+        unknown = sorted(set(given.memberships or {}) - set(sets))
+        if unknown:
+            raise AnnotationRefused(f"{where}: {', '.join(unknown)} is not an attribute set of this topic ({', '.join(sets)}).")
+        try:
+            entity = None
+            if given.entity:
+                if entity_key_and_name(given.entity)[0] is None:
+                    raise AnnotationRefused(f"{given.entity!r} names no entity (give a URL or a name).")
+                entity = entity_for_text(turn, annotator, given.entity, actor=actor)
+            nugget = create_nugget(annotator=annotator, actor=actor, turn=turn, start_word=given.start_word,
+                                   end_word=given.end_word, entity=entity)
+        except AnnotationRefused as refused:
+            raise AnnotationRefused(f"{where}: {refused}") from refused
+        entity = nugget.entity  # read (or made) by create_nugget, in this transaction
+        entity.topic = conversation.topic
+        memberships = {name: _vector(vector, sets[name], where) for name, vector in (given.memberships or {}).items()}
+        if entity.pk in judged:
+            first_grade, first_memberships = judged[entity.pk]
+            if given.grade is not None and first_grade is not None and given.grade != first_grade or any(
+                name in first_memberships and first_memberships[name] != vector for name, vector in memberships.items()
+            ):
+                raise AnnotationRefused(f"{where}: {entity} is judged differently by an earlier nugget (one entity, one grade "
+                                        "and one membership per attribute set)")
+        judged.setdefault(entity.pk, (given.grade, {}))
+        judged[entity.pk][1].update(memberships)
+        if given.grade is not None and entity.grade_id != grades[given.grade].pk:
+            update_entity(entity, actor=actor, expected_version=entity.version, conversation=conversation,
+                          grade=grades[given.grade])
+        for name, vector in memberships.items():
+            set_membership(entity, sets[name], actor=actor, expected_version=entity.version, vector=vector,
+                           conversation=conversation)
+    labels = labels or {}
+    unknown_turns = sorted(set(labels) - set(turns))
+    if unknown_turns:
+        raise AnnotationRefused(f"labels: no turn {', '.join(unknown_turns)} in this conversation.")
+    current = {label.turn_id: label for label in TurnLabel.objects.filter(turn__conversation=conversation, annotator=annotator)}
+    written = 0
+    for name, turn in turns.items():
+        label, existing = labels.get(name), current.get(turn.pk)
+        if label is None and existing is None:
+            continue
+        try:
+            set_turn_label(turn, annotator=annotator, actor=actor, label=label,
+                           expected_version=existing.version if existing else None)
+        except AnnotationRefused as refused:
+            raise AnnotationRefused(f"labels: {name}: {refused}") from refused
+        written += label is not None
+    return JudgmentsSet(nuggets=len(nuggets), labels=written, entities=len(judged),
+                        version=judgments_version(conversation, annotator))
+
+
+def _vector(vector, attribute_set: AttributeSet, where: str) -> list[float]:
+    """A membership vector as numbers, or as annotators type it: "(0,1/2,0,0,0,1/2,0,0)"."""
+    try:
+        values = list(parse_vector(vector)) if isinstance(vector, str) else [float(v) for v in vector]
+        check_distribution(values, length=attribute_set.size)
+    except (VectorError, TypeError, ValueError) as error:
+        raise AnnotationRefused(f"{where}: the {attribute_set.name} vector {error}.") from error
+    return values
+
+
+@transaction.atomic
+def link_nugget(nugget: Nugget, *, actor, expected_version: int, entity: Entity | None, text: str = "",
+                conversation: Conversation | None = None) -> Entity:
+    """Point the nugget at `entity`, or (None) at the annotator's entity that `text` names (an
+    existing one with the same URL or name, else a new one): one step, all or nothing."""
+    if entity is None:
+        entity = entity_for_text(nugget.turn, nugget.annotator, text, actor=actor, conversation=conversation)
+    update_nugget(nugget, actor=actor, expected_version=expected_version, entity=entity)
+    return entity

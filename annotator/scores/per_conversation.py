@@ -1,0 +1,413 @@
+"""The thin Django layer over the GFRC maths: database rows in, `scoring.gfrc` tables out.
+
+It reads a fixed number of queries however many nuggets there are (turns, nuggets with their
+entities and grades, memberships, attribute sets), turns them into the columnar `TurnTable`
+and `NuggetTable`, and lets `scoring.gfrc.score` do the arithmetic for every conversation of a
+topic type at once. Word positions come from `scoring.words`, the one place words are decided.
+
+Whose judgments are scored: in the workspace, the annotator's own (live); in reports, each
+conversation's gold annotator (set by adjudication), else its earliest assigned annotator.
+A relevant nugget whose entity has no membership yet in an attribute set counts as uniform
+there (FairWeb's convention for an entity of unknown group); the workspace flags it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from annotator.models import AnnotatorProfile, Assignment, AttributeSet, Campaign, Conversation, Membership, Nugget, Turn
+from scoring import gfrc
+from scoring.words import word_count
+
+
+def campaign_settings(campaign: Campaign) -> gfrc.Settings:
+    return gfrc.Settings(
+        patience=campaign.patience,
+        alpha=campaign.alpha,
+        method=campaign.method,
+        empty_turns=campaign.empty_turns,
+        turn_weight=campaign.turn_weight,
+        duplicates_count_once=campaign.duplicates_count_once,
+    )
+
+
+def attribute_specs(attribute_sets: Iterable[AttributeSet]) -> tuple[gfrc.AttributeSet, ...]:
+    return tuple(
+        gfrc.AttributeSet(
+            name=a.name,
+            groups=tuple(a.groups),
+            target=np.asarray(a.target, dtype=float),
+            divergence=a.divergence,
+            weight=a.weight,
+        )
+        for a in attribute_sets
+    )
+
+
+@dataclass
+class NuggetScore:
+    nugget: NuggetRow | Nugget  # a light read-only row in score_conversation
+    wc: int
+    pw: float
+    gain: float
+    effective_gain: float
+    contribution: float
+    duplicate: bool
+    incomplete: tuple[str, ...]  # attribute sets with no membership given for its entity
+
+
+@dataclass
+class TurnScore:
+    turn: TurnRow | Turn  # a light read-only row in score_conversation
+    offset: int  # words before the turn
+    end_wc: int  # position of its last word: the running word count at its end
+    scored: bool = False
+    weight: float = 0.0
+    achieved: dict[str, list[float]] = field(default_factory=dict)
+    distr_sim: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class ConversationScore:
+    """Everything the score panel shows: the paper's Table 1 (nuggets) and Table 2 (turns)."""
+
+    conversation: Conversation
+    settings: gfrc.Settings
+    attribute_sets: tuple[gfrc.AttributeSet, ...]
+    attribute_weights: dict[str, float]
+    turns: list[TurnScore]
+    nuggets: list[NuggetScore]
+    R: float
+    GF: float
+    GF_m: dict[str, float]
+    GFRC: float
+    normaliser: float
+
+    @property
+    def system_turns(self) -> list[TurnScore]:
+        return [t for t in self.turns if t.turn.is_system]
+
+
+# -- light read-only rows: what the workspace and the panel read, without model instances ----
+
+
+class GradeRow:
+    """A grade as read with its entity (no model instance)."""
+
+    __slots__ = ("pk", "label", "level", "gain")
+
+    def __init__(self, pk: int, label: str, level: int, gain: float):
+        self.pk, self.label, self.level, self.gain = pk, label, level, gain
+
+    @property
+    def id(self) -> int:
+        return self.pk
+
+    def __str__(self) -> str:
+        return f"{self.label} ({self.gain:g})"
+
+
+class EntityRow:
+    """An entity as read with its nugget: the attributes of `Entity` the views use."""
+
+    __slots__ = ("pk", "key", "name", "comment", "version", "grade_id", "topic_id", "annotator_id", "grade")
+
+    def __init__(self, pk, key, name, comment, version, grade_id, topic_id, annotator_id, grade):
+        self.pk, self.key, self.name, self.comment, self.version = pk, key, name, comment, version
+        self.grade_id, self.topic_id, self.annotator_id, self.grade = grade_id, topic_id, annotator_id, grade
+
+    @property
+    def id(self) -> int:
+        return self.pk
+
+    def __str__(self) -> str:
+        return self.name or self.key
+
+
+class NuggetRow:
+    """A nugget as the score needs it: the attributes of `Nugget` the views and templates use.
+    Read-only; fetch the model (annotator.access.nugget_for_annotator) to change it."""
+
+    __slots__ = ("pk", "turn_id", "start_word", "end_word", "entity_id", "version", "annotator_id", "entity")
+
+    def __init__(self, pk, turn_id, start_word, end_word, entity_id, version, annotator_id, entity):
+        self.pk, self.turn_id, self.start_word, self.end_word = pk, turn_id, start_word, end_word
+        self.entity_id, self.version, self.annotator_id, self.entity = entity_id, version, annotator_id, entity
+
+    @property
+    def id(self) -> int:
+        return self.pk
+
+
+class TurnRow:
+    """A turn as read for scoring: the attributes of `Turn` the views use (str() is "S1")."""
+
+    __slots__ = ("pk", "conversation_id", "position", "role", "number", "text")
+
+    def __init__(self, pk, conversation_id, position, role, number, text):
+        self.pk, self.conversation_id, self.position = pk, conversation_id, position
+        self.role, self.number, self.text = role, number, text
+
+    @property
+    def id(self) -> int:
+        return self.pk
+
+    @property
+    def is_system(self) -> bool:
+        return self.role == Turn.Role.SYSTEM
+
+    def __str__(self) -> str:
+        return f"{self.role}{self.number}"
+
+
+_NUGGET_COLUMNS = (
+    "pk", "turn_id", "start_word", "end_word", "entity_id", "version", "annotator_id",
+    "entity__key", "entity__name", "entity__comment", "entity__version", "entity__grade_id",
+    "entity__topic_id", "entity__annotator_id", "entity__grade__label", "entity__grade__level",
+    "entity__grade__gain",
+)
+
+
+def gfrc_tables(
+    turn_lists: Sequence[Sequence[Turn]],
+    nugget_lists: Sequence[Sequence[Nugget]],
+    memberships: dict[int, dict[int, list[float]]],
+    attribute_sets: Sequence[AttributeSet],
+) -> tuple[gfrc.TurnTable, gfrc.NuggetTable, list[list[TurnScore]], list[list[tuple[Nugget, int, tuple[str, ...]]]]]:
+    """Flatten conversations into the maths tables; remember where each row came from (the
+    per-conversation scores here and the campaign tables of annotator.console.reports share it)."""
+    turn_conversation: list[int] = []
+    turn_end: list[int] = []
+    turn_rows: dict[int, int] = {}
+    turn_views: list[list[TurnScore]] = []
+    for c, turns in enumerate(turn_lists):
+        offset = 0
+        views = []
+        for turn in turns:
+            words = word_count(turn.text)
+            view = TurnScore(turn=turn, offset=offset, end_wc=offset + words)
+            views.append(view)
+            if turn.is_system:
+                turn_rows[turn.pk] = len(turn_end)
+                turn_conversation.append(c)
+                turn_end.append(view.end_wc)
+            offset += words
+        turn_views.append(views)
+    offsets = {view.turn.pk: view.offset for views in turn_views for view in views}
+
+    nugget_turn, nugget_wc, nugget_gain, nugget_entity = [], [], [], []
+    # (id, name, uniform vector, its rows) per attribute set, read once: not per nugget
+    sets = [(a.pk, a.name, [1.0 / a.size] * a.size, []) for a in attribute_sets]
+    vectors: dict[int, list] = {pk: rows for pk, _name, _uniform, rows in sets}
+    all_given: tuple[str, ...] = ()
+    none_given = tuple(name for _pk, name, _uniform, _rows in sets)
+    nugget_rows: list[list[tuple[Nugget, int, tuple[str, ...]]]] = []
+    for nuggets in nugget_lists:
+        rows = []
+        for nugget in nuggets:
+            wc = offsets[nugget.turn_id] + nugget.end_word + 1
+            given = memberships.get(nugget.entity_id)
+            if not given:
+                missing = none_given
+                for _pk, _name, uniform, set_rows in sets:
+                    set_rows.append(uniform)
+            else:
+                missing = all_given
+                for pk, name, uniform, set_rows in sets:
+                    if pk not in given:
+                        missing += (name,)
+                    set_rows.append(given.get(pk) or uniform)
+            nugget_turn.append(turn_rows[nugget.turn_id])
+            nugget_wc.append(wc)
+            grade = nugget.entity.grade
+            nugget_gain.append(grade.gain if grade is not None else 0.0)
+            nugget_entity.append(nugget.entity_id)
+            rows.append((nugget, wc, missing))
+        nugget_rows.append(rows)
+
+    turn_table = gfrc.TurnTable(
+        conversation=np.asarray(turn_conversation, dtype=np.int64), end_wc=np.asarray(turn_end, dtype=np.int64)
+    )
+    nugget_table = gfrc.NuggetTable(
+        turn=np.asarray(nugget_turn, dtype=np.int64),
+        wc=np.asarray(nugget_wc, dtype=np.int64),
+        gain=np.asarray(nugget_gain, dtype=float),
+        entity=np.asarray(nugget_entity, dtype=np.int64),
+        membership={
+            a.name: np.asarray(vectors[a.pk], dtype=float).reshape(-1, a.size) for a in attribute_sets
+        },
+    )
+    return turn_table, nugget_table, turn_views, nugget_rows
+
+
+def attribute_sets_of(topic_type_id: int) -> list[AttributeSet]:
+    """The attribute sets of a topic type, in their order."""
+    return list(AttributeSet.objects.filter(topic_type_id=topic_type_id))
+
+
+def _nugget_rows(rows: Sequence[tuple]) -> list[NuggetRow]:
+    result = []
+    grades: dict[int, GradeRow] = {}
+    for (pk, turn_id, start, end, entity_id, version, annotator_id, key, name, comment, e_version, grade_id,
+         topic_id, e_annotator_id, g_label, g_level, g_gain) in rows:
+        grade = None
+        if grade_id is not None:
+            grade = grades.get(grade_id)
+            if grade is None:
+                grade = grades[grade_id] = GradeRow(grade_id, g_label, g_level, float(g_gain))
+        entity = EntityRow(entity_id, key, name, comment, e_version, grade_id, topic_id, e_annotator_id, grade)
+        result.append(NuggetRow(pk, turn_id, start, end, entity_id, version, annotator_id, entity))
+    return result
+
+
+def memberships_of(query) -> dict[int, dict[int, list[float]]]:
+    """entity id -> attribute set id -> vector, for the memberships `query` selects (one query)."""
+    result: dict[int, dict[int, list[float]]] = defaultdict(dict)
+    for entity_id, attribute_set_id, vector in query.values_list("entity_id", "attribute_set_id", "vector"):
+        result[entity_id][attribute_set_id] = vector
+    return result
+
+
+def score_conversation(
+    conversation: Conversation, annotator, attribute_sets: Sequence[AttributeSet] | None = None
+) -> ConversationScore:
+    """Score one conversation under its campaign's settings from one annotator's judgments.
+
+    Four queries (turns, nuggets with entity and grade, memberships, attribute sets), whatever
+    the number of nuggets; pass `attribute_sets` to save the last one. Turns and nuggets come
+    back as read-only rows (`TurnRow`, `NuggetRow` with `.entity` and `.entity.grade`) that
+    keep the model's attribute names.
+    """
+    campaign = conversation.topic.campaign
+    if attribute_sets is None:
+        attribute_sets = attribute_sets_of(conversation.topic.topic_type_id)
+    annotator_id = getattr(annotator, "pk", annotator)
+    turn_rows = list(
+        Turn.objects.filter(conversation_id=conversation.pk).order_by("position")
+        .values_list("pk", "conversation_id", "position", "role", "number", "text")
+    )
+    nugget_rows = list(
+        Nugget.objects.filter(turn__conversation_id=conversation.pk, annotator_id=annotator_id)
+        .order_by("turn__position", "start_word").values_list(*_NUGGET_COLUMNS)
+    )
+    # by topic and annotator rather than by a list of entity ids: one join, no parameter list
+    # that grows with the nuggets
+    memberships = memberships_of(
+        Membership.objects.filter(entity__topic_id=conversation.topic_id, entity__annotator_id=annotator_id)
+    )
+    return _score(conversation, [TurnRow(*row) for row in turn_rows], _nugget_rows(nugget_rows),
+                  memberships, attribute_sets, campaign_settings(campaign),
+                  attribute_specs(attribute_sets))
+
+
+def _score(conversation, turns, nuggets, memberships, attribute_sets, settings, specs) -> ConversationScore:
+    return _score_many([conversation], [turns], [nuggets], memberships, attribute_sets, settings, specs)[0]
+
+
+def _score_many(
+    conversations, turn_lists, nugget_lists, memberships, attribute_sets, settings, specs
+) -> list[ConversationScore]:
+    """Conversations of one topic type in one `gfrc.score` call, each laid out as its panel shows it."""
+    turn_table, nugget_table, turn_views, nugget_rows = gfrc_tables(turn_lists, nugget_lists, memberships, attribute_sets)
+    scores = gfrc.score(turn_table, nugget_table, specs, settings, len(conversations))
+    pw, effective, contribution, duplicate = (
+        scores.pw.tolist(), scores.effective_gain.tolist(), scores.contribution.tolist(), scores.duplicate.tolist()
+    )
+    gain = nugget_table.gain.tolist()
+    attribute_weights = {s.name: float(w) for s, w in zip(specs, scores.attribute_weights)}
+    results = []
+    turn_row = nugget_row = 0  # rows of the flat tables, conversation after conversation
+    for c, conversation in enumerate(conversations):
+        for view in turn_views[c]:
+            if not view.turn.is_system:
+                continue
+            view.scored = bool(scores.scored[turn_row])
+            view.weight = float(scores.turn_weight[turn_row])
+            if view.scored:
+                for m, spec in enumerate(specs):
+                    view.achieved[spec.name] = scores.achieved[spec.name][turn_row].tolist()
+                    view.distr_sim[spec.name] = float(scores.distr_sim[turn_row, m])
+            turn_row += 1
+        nugget_scores = []
+        for nugget, wc, missing in nugget_rows[c]:
+            i = nugget_row
+            nugget_scores.append(
+                NuggetScore(
+                    nugget=nugget,
+                    wc=wc,
+                    pw=pw[i],
+                    gain=gain[i],
+                    effective_gain=effective[i],
+                    contribution=contribution[i],
+                    duplicate=duplicate[i],
+                    incomplete=missing,
+                )
+            )
+            nugget_row += 1
+        results.append(
+            ConversationScore(
+                conversation=conversation,
+                settings=settings,
+                attribute_sets=specs,
+                attribute_weights=attribute_weights,
+                turns=turn_views[c],
+                nuggets=nugget_scores,
+                R=float(scores.R[c]),
+                GF=float(scores.GF[c]),
+                GF_m={s.name: float(scores.GF_m[c, m]) for m, s in enumerate(specs)},
+                GFRC=float(scores.GFRC[c]),
+                normaliser=float(scores.normaliser),
+            )
+        )
+    return results
+
+
+def score_conversations(
+    conversations: Sequence[Conversation],
+    turns: dict[int, Sequence[Turn]],
+    nuggets: dict[int, Sequence[Nugget]],
+    memberships: dict[int, dict[int, list[float]]],
+    campaign: Campaign,
+) -> list[ConversationScore]:
+    """What `score_conversation` gives each of many conversations, from rows already read.
+
+    `turns` and `nuggets` map a conversation id to its turns (in order) and to the judgments to
+    score (in turn and word order); `memberships` maps an entity id to attribute set id ->
+    vector. One query for the attribute sets of each topic type, one `gfrc.score` per type;
+    the result keeps the order of `conversations`.
+    """
+    settings = campaign_settings(campaign)
+    by_type: dict[int, list[Conversation]] = defaultdict(list)
+    for conversation in conversations:
+        by_type[conversation.topic.topic_type_id].append(conversation)
+    result: dict[int, ConversationScore] = {}
+    for topic_type_id, group in by_type.items():
+        attribute_sets = attribute_sets_of(topic_type_id)
+        scored = _score_many(
+            group, [turns.get(c.pk, []) for c in group], [nuggets.get(c.pk, []) for c in group],
+            memberships, attribute_sets, settings, attribute_specs(attribute_sets),
+        )
+        result.update((c.pk, score) for c, score in zip(group, scored))
+    return [result[c.pk] for c in conversations]
+
+
+def judges(conversations: Sequence[Conversation]) -> dict[int, int | None]:
+    """Whose judgments count for each conversation: the adjudicated gold, else the first human
+    assignee (an automatic judge is compared with the gold, never taken for it)."""
+    result: dict[int, int | None] = {c.pk: c.gold_annotator_id for c in conversations}
+    pending = [pk for pk, judge in result.items() if judge is None]
+    # In batches: SQLite caps the parameters of one query.
+    for start in range(0, len(pending), 5000):
+        for conversation_id, annotator_id in (
+            Assignment.objects.filter(conversation_id__in=pending[start : start + 5000])
+            .exclude(AnnotatorProfile.automatic("annotator__"))
+            .order_by("assigned_at", "id")
+            .values_list("conversation_id", "annotator_id")
+        ):
+            if result[conversation_id] is None:
+                result[conversation_id] = annotator_id
+    return result
