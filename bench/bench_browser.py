@@ -38,8 +38,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import (  # noqa: E402
-    PASSWORD, bench_database, database_label, gunicorn, machine, make_annotator, make_campaign_with, percentile,
-    seed_conversation, write_result,
+    PASSWORD, bench_database, database_label, gunicorn, machine, percentile, seed_sizes, write_result,
 )
 
 TARGETS = {"click_on_screen_over_request_p50": 1.5, "dcl_over_page_request_p50": 4.0}
@@ -119,11 +118,8 @@ def run(sizes=(30, 300), clicks: int = 60, loads: int = 20, warmup: int = 5) -> 
         from annotator.models import Nugget
 
         results["database"] = database_label()
-        campaign = make_campaign_with("bench")
         seeded = {}
-        for size in sizes:
-            annotator = make_annotator(f"ann{size}")
-            conversation = seed_conversation(campaign, annotator, nuggets=size, run=f"run-{size}")
+        for size, (annotator, conversation) in seed_sizes(sizes).items():
             # the nugget the clicks grade: the first (far down a long answer, a grade moves no
             # figure at four decimals: its position weight is that small)
             first = Nugget.objects.filter(annotator=annotator).order_by("turn__position", "start_word").first()
