@@ -59,11 +59,12 @@ _test-on-current-db:
 	@if [ "$(PG_BROWSER)" = 1 ]; then \
 	  scripts/ensure-chromium.sh && DJANGO_ALLOW_ASYNC_UNSAFE=true $(PYTEST) -m browser -q -p no:randomly; fi
 
-# Benchmarks (docs/benchmarks.md): HTTP round trips, a load run on SQLite and PostgreSQL,
+# Benchmarks (docs/benchmarks.md): HTTP round trips, the browser's click-to-score and page load, a load run on SQLite and PostgreSQL,
 # a 10,000-conversation import, comparing 30 runs. Loopback only; a few minutes in all.
 bench: $(VENV)/.installed
 	$(BIN)/python bench/bench_http.py
 	$(BIN)/python bench/bench_floor.py
+	scripts/ensure-chromium.sh && $(BIN)/python bench/bench_browser.py
 	GFRC_PG_DURABLE=1 scripts/with-postgres.sh --optional $(BIN)/python bench/bench_http.py
 	GFRC_PG_DURABLE=1 scripts/with-postgres.sh --optional $(BIN)/python bench/bench_floor.py
 	$(BIN)/python bench/bench_load.py

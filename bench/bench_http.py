@@ -25,8 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import (  # noqa: E402
-    Browser, bench_database, database_label, gunicorn, machine, make_annotator, make_campaign_with,
-    seed_conversation, spare_span, summary_ms, write_result,
+    Browser, bench_database, database_label, gunicorn, machine, seed_sizes, spare_span, summary_ms, write_result,
 )
 
 # Ratios to the floor measured in the same run (issue 12): they hold on any machine.
@@ -46,12 +45,7 @@ def run(sizes=(20, 300), iterations: int = 200, warmup: int = 20) -> dict:
     results = {"machine": machine(), "iterations": iterations, "sizes": {}}
     with bench_database():
         results["database"] = database_label()
-        campaign = make_campaign_with("bench")
-        seeded = {}
-        for size in sizes:
-            annotator = make_annotator(f"ann{size}")
-            conversation = seed_conversation(campaign, annotator, nuggets=size, run=f"run-{size}")
-            seeded[size] = (annotator, conversation)
+        seeded = seed_sizes(sizes)
         os.environ["DJANGO_SETTINGS_MODULE"] = "bench.floor_settings"
         try:
             server = gunicorn(workers=1, threads=1)
@@ -92,7 +86,7 @@ def _measure(port, annotator, conversation, size, iterations, warmup) -> dict:
         took, status, headers, body = _timed(
             browser, "POST", base + "nuggets/", {"turn": turn.pk, "start": start, "end": end}, htmx=True)
         assert status == 200 and "hx-trigger" in headers, f"create: {status}"
-        assert b'<div id="score-figures" hx-swap-oob="true">' in body, "the save's answer carries the new scores"
+        assert b'<div id="score-figures" hx-swap-oob="morph">' in body, "the save's answer carries the new scores"
         nugget = Nugget.objects.only("pk", "version").get(turn=turn, annotator=annotator, start_word=start)
         delete_took, status, _, _ = _timed(
             browser, "POST", base + f"nuggets/{nugget.pk}/delete/", {"version": nugget.version}, htmx=True)

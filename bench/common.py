@@ -129,6 +129,17 @@ def seed_conversation(campaign, annotator, *, nuggets: int, run: str, topic: str
     return conversation
 
 
+def seed_sizes(sizes) -> dict:
+    """size -> (annotator, conversation): a campaign with one annotator and one conversation of
+    `size` graded nuggets per size (seed_conversation)."""
+    campaign = make_campaign_with("bench")
+    seeded = {}
+    for size in sizes:
+        annotator = make_annotator(f"ann{size}")
+        seeded[size] = (annotator, seed_conversation(campaign, annotator, nuggets=size, run=f"run-{size}"))
+    return seeded
+
+
 def spare_span(conversation, nuggets: int, per_turn: int = 30):
     """(turn, start, end) of the first unmarked movie line."""
     system_turns = list(conversation.turns.filter(role="S").order_by("position"))

@@ -27,6 +27,8 @@ TURN_HEAD = "annotator/conversation.html#turn-head"
 OOB = ' hx-swap-oob="true"'
 # (value, meaning) of each usefulness label, from TurnLabel.Label: its label less the "o: " before it
 LABEL_MEANINGS = [(value, label.removeprefix(f"{value}: ")) for value, label in TurnLabel.Label.choices]
+# Blocks whose elements stay and whose figures change (Table 2's bars): morphed (idiomorph).
+MORPH = ' hx-swap-oob="morph"'
 
 
 # In a turn longer than this, annotate.js makes word spans only where the annotator works (the
@@ -63,25 +65,51 @@ def _short(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def render_turns(bench: Workbench, only: set[int] | None = None) -> SafeString:
-    """Every turn's <section>; or, with `only`, just those turns, each marked hx-swap-oob (the
-    answer to an edit replaces the turns whose rendering changed, not the whole column)."""
+def render_turns(bench: Workbench, only: set[int] | None = None, lines: dict[int, set[int]] | None = None,
+                 looks: set[int] = frozenset()) -> SafeString:
+    """Every turn's <section>; or, with `only`, just those turns, of the turns in `lines` just
+    those lines (by their first word), and the marks and WC badges of the nuggets in `looks`,
+    each marked hx-swap-oob: the answer to an edit replaces what its rendering changed, not
+    the whole column."""
     score = bench.score
     by_turn: dict[int, list[NuggetScore]] = {}
     for n in score.nuggets:
         by_turn.setdefault(n.nugget.turn_id, []).append(n)
     candidates: dict = {(c.turn_id, c.start): c for c in bench.candidates}
+    lines = lines or {}
     out: list[str] = []
     for view in score.turns:
         if only is not None and view.turn.pk not in only:
+            if view.turn.pk in lines:
+                out.extend(_render_lines(bench, view, by_turn.get(view.turn.pk, []), candidates, lines[view.turn.pk]))
             continue
         out.append(_render_turn(bench, view, by_turn.get(view.turn.pk, []), candidates, oob=only is not None))
+    out.extend(_render_looks(bench, looks))
     return mark_safe("".join(out))
+
+
+def _render_looks(bench: Workbench, looks: set[int]) -> list[str]:
+    """The marks (one per line a nugget runs over) and the WC badges of these nuggets, each out
+    of band: what a grade, a membership, a name or a link changes in the column."""
+    out: list[str] = []
+    if not looks:
+        return out
+    texts = {view.turn.pk: view.turn.text for view in bench.score.turns}
+    for n in bench.score.nuggets:
+        if n.nugget.pk not in looks:
+            continue
+        start, end = n.nugget.start_word, n.nugget.end_word
+        for line in lines_of(texts[n.nugget.turn_id]):
+            first, last = max(start, line.start), min(end, line.end)
+            if line.words and first <= last:
+                out.append(f"{_open_mark(bench, n, first, oob=True)}"
+                           f"{_runs(first, line.words[first - line.start:last - line.start + 1])}</mark>")
+        out.append(_badge(bench, n, oob=True))
+    return out
 
 
 def _render_turn(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore], candidates, oob: bool = False) -> str:
     turn = view.turn
-    token = bench.csrf_token
     system = turn.is_system
     label = bench.labels.get(turn.pk) if system else None
     current = label.label if label else ""
@@ -95,15 +123,35 @@ def _render_turn(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore], 
                     "true" if value == current else "false", f"{name}: {meaning} ({value})")
                    for value, meaning in LABEL_MEANINGS] if system else (),
     })
+    body = "".join(_render_lines(bench, view, nuggets, candidates))
+    huge = view.end_wc - view.offset > HUGE_TURN_WORDS
+    role = "system" if system else "user"
+    return (
+        f'<section class="turn turn-{role}" id="turn-{turn.pk}" data-turn="{turn.pk}" data-role="{turn.role}" '
+        f'data-offset="{view.offset}"{" data-lazy-words" if huge else ""} aria-labelledby="turn-{turn.pk}-h"'
+        f'{OOB if oob else ""}>'
+        + head
+        + f'<div class="turn-text">{body}</div></section>'
+    )
 
 
+def _render_lines(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore], candidates,
+                  only: set[int] | None = None) -> list[str]:
+    """The turn's lines (<div class="line" id="ln-<turn>-<first word>">); with `only`, just the
+    lines starting at those words, each out of band."""
+    turn = view.turn
+    token = bench.csrf_token
+    system = turn.is_system
     owner: dict[int, NuggetScore] = {}  # word index in the turn -> the nugget holding it
     for n in nuggets:
         for i in range(n.nugget.start_word, n.nugget.end_word + 1):
             owner[i] = n
     huge = view.end_wc - view.offset > HUGE_TURN_WORDS
+    swap = OOB if only is not None else ""
     body = []
     for line in lines_of(turn.text):
+        if only is not None and (line.start not in only or not line.words):
+            continue
         if not line.words:
             body.append('<div class="line empty"></div>')
             continue
@@ -135,17 +183,10 @@ def _render_turn(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore], 
                 f'{escape(candidate.known.name or candidate.known.key)}">known · {escape(grade)}</span>'
             )
         body.append(
-            f'<div class="{classes}" data-start="{line.start}" data-end="{line.end}">'
+            f'<div class="{classes}" id="ln-{turn.pk}-{line.start}" data-start="{line.start}" data-end="{line.end}"{swap}>'
             f'<div class="gutter">{gutter}</div><div class="words">{words}</div></div>'
         )
-    role = "system" if system else "user"
-    return (
-        f'<section class="turn turn-{role}" id="turn-{turn.pk}" data-turn="{turn.pk}" data-role="{turn.role}" '
-        f'data-offset="{view.offset}"{" data-lazy-words" if huge else ""} aria-labelledby="turn-{turn.pk}-h"'
-        f'{OOB if oob else ""}>'
-        + head
-        + f'<div class="turn-text">{"".join(body)}</div></section>'
-    )
+    return body
 
 
 RUN_WORDS = 500  # words of a run (annotate.js turns a run into word spans at once)
@@ -178,14 +219,15 @@ def _line_words(bench: Workbench, line: Line, owner: dict[int, NuggetScore]) -> 
             parts.append(run)
         else:
             badge = _badge(bench, held_by) if line.start + j - 1 == held_by.nugget.end_word else ""
-            parts.append(f"{_open_mark(bench, held_by)}{run}</mark>{badge}")
+            parts.append(f"{_open_mark(bench, held_by, line.start + k)}{run}</mark>{badge}")
         k = j
     return " ".join(parts)
 
 
-def _open_mark(bench: Workbench, n: NuggetScore) -> str:
-    """A nugget's <mark>: its grade's colour, duplicate, a relevant nugget missing a membership,
-    selected; the title says what it is."""
+def _open_mark(bench: Workbench, n: NuggetScore, first: int, oob: bool = False) -> str:
+    """A nugget's <mark> from word `first` of its turn (id mk-<nugget>-<first>: a nugget over
+    several lines has a mark on each): its grade's colour, duplicate, a relevant nugget
+    missing a membership, selected; the title says what it is."""
     entity = n.nugget.entity
     grade = entity.grade
     classes = "nugget " + (f"g{grade.level}" if grade is not None else "ungraded")
@@ -196,10 +238,11 @@ def _open_mark(bench: Workbench, n: NuggetScore) -> str:
     if n.nugget.pk == bench.selected_id:
         classes += " selected"
     title = f"{entity.name or entity.key} · {grade.label if grade else 'ungraded'} · WC {n.wc}"
-    return f'<mark class="{classes}" data-nugget="{n.nugget.pk}" title="{escape(title + (" · duplicate" if n.duplicate else ""))}">'
+    return (f'<mark class="{classes}" id="mk-{n.nugget.pk}-{first}" data-nugget="{n.nugget.pk}" '
+            f'title="{escape(title + (" · duplicate" if n.duplicate else ""))}"{OOB if oob else ""}>')
 
 
-def _badge(bench: Workbench, n: NuggetScore) -> str:
+def _badge(bench: Workbench, n: NuggetScore, oob: bool = False) -> str:
     """The WC badge after a nugget's last word: a link that opens it in the editor."""
     pk, entity, grade = n.nugget.pk, n.nugget.entity, n.nugget.entity.grade
     text = f"WC {n.wc}" + (f" · {escape(grade.label)}" if grade is not None else "") + (" · dup" if n.duplicate else "")
@@ -208,7 +251,7 @@ def _badge(bench: Workbench, n: NuggetScore) -> str:
     return (
         f'<a class="wc{" dup" if n.duplicate else ""}" href="{escape(bench.urls.page)}?nugget={pk}" '
         f'hx-get="{escape(bench.urls.nugget.format(pk))}" id="badge-{pk}" data-nugget="{pk}" '
-        f'aria-label="{escape(label)}"{current}>{text}</a>'
+        f'aria-label="{escape(label)}"{current}{OOB if oob else ""}>{text}</a>'
     )
 
 
@@ -220,33 +263,47 @@ def table_1_html(rows, turn_ids: list[int], *, empty: bool, oob: bool = False) -
     template loops they doubled the 300-nugget save (docs/benchmarks.md)."""
     by_turn: dict[int, list[str]] = {}
     for r in rows:
-        dup = ' <span class="badge dup">dup</span>' if r.duplicate else ""
-        warn = f' <span class="badge warn" title="no membership: {escape(r.missing)}">?</span>' if r.missing else ""
-        gain = '<span class="muted">–</span>' if r.gain is None else r.gain
-        by_turn.setdefault(r.turn_id, []).append(
-            f'<tr{DUP_ROW if r.duplicate else ""}><td>{r.turn}</td><td class="ename">{escape(r.name)}{dup}{warn}</td>'
-            f'<td class="num">{r.wc}</td><td class="num">{r.pw}</td><td class="num">{gain}</td>'
-            f'<td class="num">{r.contribution}</td></tr>'
-        )
+        by_turn.setdefault(r.turn_id, []).append(_table_1_row(r))
     swap = OOB if oob else ""
     bodies = "".join(f'<tbody id="t1-{pk}"{swap}>{"".join(by_turn.get(pk, ()))}</tbody>' for pk in turn_ids)
     bodies += f'<tbody id="t1-none"{swap}{"" if empty else " hidden"}><tr><td colspan="6" class="muted">No nuggets yet.</td></tr></tbody>'
     return mark_safe(f"<template>{bodies}</template>" if oob else bodies)
 
 
+def table_1_rows_html(rows) -> SafeString:
+    """Rows of Table 1 alone (tr id t1r-<nugget>), each out of band, in a <template>: what a
+    change of an entity changes in the table when its turns keep their nuggets."""
+    return mark_safe(f'<template>{"".join(_table_1_row(r, oob=True) for r in rows)}</template>' if rows else "")
+
+
+def _table_1_row(r, oob: bool = False) -> str:
+    dup = ' <span class="badge dup">dup</span>' if r.duplicate else ""
+    warn = f' <span class="badge warn" title="no membership: {escape(r.missing)}">?</span>' if r.missing else ""
+    gain = '<span class="muted">–</span>' if r.gain is None else r.gain
+    return (
+        f'<tr id="t1r-{r.nugget_id}"{DUP_ROW if r.duplicate else ""}{OOB if oob else ""}><td>{r.turn}</td>'
+        f'<td class="ename">{escape(r.name)}{dup}{warn}</td>'
+        f'<td class="num">{r.wc}</td><td class="num">{r.pw}</td><td class="num">{gain}</td>'
+        f'<td class="num">{r.contribution}</td></tr>'
+    )
+
+
 DUP_ROW = ' class="dup"'
 
 
-def table_2_html(turns: list[dict]) -> SafeString:
+def table_2_html(turns: list[dict], *, oob: bool = False) -> SafeString:
     """Table 2 (annotator.workspace.read_model.table_2): per system turn and attribute set, the achieved
-    distribution against the target as bars, and DistrSim."""
+    distribution against the target as bars, and DistrSim; a block per turn (`t2-<turn>`),
+    each out of band in an edit's answer."""
     out = []
+    swap = MORPH if oob else ""
     for turn in turns:
         name = turn["name"]
+        block = f'<div class="turn-score" id="t2-{turn["pk"]}"{swap}>'
         if not turn["scored"]:
-            out.append(f'<div class="turn-score"><h4>{name} <span class="muted">not scored (no relevant nugget)</span></h4></div>')
+            out.append(f'{block}<h4>{name} <span class="muted">not scored (no relevant nugget)</span></h4></div>')
             continue
-        out.append(f'<div class="turn-score"><h4>{name}</h4>')
+        out.append(f'{block}<h4>{name}</h4>')
         for spec in turn["sets"]:
             label = escape(f"{name} {spec['name']}")
             out.append(
@@ -262,4 +319,4 @@ def table_2_html(turns: list[dict]) -> SafeString:
             )
             out.append("</table></div>")
         out.append("</div>")
-    return mark_safe("".join(out) or '<p class="muted">No system turns.</p>')
+    return mark_safe("".join(out) or ("" if oob else '<p class="muted">No system turns.</p>'))

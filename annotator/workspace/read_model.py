@@ -15,7 +15,7 @@ from django.middleware.csrf import get_token
 from django.template.loader import render_to_string
 from django.urls import reverse
 
-from annotator.workspace.conversation_html import render_datalist, render_turns, table_1_html, table_2_html
+from annotator.workspace.conversation_html import render_datalist, render_turns, table_1_html, table_1_rows_html, table_2_html
 from annotator.workspace.forms import EntityDetailsForm, EntityLinkForm, EntityGradeForm, MembershipForm, NuggetSpanForm
 from annotator.rules.candidates import candidate_key, candidate_lines
 from annotator.models import Assignment, AttributeSet, Entity, Grade, Membership, TurnLabel
@@ -97,9 +97,10 @@ def urls_for(conversation_id: int) -> Urls:
 
 @dataclass(frozen=True)
 class Affected:
-    """What an edit touched, so that its answer re-renders only the turns that can look different:
-    the turns themselves, the entities (by id) whose nuggets and suggestions show them, and
-    entity keys (for an entity that may be gone, e.g. after a delete)."""
+    """What an edit touched, so that its answer re-renders only what can look different: the
+    turns whose lines it changed (whole), the entities (by id) whose nuggets and suggestions
+    show them (those lines only), and entity keys (for an entity that may be gone, e.g.
+    after a delete)."""
 
     turns: frozenset[int] = frozenset()
     entities: frozenset[int] = frozenset()
@@ -124,6 +125,12 @@ def nugget_touched(nugget) -> Affected:
     return touched([nugget.turn_id], [(nugget.entity_id, nugget.entity.key)])
 
 
+def entity_touched(nugget) -> Affected:
+    """An edit of `nugget`'s entity (grade, name, membership) changes how its nuggets and the
+    suggestions naming it look (marks, badges, Table 1 rows), not the lines of any turn."""
+    return touched(entities=[(nugget.entity_id, nugget.entity.key)])
+
+
 def affected_turns(bench: Workbench, turn_ids: set[int], entity_ids: set[int], keys: set[str]) -> set[int]:
     """The turns whose rendering an edit can change: the turns it touched, every turn with a
     nugget of an entity it touched (grade, name, membership and duplicate marks show there),
@@ -136,6 +143,18 @@ def affected_turns(bench: Workbench, turn_ids: set[int], entity_ids: set[int], k
         if (c.key is not None and c.key in keys) or (c.known is not None and c.known.pk in entity_ids):
             result.add(c.turn_id)
     return result
+
+
+def affected_looks(bench: Workbench, entity_ids: set[int], keys: set[str]) -> tuple[set[int], dict[int, set[int]]]:
+    """What a change of these entities can change in the column: the look of their nuggets
+    (grade, name, membership and duplicate marks show on the marks and WC badges), by nugget
+    id, and the suggested lines naming them ("known · grade"), turn -> first words."""
+    looks = {n.nugget.pk for n in bench.score.nuggets if n.nugget.entity_id in entity_ids}
+    lines: dict[int, set[int]] = {}
+    for c in bench.candidates:
+        if (c.key is not None and c.key in keys) or (c.known is not None and c.known.pk in entity_ids):
+            lines.setdefault(c.turn_id, set()).add(c.start)
+    return looks, lines
 
 
 
@@ -187,6 +206,7 @@ class NuggetLine:
     contribution: str
     duplicate: bool
     missing: str  # attribute sets without a membership, for a relevant nugget
+    nugget_id: int
 
 
 @dataclass(frozen=True)
@@ -201,28 +221,38 @@ def _gain(value: float) -> str:
     return f"{value:.2f}".rstrip("0").rstrip(".") if value else "0"
 
 
-def table_1(score: ConversationScore, turns: set[int] | None = None) -> list[NuggetLine]:
+def table_1(score: ConversationScore, turns: set[int] | None = None, nuggets: set[int] = frozenset()) -> list[NuggetLine]:
     """Table 1 of the paper, one row per nugget: turn, entity, WC, pw, g, pw*g (duplicates
-    marked); with `turns`, only the nuggets of those turns."""
+    marked); with `turns`, only the nuggets of those turns and those in `nuggets`."""
     names = {t.turn.pk: f"{t.turn.role}{t.turn.number}" for t in score.turns}
     rows = []
     for n in score.nuggets:
-        if turns is not None and n.nugget.turn_id not in turns:
+        if turns is not None and n.nugget.turn_id not in turns and n.nugget.pk not in nuggets:
             continue
         entity = n.nugget.entity
         name = entity.name or entity.key
         rows.append(NuggetLine(
             n.nugget.turn_id, names[n.nugget.turn_id], name if len(name) <= 40 else name[:39] + "…", n.wc, f"{n.pw:.4f}",
             _gain(n.gain) if entity.grade_id is not None else None, f"{n.contribution:.4f}", n.duplicate,
-            ", ".join(n.missing),
+            ", ".join(n.missing), n.nugget.pk,
         ))
     return rows
 
 
-def table_2(score: ConversationScore) -> list[dict]:
-    """Table 2 of the paper: per system turn and attribute set, achieved vs target, DistrSim."""
-    turns = []
-    for view in score.system_turns:
+def table_2(score: ConversationScore, turns: set[int] | None = None) -> list[dict]:
+    """Table 2 of the paper: per system turn and attribute set, achieved vs target, DistrSim;
+    with `turns`, only the system turns whose block an edit of those turns can change: the
+    turns themselves and, under the cumulative method (a turn's distribution pools every
+    relevant nugget up to it), every system turn after the first of them."""
+    views = score.system_turns
+    if turns is not None:
+        if score.settings.method == "cumulative":
+            first = next((k for k, view in enumerate(views) if view.turn.pk in turns), len(views))
+            views = views[first:]
+        else:
+            views = [view for view in views if view.turn.pk in turns]
+    blocks = []
+    for view in views:
         sets = []
         for spec in score.attribute_sets if view.scored else ():
             sim = view.distr_sim.get(spec.name)
@@ -231,26 +261,36 @@ def table_2(score: ConversationScore) -> list[dict]:
                 for group, a, q in zip(spec.groups, view.achieved.get(spec.name, []), spec.target)
             ]
             sets.append({"name": spec.name, "sim": f"{sim:.4f}" if sim is not None else "–", "bars": bars})
-        turns.append({"name": f"S{view.turn.number}", "scored": view.scored, "sets": sets})
-    return turns
+        blocks.append({"pk": view.turn.pk, "name": f"S{view.turn.number}", "scored": view.scored, "sets": sets})
+    return blocks
 
 
-def score_panel_context(score: ConversationScore, turns: set[int] | None = None) -> dict:
+def score_panel_context(score: ConversationScore, turns: set[int] | None = None, looks: set[int] = frozenset()) -> dict:
     """What the partial score-panel shows: the scores, Table 1 and Table 2 (no queries).
 
     With `turns` (an edit's answer, partial score-changes), Table 1 holds only those turns'
-    rows, each turn's <tbody> out of band. An edit passes the turns whose column it re-renders
-    (annotator.workspace.conversation_html.affected_turns): a row's pw follows from its WC alone, and
-    its grade, duplicate mark, pw*g and missing memberships from its entity, so the rows of the
-    other turns cannot have changed. Table 2 is sent whole: under the cumulative method a
-    turn's distribution depends on every turn before it.
+    rows, each turn's <tbody> out of band, and the rows of the nuggets in `looks` (whose
+    entity changed), each row out of band. An edit passes what it re-renders in the column
+    (_turns_to_render): a row's pw follows from its WC alone, and its grade, duplicate mark,
+    pw*g and missing memberships from its entity, so no other row can have changed. Table 2
+    likewise holds the blocks of the system turns those can change (table_2), each out of
+    band: the browser swaps what changed, not the whole table (docs/benchmarks.md).
     """
     ids = [t.turn.pk for t in score.turns]
+    if turns is None:
+        return {
+            "score": score,
+            "table_1_html": table_1_html(table_1(score), ids, empty=not score.nuggets),
+            "table_2_html": table_2_html(table_2(score)),
+        }
+    rows = table_1(score, turns, looks)
+    look_turns = {r.turn_id for r in rows if r.turn_id not in turns}
     return {
         "score": score,
-        "table_1_html": table_1_html(table_1(score, turns), ids if turns is None else [i for i in ids if i in turns],
-                                     empty=not score.nuggets, oob=turns is not None),
-        "table_2_html": table_2_html(table_2(score)),
+        "table_1_html": table_1_html([r for r in rows if r.turn_id in turns], [i for i in ids if i in turns],
+                                     empty=not score.nuggets, oob=True)
+        + table_1_rows_html([r for r in rows if r.turn_id not in turns]),
+        "table_2_html": table_2_html(table_2(score, turns | look_turns), oob=True),
     }
 
 
@@ -292,7 +332,7 @@ def workbench_context(
     )
     bench.candidates = find_candidates(score, score.nuggets, dismissed, topic.pk, user.pk)
     system_turns = [t for t in score.turns if t.turn.is_system]
-    rendered = _turns_to_render(bench, only)
+    rendered, lines, looks = _turns_to_render(bench, only)
     context = {
         "assignment": assignment,
         "conversation": conversation,
@@ -303,7 +343,7 @@ def workbench_context(
             {"set": a, "groups": [(g, round(100 * t, 1)) for g, t in zip(a.groups, a.target)]} for a in attribute_sets
         ],
         "score": score,
-        "turns_html": render_turns(bench, rendered),
+        "turns_html": render_turns(bench, rendered, lines, looks),
         "candidates": bench.candidates,
         "grades": grades,
         "selected": selected,
@@ -314,18 +354,23 @@ def workbench_context(
         "total_words": score.turns[-1].end_wc if score.turns else 0,
     }
     if with_panel:
-        context.update(score_panel_context(score, rendered), with_panel=True)
+        context.update(score_panel_context(score, rendered, looks), with_panel=True)
     if selected is not None:
         context.update(_editor_context(selected, score, attribute_sets, grades, bound))
     return context
 
 
-def _turns_to_render(bench: Workbench, only: Affected | None) -> set[int] | None:
-    """None: every turn. Else the turns `only` names and those its entities show in; the
-    selection marks of the other turns are brought up to date by annotate.js (syncSelection)."""
+def _turns_to_render(bench: Workbench, only: Affected | None) -> tuple[set[int] | None, dict[int, set[int]], set[int]]:
+    """(None, {}, set()): every turn. Else the turns `only` names, whole; of the other turns,
+    the suggested lines naming its entities (turn -> first words) and the marks and badges
+    of its entities' nuggets (nugget ids). The selection marks of the rest are brought up to
+    date by annotate.js (syncSelection)."""
     if only is None:
-        return None
-    return affected_turns(bench, set(only.turns), set(only.entities), set(only.keys))
+        return None, {}, set()
+    whole = set(only.turns)
+    looks, lines = affected_looks(bench, set(only.entities), set(only.keys))
+    looks = {n.nugget.pk for n in bench.score.nuggets if n.nugget.pk in looks and n.nugget.turn_id not in whole}
+    return whole, {turn: starts for turn, starts in lines.items() if turn not in whole}, looks
 
 
 def _editor_context(selected: NuggetScore, score: ConversationScore, attribute_sets, grades, bound) -> dict:

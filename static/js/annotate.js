@@ -4,7 +4,7 @@
  * server's runs of text (expand); one of them has tabindex 0 (roving focus). A mouse drag, a click + shift-click, or Shift+arrows then Enter
  * mark a nugget: a POST through htmx.ajax to the create URL. Shortcut keys press the page's
  * own buttons (grades, labels, accept/dismiss, undo), so the server stays the only judge.
- * Keys pressed while a save is in flight are queued and replayed in order.
+ * Keys go through one queue, in the order typed: see "one queue of keys" below.
  */
 (function () {
   "use strict";
@@ -13,8 +13,9 @@
 
   var anchor = null; // {turn, i}: where a selection starts
   var current = null; // {turn, i}: the focused word
-  var inFlight = 0;
-  var queued = [];
+  var inFlight = 0; // edits sent whose answers are not on the page yet
+  var queued = []; // keys typed while something was waiting, oldest first
+  var drainAt = 0; // a drain is scheduled (setTimeout id)
   var restore = null;
 
   function $(sel, root) { return (root || document).querySelector(sel); }
@@ -49,14 +50,38 @@
     if (prev) { var p = $$(".lazy", prev); expand(p[p.length - 1]); }
     if (next) expand($(".lazy", next));
   }
-  function expandRuns() {
-    $$("#turns .turn:not([data-lazy-words]) .lazy").forEach(expand);
-    // a huge turn: its nuggets and suggested lines now, the runs beside them when reached
-    $$("#turns .turn[data-lazy-words] mark .lazy, #turns .turn[data-lazy-words] .candidate .lazy").forEach(expand);
+  function expandIn(root) {
+    $$(".lazy", root).forEach(function (l) {
+      // a huge turn: its nuggets and suggested lines now, the runs beside them when reached
+      var t = l.closest(".turn");
+      if (t && (!t.hasAttribute("data-lazy-words") || l.closest("mark, .candidate"))) expand(l);
+    });
   }
-  expandRuns();
-  document.body.addEventListener("htmx:oobAfterSwap", expandRuns);
-  document.body.addEventListener("htmx:afterSwap", expandRuns);
+  // The page's runs become word spans in the task after DOMContentLoaded, once htmx has made
+  // the controls live: htmx then walks 4,000 elements, not 7,000 (a 300-nugget page), and the
+  // page is interactive sooner. A key or the pointer needing words before then makes them at
+  // once (wordsReady).
+  var expanded = false;
+  function expandRuns() {
+    if (expanded) return;
+    expanded = true;
+    var t = document.getElementById("turns");
+    if (t) expandIn(t);
+    ensureRoving();
+    if (window.performance && performance.mark) performance.mark("gfrc:words");
+  }
+  function wordsReady() { expandRuns(); }
+  if (document.readyState === "complete") expandRuns();
+  else { // a deferred script runs before DOMContentLoaded ("interactive"); load is the backstop
+    document.addEventListener("DOMContentLoaded", function () { setTimeout(expandRuns, 0); });
+    window.addEventListener("load", expandRuns);
+  }
+  // htmx:load comes once per element an answer put on the page (a turn, a line, the editor, a
+  // row of Table 1): only those are looked at, so the work follows the edit, not the page.
+  document.body.addEventListener("htmx:load", function (evt) {
+    var el = evt.target;
+    if (el !== document.body && el.querySelectorAll && expanded) expandIn(el); // the page itself: expandRuns
+  });
   document.addEventListener("mouseover", function (e) {
     var l = e.target.closest && e.target.closest("#turns .lazy");
     if (l) expand(l);
@@ -127,6 +152,7 @@
   // -- mouse ------------------------------------------------------------------------------
   document.addEventListener("mouseup", function (e) {
     if (e.button !== 0) return;
+    wordsReady();
     var words = e.target.closest && e.target.closest("#turns .words");
     if (!words || e.target.closest("a, button, form")) return;
     var sel = window.getSelection();
@@ -292,8 +318,6 @@
 
   var HANDLED = /^(Arrow(Left|Right|Up|Down)|Home|End|Enter|Escape|Delete|Backspace|[ljkadnp0-9oxmu#?-])$/;
 
-  var settling = false; // an answer is being swapped in: keys wait until focus is back
-
   function dispatch(e) {
     // returns true when the key was ours
     var el = document.activeElement;
@@ -308,15 +332,39 @@
     return handle(e);
   }
 
+  // -- one queue of keys ------------------------------------------------------------------
+  // A key acts at once only when nothing is waiting: no edit in flight, its answer swapped in,
+  // no key typed before it still queued. Otherwise it joins the queue, drained oldest first;
+  // a key that sends an edit stops the drain until that edit's answer is on the page, so each
+  // key acts on the page the keys before it made, as if typed slowly.
+  function waiting() { return inFlight > 0 || queued.length > 0 || drainAt !== 0; }
+  function showBusy() { ws.setAttribute("aria-busy", waiting() ? "true" : "false"); }
+
   document.addEventListener("keydown", function (e) {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     var el = document.activeElement;
     var ours = e.key === "Escape" || (!typing(el) && HANDLED.test(e.key) &&
       !(e.key === "Enter" && !(el && el.classList && el.classList.contains("w"))));
     if (!ours) return;
-    if (inFlight > 0 || settling) { queued.push({ key: e.key, shiftKey: e.shiftKey }); e.preventDefault(); return; }
-    if (dispatch(e)) e.preventDefault();
+    wordsReady();
+    if (waiting()) queued.push({ key: e.key, shiftKey: e.shiftKey });
+    else dispatch(e);
+    e.preventDefault();
+    showBusy();
   });
+
+  function drainSoon() {
+    // after htmx has finished with the request (its lock on the element that sent it is
+    // released only after htmx:afterRequest): the next key may press that element again
+    if (!drainAt) drainAt = setTimeout(drain, 0);
+    showBusy();
+  }
+
+  function drain() {
+    drainAt = 0;
+    while (inFlight === 0 && queued.length) dispatch(queued.shift());
+    showBusy();
+  }
 
   // one word is always reachable with Tab (roving tabindex)
   function ensureRoving() {
@@ -332,57 +380,61 @@
     }
   });
 
-  // -- htmx: keep focus and replay queued keys -------------------------------------------
-  // only saves (they answer with the conversation column) hold the key queue; the score
-  // panel and the live vector check do not
+  // -- htmx: keep focus and drain the key queue ------------------------------------------
+  // Answers settle at once (htmx-config defaultSettleDelay 0 in the page): the new controls
+  // are htmx controls in the same task that shows them, and htmx:afterRequest comes after the
+  // swap. Only edits (they answer for the conversation column) hold the key queue; the score
+  // panel and the live vector check do not.
   function isEdit(evt) { var t = evt.detail && evt.detail.target; return !!(t && t.id === "turns"); }
 
-  document.body.addEventListener("htmx:beforeRequest", function (evt) { if (isEdit(evt)) inFlight++; });
-  document.body.addEventListener("htmx:afterRequest", function (evt) {
-    if (isEdit(evt)) inFlight = Math.max(0, inFlight - 1);
-    if (evt.detail.failed && !evt.detail.xhr.status) {
-      flash("Could not reach the server: nothing was saved. Try again.");
-      queued = [];
-    }
+  document.body.addEventListener("htmx:beforeRequest", function (evt) {
+    if (isEdit(evt)) { inFlight++; showBusy(); }
   });
   document.body.addEventListener("htmx:beforeSwap", function (evt) {
-    if (!evt.detail.target || evt.detail.target.id !== "turns" || !evt.detail.shouldSwap) return;
-    settling = true;
+    if (!isEdit(evt) || !evt.detail.shouldSwap) return;
     var a = document.activeElement;
     restore = {
       active: a,
       id: a && a.id,
-      candidate: !!(a && a.hasAttribute && a.hasAttribute("data-accept") || a && a.hasAttribute && a.hasAttribute("data-dismiss")),
+      candidate: !!(a && a.hasAttribute && (a.hasAttribute("data-accept") || a.hasAttribute("data-dismiss"))),
       pos: here(),
       word: !!(a && a.classList && a.classList.contains("w"))
     };
   });
-  document.body.addEventListener("htmx:afterSettle", function (evt) {
-    settling = false; // the column, the editor and the counts settle together
-    syncSelection();
-    if (restore) {
-      var r = restore;
-      restore = null;
-      var now = document.activeElement;
-      // the user moved on (e.g. Esc back to the text) before the answer settled: leave focus be
-      if (now && now !== document.body && now !== r.active && document.body.contains(now)) { ensureRoving(); setTimeout(drain, 0); return; }
-      var el = r.id && document.getElementById(r.id);
-      if (el) el.focus({ preventScroll: true });
-      else if (r.candidate) {
-        var c = candidateFrom(1, true);
-        if (c) $("[data-accept]", c).focus({ preventScroll: false });
-        else focusWord(wordAt(r.pos) || allWords()[0], false, true);
-      } else if (r.word || r.pos) {
-        var w = wordAt(current) || wordAt(r.pos);
-        if (w && (r.word || !document.activeElement || document.activeElement === document.body)) focusWord(w, false, true);
-      }
-      paint();
+  document.body.addEventListener("htmx:afterRequest", function (evt) {
+    if (!isEdit(evt)) return;
+    inFlight = Math.max(0, inFlight - 1);
+    if (evt.detail.failed && !evt.detail.xhr.status) {
+      flash("Could not reach the server: nothing was saved. Try again.");
+      queued = [];
     }
-    ensureRoving();
-    setTimeout(drain, 0);
+    afterAnswer();
+    drainSoon();
   });
 
-  function drain() {
-    while (inFlight === 0 && !settling && queued.length) dispatch(queued.shift());
+  // once per answer, after all of it is on the page
+  function afterAnswer() {
+    syncSelection();
+    var r = restore;
+    restore = null;
+    if (r) {
+      var now = document.activeElement;
+      // the user moved on (e.g. Esc back to the text) before the answer came: leave focus be
+      if (!(now && now !== document.body && now !== r.active && document.body.contains(now))) {
+        var el = r.id && document.getElementById(r.id);
+        if (el) el.focus({ preventScroll: true });
+        else if (r.candidate) {
+          var c = candidateFrom(1, true);
+          if (c) $("[data-accept]", c).focus({ preventScroll: false });
+          else focusWord(wordAt(r.pos) || allWords()[0], false, true);
+        } else if (r.word || r.pos) {
+          var w = wordAt(current) || wordAt(r.pos);
+          if (w && (r.word || !document.activeElement || document.activeElement === document.body)) focusWord(w, false, true);
+        }
+        paint();
+      }
+    }
+    ensureRoving();
   }
+
 })();

@@ -84,9 +84,9 @@ def line_span(conversation, position: int, needle: str) -> tuple[int, int, int]:
 
 def changed(response) -> bool:
     """The answer says judgments changed and carries the refreshed score out of band: the
-    whole panel, or its figures, Table 2 and the changed turns' Table 1 rows (the one request
+    whole panel, or its figures and the changed turns' Table 1 rows and Table 2 blocks (the one request
     an edit is: no second request for the panel, and no event for one: HX-Trigger is not sent)."""
     html = response.content.decode()
     whole = '<section id="score-panel" class="card score-panel" aria-labelledby="score-h" hx-swap-oob="true">' in html
-    parts = all(f'<div id="{part}" hx-swap-oob="true">' in html for part in ("score-figures", "table-2"))
+    parts = '<div id="score-figures" hx-swap-oob="morph">' in html
     return "HX-Trigger" not in response and (whole or (parts and '<template><tbody id="t1-' in html))

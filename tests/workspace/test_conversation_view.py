@@ -146,7 +146,7 @@ def test_a_turn_of_200000_words_is_sent_as_runs_of_text_marked_for_lazy_word_spa
     assert response.status_code == 200 and len(html) < 4_000_000  # with a span per word: over 20 MB
     # the huge turn tells annotate.js to make word spans only where they are needed
     assert html.count("data-lazy-words") == 1
-    assert '<mark class="nugget g2 incomplete" data-nugget' in html and '<span class="lazy" data-i="100001">w100001 w100002 w100003</span></mark>' in html
+    assert '<mark class="nugget g2 incomplete" id="mk-' in html and '<span class="lazy" data-i="100001">w100001 w100002 w100003</span></mark>' in html
     assert position_of("w100001", html) == 100_005  # U1 has 3 words
     assert "WC 100007 · L2" in html
     assert '<span class="lazy" data-i="1000">&lt;script&gt;alert(1)&lt;/script&gt; w1001 w1002' in html

@@ -67,9 +67,10 @@ def test_an_annotator_cannot_relink_another_annotators_nugget(client, paper):
                        {"entity": "x", "version": nugget.version}).status_code == 404
 
 
-def test_linking_re_renders_the_turns_of_both_entities_and_no_others(client, paper):
-    """The answer carries only the turns whose rendering can change (out of band), not the
-    whole column: here S2's nugget becomes a second mention of S1's Back to the Future."""
+def test_linking_re_renders_the_nuggets_turn_and_the_marks_of_both_entities_and_no_others(client, paper):
+    """The answer carries only what can look different (out of band), not the whole column:
+    here S2's nugget becomes a second mention of S1's Back to the Future: S2 whole, and of S1
+    the mark and badge of Back to the Future."""
     conversation, annotator, _ = paper
     nuggets = _nuggets(conversation)
     first = nuggets[0]
@@ -80,8 +81,9 @@ def test_linking_re_renders_the_turns_of_both_entities_and_no_others(client, pap
     assert response.status_code == 200 and response["HX-Reswap"] == "none"
     html = response.content.decode()
     s1, s2 = first.turn, in_s2.turn
-    assert f'id="turn-{s1.pk}"' in html and f'id="turn-{s2.pk}"' in html
-    assert html.count('<section class="turn') == 2 and html.count('hx-swap-oob="true"') >= 5  # + holder, editor, progress
+    assert f'id="turn-{s1.pk}"' not in html and f'id="turn-{s2.pk}"' in html
+    assert f'id="mk-{first.pk}-{first.start_word}"' in html and f'id="badge-{first.pk}"' in html
+    assert html.count('<section class="turn') == 1 and html.count('hx-swap-oob="true"') >= 7  # + holder, editor, progress
     u1 = conversation.turns.get(position=1)
     assert f'id="turn-{u1.pk}"' not in html and 'id="turns"' not in html
     assert "· dup" in html
@@ -102,8 +104,13 @@ def test_linking_answers_with_the_table_1_rows_of_those_turns_as_the_page_then_s
                            {"entity": "back to the future (1985)", "version": in_s2.version}, headers=HTMX)
     html = response.content.decode()
     sent = _table_1_bodies(html)
-    assert set(sent) == {str(s1.pk), str(s2.pk)}  # the rows of other turns cannot have changed
-    assert f'<template><tbody id="t1-{s1.pk}" hx-swap-oob="true">' in html  # a lone <tbody> needs a <template>
-    page = _table_1_bodies(client.get(reverse("conversation", args=[conversation.pk])).content.decode())
-    assert all(sent[turn] == page[turn] for turn in sent)
+    assert set(sent) == {str(s2.pk)}  # the turn whose nugget was relinked, whole
+    assert f'<template><tbody id="t1-{s2.pk}" hx-swap-oob="true">' in html  # a lone <tbody> needs a <template>
+    # of S1, the row of the entity S2's nugget now names: no other row can have changed
+    rows = re.findall(r'<tr id="t1r-(\d+)"[^>]*hx-swap-oob="true">(.*?)</tr>', html, re.S)
+    assert [pk for pk, _ in rows] == [str(nuggets[0].pk)]
+    page_html = client.get(reverse("conversation", args=[conversation.pk])).content.decode()
+    page = _table_1_bodies(page_html)
+    assert sent[str(s2.pk)] == page[str(s2.pk)]
+    assert f'<tr id="t1r-{nuggets[0].pk}">{rows[0][1]}</tr>' in page[str(s1.pk)]
     assert '<td class="ename">Back to the Future (1985) <span class="badge dup">dup</span>' in sent[str(s2.pk)]

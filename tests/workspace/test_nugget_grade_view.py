@@ -1,5 +1,7 @@
 """Grading the nugget's entity with the campaign's grades (buttons and keys 0/1/2)."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -54,7 +56,7 @@ def test_an_annotator_cannot_grade_another_annotators_entity(client, paper):
                        {"grade": 0, "version": nugget.entity.version}).status_code == 404
 
 
-def test_grading_answers_with_only_the_turns_that_mention_the_entity(client, paper):
+def test_grading_answers_with_only_the_marks_and_badges_of_the_entitys_nuggets(client, paper):
     conversation, annotator, _ = paper
     nugget = Nugget.objects.select_related("entity", "turn").order_by("turn__position", "start_word").first()
     s2 = conversation.turns.get(position=4)
@@ -64,8 +66,14 @@ def test_grading_answers_with_only_the_turns_that_mention_the_entity(client, pap
     assert response.status_code == 200 and changed(response)
     assert response["HX-Reswap"] == "none"  # everything in the answer is out of band
     html = response.content.decode()
-    assert f'id="turn-{nugget.turn_id}"' in html and f'id="turn-{s2.pk}"' not in html
-    assert html.count('<section class="turn') == 1
+    # a grade changes the look of the entity's nuggets, not their lines or turns
+    assert '<section class="turn' not in html and '<div class="line' not in html and f'id="t1-{s2.pk}"' not in html
+    mark = f'<mark class="nugget g1 selected" id="mk-{nugget.pk}-{nugget.start_word}" data-nugget="{nugget.pk}"'
+    assert html.count("<mark ") == 1 and mark in html and 'hx-swap-oob="true">' in html.split(mark)[1][:200]
+    badge = re.search(rf'<a class="wc" [^>]*id="badge-{nugget.pk}"[^>]*hx-swap-oob="true">([^<]*)</a>', html)
+    assert badge and badge.group(1) == "WC 35 · L1"
+    page = client.get(reverse("conversation", args=[conversation.pk])).content.decode()
+    assert "WC 35 · L1</a>" in page
     assert 'id="editor"' in html and 'id="ws-progress"' in html
     assert f'<div id="selected-holder" hidden data-selected="{nugget.pk}" hx-swap-oob="true">' in html
 
@@ -78,3 +86,38 @@ def test_a_refused_grade_answers_with_the_editor_and_no_turns(client, paper):
                            {"grade": 7, "version": nugget.entity.version}, headers=HTMX)
     html = response.content.decode()
     assert response.status_code == 422 and '<section class="turn' not in html and 'id="editor"' in html
+
+
+def test_grading_answers_with_the_table_2_blocks_of_those_turns_as_the_page_then_shows_them(client, paper):
+    import re
+
+    conversation, annotator, _ = paper
+    nugget = Nugget.objects.select_related("entity").order_by("turn__position", "start_word").first()
+    s2 = conversation.turns.get(position=4)
+    client.force_login(annotator)
+    html = client.post(reverse("nugget-grade", args=[conversation.pk, nugget.pk]),
+                       {"grade": 1, "version": nugget.entity.version}, headers=HTMX).content.decode()
+    assert 'id="table-2"' not in html  # not the whole table: the blocks of the graded turns
+    assert f'<div class="turn-score" id="t2-{nugget.turn_id}" hx-swap-oob="morph">' in html
+    assert f'id="t2-{s2.pk}"' not in html  # the independent method: S2's distribution is its own
+    block = re.search(rf'<div class="turn-score" id="t2-{nugget.turn_id}" hx-swap-oob="morph">(.*?)</table></div></div>',
+                      html, re.S).group(1)
+    page = client.get(reverse("conversation", args=[conversation.pk])).content.decode()
+    assert f'<div class="turn-score" id="t2-{nugget.turn_id}">{block}</table></div></div>' in page
+
+
+def test_under_the_cumulative_method_grading_answers_with_the_table_2_blocks_from_that_turn_on(client, paper):
+    conversation, annotator, _ = paper
+    campaign = conversation.topic.campaign
+    campaign.method = "cumulative"
+    campaign.save()
+    s1, s2 = conversation.turns.get(position=2), conversation.turns.get(position=4)
+    later = Nugget.objects.select_related("entity").filter(turn=s2).first()
+    first = Nugget.objects.select_related("entity").filter(turn=s1).first()
+    client.force_login(annotator)
+    html = client.post(reverse("nugget-grade", args=[conversation.pk, first.pk]),
+                       {"grade": 1, "version": first.entity.version}, headers=HTMX).content.decode()
+    assert f'id="t2-{s1.pk}"' in html and f'id="t2-{s2.pk}"' in html  # S2 pools S1's nuggets
+    html = client.post(reverse("nugget-grade", args=[conversation.pk, later.pk]),
+                       {"grade": 1, "version": later.entity.version}, headers=HTMX).content.decode()
+    assert f'id="t2-{s2.pk}"' in html and f'id="t2-{s1.pk}"' not in html

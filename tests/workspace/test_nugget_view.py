@@ -15,13 +15,16 @@ def _first(conversation):
     return Nugget.objects.filter(turn__conversation=conversation).order_by("turn__position", "start_word").first()
 
 
-def test_selecting_a_nugget_returns_the_editor_for_it(client, paper):
+def test_selecting_a_nugget_returns_the_editor_for_it_and_no_turn(client, paper):
     conversation, annotator, _ = paper
     nugget = _first(conversation)
     client.force_login(annotator)
     response = client.get(reverse("nugget", args=[conversation.pk, nugget.pk]), headers=HTMX)
     html = response.content.decode()
     assert response.status_code == 200 and "Nugget in S1 · WC 35" in html and "HX-Trigger" not in response
+    # nothing in the column changes: annotate.js marks the selection
+    assert response["HX-Reswap"] == "none" and '<section class="turn' not in html
+    assert f'<div id="selected-holder" hidden data-selected="{nugget.pk}" hx-swap-oob="true">' in html
     plain = client.get(reverse("nugget", args=[conversation.pk, nugget.pk]))
     assert plain["Location"].endswith(f"?nugget={nugget.pk}#editor")
 

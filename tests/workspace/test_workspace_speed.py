@@ -22,7 +22,7 @@ pytestmark = pytest.mark.django_db
 #   12 nuggets with entity and grade (one values_list: rows, not model instances), 13 memberships,
 #   14 turn labels, 15 grades, 16 the selected entity's memberships (the entities that suggestions
 #   name are read only when there are suggestions: none here, every line is marked). The answer
-#   carries only the turns that mention the entity and the score panel (out of band).
+#   carries only the marks and badges of the entity's nuggets and the score changes (out of band).
 SAVE_QUERIES = 16
 # The score panel: 1 session, 2 user, 3 assignment, 4 attribute sets, 5 turns,
 #   6 nuggets with entity and grade, 7 memberships.
@@ -45,7 +45,10 @@ def test_a_save_and_the_panel_refresh_take_the_same_queries_for_3_nuggets_as_for
             {"grade": 1, "version": nugget.entity.version},
             headers={"HX-Request": "true"},
         )
-    # the answer does not grow with the conversation: one turn (the entity's), not every turn
-    assert response.content.decode().count('<section class="turn') == 1
+    # the answer does not grow with the conversation: the entity's nugget's mark and badge, its
+    # row of Table 1, no turn, no line
+    html = response.content.decode()
+    assert html.count('<section class="turn') == 0 and html.count('<div class="line') == 0
+    assert html.count('<mark ') == 1 and html.count('<a class="wc') == 1 and html.count("<tr ") == 1
     with django_assert_num_queries(PANEL_QUERIES):
         client.get(reverse("score-panel", args=[conversation.pk]), headers={"HX-Request": "true"})

@@ -39,6 +39,7 @@ from annotator.workspace.read_model import (
     NOTHING,
     Affected,
     dismiss_in_session,
+    entity_touched,
     nugget_touched,
     touched,
     workbench_context,
@@ -187,7 +188,8 @@ def nugget(request: HttpRequest, conversation_id: int, nugget_id: int) -> HttpRe
         if not request.htmx:
             url = reverse("conversation", kwargs={"conversation_id": conversation_id})
             return redirect(f"{url}?nugget={nugget.pk}#editor")
-        return respond(request, assignment, selected_id=nugget.pk, only=touched([nugget.turn_id]))
+        # nothing in the column changes: annotate.js marks the selection (syncSelection)
+        return respond(request, assignment, selected_id=nugget.pk, only=NOTHING)
     form = NuggetSpanForm(request.POST, nugget=nugget, offset=words_before(_turns_of(assignment).values(), nugget.turn))
 
     def change(data) -> Done:
@@ -254,7 +256,7 @@ def grade(request: HttpRequest, conversation_id: int, nugget_id: int) -> HttpRes
     def change(data) -> Done:
         edits.update_entity(_entity_of(nugget, assignment), actor=request.user, expected_version=data["version"],
                                   conversation=assignment.conversation, grade=data["grade"])
-        return Done(nugget_touched(nugget), nugget.pk)
+        return Done(entity_touched(nugget), nugget.pk)
 
     return _edit(request, assignment, form, change, selected_id=nugget.pk, bound={"grade": form})
 
@@ -270,7 +272,7 @@ def entity_details(request: HttpRequest, conversation_id: int, nugget_id: int) -
     def change(data) -> Done:
         edits.update_entity(_entity_of(nugget, assignment), actor=request.user, expected_version=data["version"],
                                   conversation=assignment.conversation, name=data["name"], comment=data["comment"])
-        return Done(nugget_touched(nugget), nugget.pk, "Entity saved.")
+        return Done(entity_touched(nugget), nugget.pk, "Entity saved.")
 
     return _edit(request, assignment, form, change, selected_id=nugget.pk, bound={"details": form})
 
@@ -288,7 +290,7 @@ def membership(request: HttpRequest, conversation_id: int, nugget_id: int, attri
         edits.set_membership(_entity_of(nugget, assignment), attribute_set, actor=request.user,
                                    expected_version=data["version"], vector=data["result"],
                                    evidence=data["evidence"], conversation=assignment.conversation)
-        return Done(nugget_touched(nugget), nugget.pk)
+        return Done(entity_touched(nugget), nugget.pk)
 
     return _edit(request, assignment, form, change, selected_id=nugget.pk, bound={("membership", attribute_set.pk): form})
 
