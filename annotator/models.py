@@ -497,8 +497,14 @@ class AnnotatorProfile(models.Model):
         "automatic judge", default=False, help_text="An LLM or a pipeline, not a person."
     )
     description = models.TextField(blank=True, help_text="Model, version, prompt: what produced its judgments.")
+    is_adjudicated_gold = models.BooleanField(
+        "adjudicated gold", default=False,
+        help_text="The account whose judgments are the organisers' adjudicated gold (no login).",
+    )
 
     def __str__(self) -> str:
+        if self.is_adjudicated_gold:
+            return f"{self.user} (adjudicated gold)"
         return f"{self.user} ({'automatic judge' if self.is_automatic else 'human'})"
 
     @staticmethod
@@ -526,6 +532,29 @@ class AnnotatorProfile(models.Model):
 def is_automatic_judge(user) -> bool:
     profile = getattr(user, "annotator_profile", None) if getattr(user, "pk", None) else None
     return bool(profile and profile.is_automatic)
+
+
+class AdjudicationDecision(models.Model):
+    """An organiser settling one disagreement of a conversation: the adjudicated gold took one
+    annotator's value (`taken_from`) or a value the organiser wrote (`taken_from` empty).
+
+    The change itself is in the history as the gold account's AnnotationEvents after
+    `after_event`; undoing the decision undoes those events and deletes this row."""
+
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="decisions")
+    unit = models.CharField(max_length=1200, help_text="What was settled: span:S1:<entity key>:0, grade:<key>, ...")
+    description = models.CharField(max_length=1200)
+    taken_from = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                                   related_name="+", help_text="Whose value the gold took; empty: written by the organiser")
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    at = models.DateTimeField(auto_now_add=True)
+    after_event = models.BigIntegerField(help_text="The last history event before the decision")
+
+    class Meta:
+        ordering = ["conversation", "-id"]
+
+    def __str__(self) -> str:
+        return self.description
 
 
 class ImportJob(models.Model):

@@ -453,6 +453,58 @@ class GoldForm(forms.Form):
         field.label_from_instance = lambda u: u.get_username()
 
 
+class DecisionForm(forms.Form):
+    """One adjudication decision: which disagreement, and whether the gold takes the left
+    annotator's value, the right one's, or a value the organiser writes (a grade label, a
+    membership vector with fractions, a turn label o/x/-; empty clears it)."""
+
+    unit = forms.CharField(max_length=1300, widget=forms.HiddenInput)
+    version = forms.IntegerField(min_value=0, widget=forms.HiddenInput)  # of the gold the page showed
+    take = forms.ChoiceField(choices=[("left", "left"), ("right", "right"), ("written", "written")])
+    value = forms.CharField(required=False, max_length=1000, strip=True)
+
+    def __init__(self, *args, adjudicated, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.adjudicated = adjudicated
+
+    def clean(self):
+        data = super().clean()
+        unit, take = data.get("unit"), data.get("take")
+        if unit is None or take is None:
+            return data
+        disagreement = self.adjudicated.find(unit) if self.adjudicated else None
+        if disagreement is None:
+            raise forms.ValidationError("The annotators no longer disagree there (their judgments changed): nothing was decided.")
+        data["disagreement"] = disagreement
+        data["taker"] = {"left": self.adjudicated.left, "right": self.adjudicated.right}.get(take)
+        data["written"] = None
+        if take != "written":
+            return data
+        if not disagreement.writable:
+            raise forms.ValidationError("A span is settled by taking one annotator's.")
+        value = data.get("value", "")
+        if disagreement.kind == "grade":
+            grades = {g.label.casefold(): g for g in self.adjudicated.grades.values()}
+            if value and value.casefold() not in grades:
+                self.add_error("value", f"{value!r} is not a grade of this campaign ({', '.join(g.label for g in self.adjudicated.grades.values())}).")
+            data["written"] = grades.get(value.casefold()) if value else None
+        elif disagreement.kind == "membership":
+            attribute_set = next(a for a in self.adjudicated.attribute_sets if a.name == disagreement.parts[1])
+            if value:
+                try:
+                    vector = parse_vector(value)
+                    check_distribution(vector, length=attribute_set.size)
+                except VectorError as error:
+                    self.add_error("value", f"The {attribute_set.name} vector {error}.")
+                else:
+                    data["written"] = list(vector)
+        else:
+            if value and value not in ("o", "x", "-"):
+                self.add_error("value", f"{value!r} is not a turn label (o, x or -).")
+            data["written"] = value or None
+        return data
+
+
 # -- the evaluation report's inputs (GET forms: each bounded so no request stalls a worker) -------
 
 
@@ -469,7 +521,9 @@ class QueryForm(forms.Form):
             name: field.initial for name, field in fields.items()
             if field.initial is not None and not (query and isinstance(field, forms.BooleanField))
         }
-        data.update(query.items())
+        for name in query.keys() if query else ():
+            many = isinstance(fields.get(name), forms.MultipleChoiceField)
+            data[name] = query.getlist(name) if many and hasattr(query, "getlist") else query[name]
         return cls(data=data, **kwargs)
 
 
@@ -500,10 +554,25 @@ class MeasureForm(QueryForm):
         ]
 
 
-class AnalysisForm(MeasureForm, ComparisonForm):
+class RunPickForm(QueryForm):
+    """Which runs and topics to compare (none picked: every run on the topics they share; see
+    annotator.evaluation.run_comparison.select_runs). Runs of any kind: only their names count."""
+
+    runs = forms.MultipleChoiceField(label="Runs", required=False, widget=forms.CheckboxSelectMultiple,
+                                     help_text="None ticked: every run that has every topic.")
+    topics = forms.MultipleChoiceField(label="Topics", required=False, widget=forms.CheckboxSelectMultiple,
+                                       help_text="None ticked: every topic the compared runs share.")
+
+    def __init__(self, *args, runs: list[str] = (), topics: list[str] = (), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["runs"].choices = [(r, r) for r in runs]
+        self.fields["topics"].choices = [(t, t) for t in topics]
+
+
+class AnalysisForm(MeasureForm, ComparisonForm, RunPickForm):
     """The run comparison and topic set size inputs."""
 
-    field_order = ["measure", "alpha", "min_diff", "permutations", "seed", "standardise"]
+    field_order = ["measure", "alpha", "min_diff", "permutations", "seed", "standardise", "runs", "topics"]
 
     alpha = forms.FloatField(label="α (significance level)", min_value=0.001, max_value=0.5, initial=0.05)
     min_diff = forms.FloatField(

@@ -23,6 +23,7 @@ from django.db.models import F, Prefetch  # noqa: E402
 
 from scoring import agreement  # noqa: E402
 from annotator.interchange.csvsafe import frame_csv  # noqa: E402
+from annotator.judgments.adjudication import system_turn_offsets  # noqa: E402
 from annotator.judgments.progress import progress_for  # noqa: E402
 from annotator.models import (  # noqa: E402
     AnnotatorProfile,
@@ -36,7 +37,7 @@ from annotator.models import (  # noqa: E402
     Turn,
     TurnLabel,
 )
-from annotator.scores.campaign_tables import ScoreTables, run_means, score_columns, score_table, score_tables, topic_codes  # noqa: E402,F401
+from annotator.scores.campaign_tables import ScoreTables, run_means, score_columns, score_table, score_tables, topic_codes, with_usernames  # noqa: E402,F401
 from annotator.scores.per_conversation import gold_annotators  # noqa: E402
 from annotator.scores.ranked_lists import MEASURES as RANKED_MEASURES, score_ranked_lists  # noqa: E402
 from scoring import gfrc, usefulness  # noqa: E402
@@ -150,20 +151,22 @@ def score_report(campaign: Campaign) -> Report:
 
 
 def report_csv_rows(campaign: Campaign):
-    """CSV lines (strings) of the per-run summary then the per-conversation rows; then, when
-    the campaign has ranked-list runs, their per-run summary and per-topic rows."""
-    table = score_table(campaign)
-    summary = run_summary(table)
-    yield "# per run: mean and 95% t confidence interval over topics\n"
-    yield frame_csv(summary, float_format="%.6f")
-    yield "# per conversation (topic x run)\n"
-    yield frame_csv(table, float_format="%.6f")
+    """The conversation runs' per-run summary as CSV: one row per run, each score's mean over
+    topics and its 95% t confidence interval (ci_low, ci_high; empty with a single topic)."""
+    yield frame_csv(run_summary(score_table(campaign)), float_format="%.6f")
+
+
+def conversations_csv_rows(campaign: Campaign):
+    """Every conversation's scores as CSV, its judge by username (like the scores export)."""
+    yield frame_csv(with_usernames(score_table(campaign)), float_format="%.6f")
+
+
+def ranked_csv_rows(campaign: Campaign, per_topic: bool = False):
+    """The ranked-list runs' GFR figures as CSV, one table: per run (mean and 95% t confidence
+    interval over topics), or with `per_topic` one row per run and topic."""
     ranked = score_ranked_lists(campaign)
-    if not ranked.table.empty:
-        yield f"# ranked-list runs (GFR@{ranked.cutoff}): mean and 95% t confidence interval over topics\n"
-        yield frame_csv(run_summary(ranked.table, list(RANKED_MEASURES)), float_format="%.6f")
-        yield "# ranked-list runs per topic (topic x run)\n"
-        yield frame_csv(ranked.table, float_format="%.6f")
+    table = ranked.table if per_topic else run_summary(ranked.table, list(RANKED_MEASURES))
+    yield frame_csv(table, float_format="%.6f")
 
 
 # -- the R-vs-GF plot ----------------------------------------------------------------------------
@@ -180,17 +183,41 @@ def scatter_figure(table: pd.DataFrame, title: str = "") -> Figure:
         return _scatter_figure(table, title)
 
 
+def run_styles(runs: Sequence[str]) -> dict[str, tuple[int, int]]:
+    """run -> (its system's colour index, its trial's marker index): a system keeps one colour
+    across its trials, each trial its own marker (names like ``bing-trial2``, models.Run)."""
+    from annotator.models import Run
+
+    parts = {run: Run.system_and_trial_of(run) for run in runs}
+    systems = sorted({system for system, _ in parts.values()})
+    trials = sorted({trial for _, trial in parts.values()})
+    return {run: (systems.index(system), trials.index(trial)) for run, (system, trial) in parts.items()}
+
+
+LEGEND_ROWS = 24  # legend entries per column beside the plot
+
+
 def _scatter_figure(table: pd.DataFrame, title: str) -> Figure:
     import matplotlib
     from matplotlib.figure import Figure  # the object-oriented API: no pyplot, no display needed
 
-    figure = Figure(figsize=(6.4, 5.0), dpi=100, layout="constrained")
-    axes = figure.add_subplot()
-    colours = matplotlib.colormaps["tab10"]
+    runs = sorted(table["run"].unique()) if len(table) else []
+    styles = run_styles(runs)
+    systems = 1 + max((c for c, _ in styles.values()), default=0)
+    # tab10 while it suffices, else tab20, else a continuous map: never two systems alike
+    colours = (matplotlib.colormaps["tab10"] if systems <= 10 else matplotlib.colormaps["tab20"] if systems <= 20
+               else matplotlib.colormaps["turbo"].resampled(systems))
     markers = "osD^vP*Xh<>"
-    for i, (run, group) in enumerate(table.groupby("run", sort=True)):
-        colour = colours(i % 10)
-        marker = markers[i % len(markers)]
+    legend_columns = max(1, math.ceil(len(runs) / LEGEND_ROWS))
+    longest = max((len(r) for r in runs), default=0)
+    # the legend sits outside the axes, on the right: the figure grows with its columns
+    figure = Figure(figsize=(6.4 + legend_columns * (0.9 + 0.075 * min(longest, 40)), 5.0 if len(runs) <= LEGEND_ROWS else 6.4),
+                    dpi=100, layout="constrained")
+    axes = figure.add_subplot()
+    for run, group in table.groupby("run", sort=True):
+        colour_index, marker_index = styles[run]
+        colour = colours(colour_index % colours.N)
+        marker = markers[marker_index % len(markers)]
         axes.scatter(group["R"], group["GF"], s=22, color=colour, alpha=0.45, marker=marker, linewidths=0)
         mean_r, low_r, high_r, _ = mean_ci(group["R"].tolist())
         mean_gf, low_gf, high_gf, _ = mean_ci(group["GF"].tolist())
@@ -213,7 +240,8 @@ def _scatter_figure(table: pd.DataFrame, title: str) -> Figure:
     axes.text(0.99, 0.01, "large markers: run means, bars: 95% CI", ha="right", va="bottom", fontsize=7, color="0.4",
               transform=axes.transAxes)
     if len(table):
-        figure.legend(fontsize=8, loc="outside lower center", ncols=min(3, table["run"].nunique()), frameon=False)
+        figure.legend(fontsize=8, loc="outside right upper", ncols=legend_columns, frameon=False,
+                      title="colour: system, marker: trial", title_fontsize=8, markerscale=0.7)
     else:
         axes.text(0.5, 0.5, "no conversations yet", ha="center", va="center", transform=axes.transAxes)
     return figure
@@ -400,13 +428,15 @@ def doubly_annotated(campaign: Campaign) -> list[Conversation]:
 
 
 def _judgments(conversation: Conversation, annotator_ids: list[int]):
-    """Per annotator: spans, entity key -> (name, grade level), key -> {attribute set: vector}."""
+    """Per annotator: spans (system turn number, start, end, entity key), entity key -> (name,
+    grade level, entity id), (annotator, key) -> {attribute set: vector}; and each system turn's
+    word offset (to give positions as the workspace's WC)."""
     spans = defaultdict(set)
     keys = defaultdict(dict)
     for n in Nugget.objects.filter(turn__conversation=conversation, annotator_id__in=annotator_ids).select_related(
         "entity__grade", "turn"
     ):
-        spans[n.annotator_id].add((n.turn.number, n.start_word, n.end_word))  # nuggets sit in system turns: S<number>
+        spans[n.annotator_id].add((n.turn.number, n.start_word, n.end_word, n.entity.key))  # nuggets sit in system turns: S<number>
         keys[n.annotator_id][n.entity.key] = (n.entity.name or n.entity.key, n.entity.grade.level if n.entity.grade else None, n.entity_id)
     vectors = defaultdict(dict)
     entity_ids = [e for per in keys.values() for (_, _, e) in per.values()]
@@ -414,15 +444,16 @@ def _judgments(conversation: Conversation, annotator_ids: list[int]):
     for m in Membership.objects.filter(entity_id__in=entity_ids).select_related("attribute_set"):
         a, k = owner[m.entity_id]
         vectors[(a, k)][m.attribute_set.name] = m.vector
-    return spans, keys, vectors
+    return spans, keys, vectors, system_turn_offsets(conversation)
 
 
 def conversation_agreement(conversation: Conversation, first, second) -> tuple[PairReport, list]:
-    spans, keys, vectors = _judgments(conversation, [first.pk, second.pk])
-    span = agreement.span_agreement(spans[first.pk], spans[second.pk])
+    spans, keys, vectors, offsets = _judgments(conversation, [first.pk, second.pk])
+    span = agreement.span_agreement({s[:3] for s in spans[first.pk]}, {s[:3] for s in spans[second.pk]})
     grade_pairs = []
     disagreements = []
     membership_pairs = []
+    only_one: set[str] = set()  # entities one annotator did not mark at all: said once, not per span
     for key in sorted(set(keys[first.pk]) | set(keys[second.pk])):
         a = keys[first.pk].get(key)
         b = keys[second.pk].get(key)
@@ -430,7 +461,10 @@ def conversation_agreement(conversation: Conversation, first, second) -> tuple[P
         grade_pairs.append((name, a[1] if a else None, b[1] if b else None))
         if a is None or b is None:
             who = first if b is None else second
-            disagreements.append(f"{name}: marked only by {who.get_username()}")
+            where = ", ".join(f"S{n} WC {offsets[n] + s + 1}-{offsets[n] + e + 1}"
+                              for n, s, e, k in sorted(spans[who.pk]) if k == key)
+            disagreements.append(f"{name}: marked only by {who.get_username()} ({where})")
+            only_one.add(key)
             continue
         if a[1] != b[1]:
             disagreements.append(
@@ -442,9 +476,12 @@ def conversation_agreement(conversation: Conversation, first, second) -> tuple[P
             membership_pairs.append((va[attribute], vb[attribute]))
             if np.abs(np.asarray(va[attribute]) - np.asarray(vb[attribute])).sum() > 1e-6:
                 disagreements.append(f"{name}: {attribute} memberships differ")
-    for number, start, end in sorted(spans[first.pk] ^ spans[second.pk]):
-        who = first if (number, start, end) in spans[first.pk] else second
-        disagreements.append(f"S{number} words {start + 1}-{end + 1}: span only by {who.get_username()}")
+    for number, start, end, key in sorted(spans[first.pk] ^ spans[second.pk]):
+        if key in only_one:
+            continue
+        who = first if (number, start, end, key) in spans[first.pk] else second
+        disagreements.append(
+            f"S{number} WC {offsets[number] + start + 1}-{offsets[number] + end + 1}: span only by {who.get_username()}")
     return PairReport(conversation, first, second, span, grade_pairs, disagreements), membership_pairs
 
 

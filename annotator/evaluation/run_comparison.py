@@ -68,6 +68,72 @@ def topic_run_matrix(table: pd.DataFrame, measure: str) -> significance.Complete
 
 
 @dataclass
+class Selection:
+    """What a comparison compares: runs on the topics they all have, and what was left out."""
+
+    table: pd.DataFrame  # the score table's rows of `runs` on `topics`
+    runs: tuple[str, ...]
+    topics: tuple[str, ...]
+    left_out: dict[str, tuple[str, ...]]  # run -> the topics it lacks, for runs left out
+    topics_left_out: tuple[str, ...]  # topics some compared run lacks
+    picked: bool  # the organiser picked the runs (else every run that has every topic)
+
+
+def select_runs(table: pd.DataFrame, runs: list[str] | None = None, topics: list[str] | None = None) -> Selection:
+    """The runs and topics to compare.
+
+    By default every run, on the topics the runs have; a run lacking topics that the others
+    have is left out (listed with what it lacks), the one lacking most first, until the rest
+    all have the same topics, so that a partial run never empties the comparison of the
+    complete ones (at least two runs are kept: then the topics they share are compared).
+    Picked runs are compared on the topics they share (of the picked topics, if any)."""
+    if topics:
+        table = table[table["topic"].isin(topics)]
+    has = {run: frozenset(group["topic"]) for run, group in table.groupby("run", sort=True)}
+    left_out: dict[str, tuple[str, ...]] = {}
+    if runs:
+        kept = [run for run in sorted(has) if run in set(runs)]
+    else:
+        kept = sorted(has)
+        while len(kept) > 2:
+            universe = frozenset().union(*(has[r] for r in kept))
+            lacking = {r: universe - has[r] for r in kept}
+            worst = max(kept, key=lambda r: (len(lacking[r]), r))
+            if not lacking[worst]:
+                break
+            left_out[worst] = tuple(sorted(lacking[worst]))
+            kept.remove(worst)
+    universe = frozenset().union(*(has[r] for r in kept)) if kept else frozenset()
+    shared = frozenset.intersection(*(has[r] for r in kept)) if kept else frozenset()
+    chosen = table[table["run"].isin(kept) & table["topic"].isin(shared)]
+    return Selection(chosen, tuple(kept), tuple(sorted(shared)), left_out, tuple(sorted(universe - shared)), bool(runs))
+
+
+def select_tables(tables: RunTables, runs: list[str] | None = None,
+                  topics: list[str] | None = None) -> tuple[RunTables, dict[str, Selection]]:
+    """`select_runs` for each kind of run (conversation runs, ranked-list runs): picked runs
+    apply to their own kind; a kind none of whose runs is picked compares all of its runs.
+    Returns the tables restricted and the selection of each kind ("conversations",
+    "ranked_lists") that has runs."""
+    picked = set(runs or [])
+    chosen: dict[str, pd.DataFrame] = {}
+    selections: dict[str, Selection] = {}
+    for kind in ("conversations", "ranked_lists"):
+        table = getattr(tables, kind)
+        if table.empty:
+            chosen[kind] = table
+            continue
+        mine = sorted(picked & set(table["run"]))
+        selections[kind] = select_runs(table, mine or None, topics)
+        chosen[kind] = selections[kind].table
+    return RunTables(**chosen), selections
+
+
+def kind_of(measure: str) -> str:
+    return "ranked_lists" if measure in RANKED_LIST_MEASURES else "conversations"
+
+
+@dataclass
 class MeasureComparison:
     measure: str
     matrix: significance.CompleteMatrix

@@ -389,15 +389,10 @@ def iter_qrels_zip(campaign: Campaign, annotator=None) -> Iterator[bytes]:
 
 def scores_as_exported(campaign: Campaign) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(one row per conversation, per-run means over topics), from annotator.scores.campaign_tables."""
-    from django.contrib.auth import get_user_model
-
     table = campaign_tables.score_table(campaign)
     score_columns = campaign_tables.score_columns(table)
     means = campaign_tables.run_means(table) if len(table) else pd.DataFrame(columns=["run", "topics", *score_columns])
-    judge_ids = {int(j) for j in table["judge"].dropna()} if len(table) else set()
-    names = dict(get_user_model().objects.filter(pk__in=judge_ids).values_list("pk", "username")) if judge_ids else {}
-    table = table.copy()
-    table["judge"] = [names.get(int(j), "") if j is not None and j == j else "" for j in table["judge"]]
+    table = campaign_tables.with_usernames(table)
     table = table[["topic", "run", "judge"] + score_columns]
     means = means[["run", "topics"] + [c for c in score_columns if c in means.columns]]
     return table, means

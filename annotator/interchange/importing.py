@@ -96,12 +96,16 @@ class ImportResult:
     def summary(self) -> str:
         if self.errors:
             return f"Nothing imported: {len(self.errors)} problem(s)."
-        parts = [f"{self.conversations} conversation(s) imported"]
+        parts = []
+        if self.conversations or not self.added_to:
+            parts.append(f"{self.conversations} conversation(s) imported")
         if self.added_to:
-            parts.append(f"judgments added to {self.added_to} conversation(s) already there")
+            parts.append(f"added {self.annotator}'s judgments to {self.added_to} conversation{'s' if self.added_to != 1 else ''}"
+                         " already there")
         if self.replaced:
             parts.append(f"{self.replaced} replaced")
-        parts.append(f"{self.turns} turns, {self.nuggets} nuggets, {self.labels} turn labels")
+        parts.append((f"{self.turns} turns, " if self.turns or not self.added_to else "")
+                     + f"{self.nuggets} nuggets, {self.labels} turn labels")
         if self.nuggets or self.labels:
             parts.append(
                 f"{self.entities_created} new and {self.entities_updated} updated entities, judged by {self.annotator}"
@@ -784,8 +788,15 @@ def import_files(
     imported anew; without it, that is an error. ``progress``: called as the import goes
     (see Progress), for the console's background import jobs.
     """
+    files = list(files)
     importer = _Importer(campaign, run=run, annotator=annotator, replace=replace, actor=actor, progress=progress)
-    return importer.run_import(files)
+    result = importer.run_import(files)
+    # Problems are found stage by stage (reading, then checking against the campaign); the
+    # organiser fixes files top to bottom: list them in file order, line by line.
+    order = {name: i for i, (name, _data) in enumerate(files)}
+    result.errors.sort(key=lambda e: (order.get(e.path, -1), e.line))
+    result.warnings.sort(key=lambda e: (order.get(e.path, -1), e.line))
+    return result
 
 
 def _chunks(items, size: int = 500):

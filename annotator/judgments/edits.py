@@ -34,7 +34,7 @@ from annotator.models import (
 )
 from annotator.rules.ids import ENTITY, id_problem
 from annotator.rules.spans import SpanProblem, SpanSweep, span_problem
-from annotator.rules.vectors import VectorError, check_distribution, exact_number, parse_vector
+from annotator.rules.vectors import VectorError, check_distribution, exact_number, format_vector, parse_vector
 from scoring.words import span_text, tokenise
 
 Event = AnnotationEvent
@@ -184,7 +184,12 @@ def entity_for_text(turn: Turn, annotator, text: str, *, actor, conversation: Co
     problem = id_problem(ENTITY, key) if key is not None else None
     if problem is not None:
         raise AnnotationRefused(f"The entity cannot be named so: {problem}.")
-    topic_id = turn.conversation.topic_id
+    return entity_for_key(turn.conversation.topic_id, annotator, key, name, actor=actor,
+                          conversation_id=conversation.pk if conversation else turn.conversation_id)
+
+
+def entity_for_key(topic_id: int, annotator, key: str, name: str, *, actor, conversation_id: int | None) -> Entity:
+    """The annotator's entity of the topic with this identity key; made (and recorded) if unknown."""
     entity = Entity.objects.filter(topic_id=topic_id, annotator=annotator, key=key).first()
     if entity is not None:
         return entity
@@ -202,7 +207,7 @@ def entity_for_text(turn: Turn, annotator, text: str, *, actor, conversation: Co
         action=Event.Action.CREATE,
         object_id=entity.pk,
         topic_id=topic_id,
-        conversation_id=conversation.pk if conversation else turn.conversation_id,
+        conversation_id=conversation_id,
         annotator=annotator,
         actor=actor,
         before=None,
@@ -510,6 +515,55 @@ class Undone:
     event: AnnotationEvent
     description: str
 
+    @property
+    def restored_nugget(self) -> int | None:
+        """The nugget the undo put back or moved back (the workspace selects it again)."""
+        if self.event.kind == Event.Kind.NUGGET and self.event.action != Event.Action.CREATE:
+            return self.event.object_id
+        return None
+
+
+def describe(event: AnnotationEvent) -> str:
+    """A change in the annotator's words: "grade of Interstellar (2014) L2 -> L1", "new nugget
+    Looper (2012) in S1", "ORIGIN of Tenet (2020) (0,1,0,...) -> (...)", "label of S2 o -> x"."""
+    before, after = event.before or {}, event.after or {}
+    state = after or before
+    if event.kind in (Event.Kind.NUGGET, Event.Kind.LABEL):
+        turn = Turn.objects.filter(pk=state.get("turn")).first()
+        where = f"S{turn.number}" if turn else "a turn"
+    if event.kind == Event.Kind.NUGGET:
+        names = {pk: name or key for pk, name, key in Entity.objects.filter(
+            pk__in={before.get("entity"), after.get("entity")} - {None}).values_list("pk", "name", "key")}
+        name = names.get(state.get("entity")) or "nugget"
+        if event.action == Event.Action.CREATE:
+            return f"new nugget {name} in {where}"
+        if event.action == Event.Action.DELETE:
+            return f"deleting nugget {name} in {where}"
+        if before.get("entity") != after.get("entity"):
+            return f"link of the nugget in {where} {names.get(before.get('entity'), '?')} -> {names.get(after.get('entity'), '?')}"
+        return (f"words of {name} in {where} {before['start_word'] + 1}-{before['end_word'] + 1}"
+                f" -> {after['start_word'] + 1}-{after['end_word'] + 1}")
+    if event.kind == Event.Kind.ENTITY:
+        name = state.get("name") or state.get("key", "entity")
+        if event.action != Event.Action.UPDATE:
+            return f"{'new' if event.action == Event.Action.CREATE else 'deleting'} entity {name}"
+        if before.get("grade") != after.get("grade"):
+            labels = dict(Grade.objects.filter(pk__in={before.get("grade"), after.get("grade")} - {None})
+                          .values_list("pk", "label"))
+            return (f"grade of {name} {labels.get(before.get('grade'), 'ungraded')}"
+                    f" -> {labels.get(after.get('grade'), 'ungraded')}")
+        if before.get("name") != after.get("name"):
+            return f"name {before.get('name')} -> {after.get('name')}"
+        return f"comment of {name}"
+    if event.kind == Event.Kind.MEMBERSHIP:
+        entity = Entity.objects.filter(pk=state.get("entity")).first()
+        attribute_set = AttributeSet.objects.filter(pk=state.get("attribute_set")).first()
+        vector = lambda s: format_vector(s["vector"]) if s else "none"  # noqa: E731
+        return f"{attribute_set.name if attribute_set else 'membership'} of {entity or 'entity'} {vector(before)} -> {vector(after)}"
+    if event.kind == Event.Kind.LABEL:
+        return f"label of {where} {before.get('label', 'none')} -> {after.get('label', 'none')}"
+    return f"{event.get_action_display()} {event.get_kind_display()}"
+
 
 def last_undoable(conversation: Conversation, annotator) -> AnnotationEvent | None:
     """The latest change to these judgments in this conversation that is not an undo and not undone.
@@ -601,7 +655,7 @@ def undo_last(conversation: Conversation, annotator, *, actor) -> Undone | None:
     if event.kind == Event.Kind.MEMBERSHIP:
         # Memberships are guarded by their entity's version: an undo moves it on like any edit.
         Entity.objects.filter(pk=(before or after)["entity"]).update(version=F("version") + 1)
-    return Undone(event=event, description=f"Undid: {event.get_action_display()} {event.get_kind_display()}")
+    return Undone(event=event, description=f"Undid: {describe(event)}")
 
 
 # -- a whole conversation at once (the API's judgments endpoint, automatic judges) -----------

@@ -155,6 +155,17 @@ def _system_turn_frame(group: Sequence[Conversation], turn_views, scores, specs)
     return pd.DataFrame(rows, columns=list(_TURN_COLUMNS))
 
 
+def with_usernames(table: pd.DataFrame) -> pd.DataFrame:
+    """The table with its `judge` column as usernames (as every CSV gives it), not user ids."""
+    from django.contrib.auth import get_user_model
+
+    judge_ids = {int(j) for j in table["judge"].dropna()} if len(table) else set()
+    names = dict(get_user_model().objects.filter(pk__in=judge_ids).values_list("pk", "username")) if judge_ids else {}
+    table = table.copy()
+    table["judge"] = [names.get(int(j), "") if j is not None and j == j else "" for j in table["judge"]]
+    return table
+
+
 def run_means(table: pd.DataFrame) -> pd.DataFrame:
     """Per-run means over topics of every score column (NaN-aware: a topic type without an
     attribute set does not pull that column's mean down)."""

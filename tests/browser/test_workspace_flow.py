@@ -90,7 +90,7 @@ def test_an_annotator_marks_grades_and_labels_with_the_mouse_and_the_panel_follo
     expect(page.locator("#turns a.wc", has_text="WC 43")).to_be_visible()
     page.get_by_role("button", name="Undo the last change (u)").click()
     expect(page.locator("#turns a.wc", has_text="WC 43")).to_have_count(0)
-    expect(page.locator("#flash")).to_contain_text("Undid: created nugget")
+    expect(page.locator("#flash")).to_contain_text("Undid: new nugget")
     page.locator(f"#badge-{Nugget.objects.get(turn=s1, start_word=line_span(conversation, 2, 'Terminator')[1]).pk}").click()
     expect(page.locator("#editor h2")).to_contain_text("WC 39")
 

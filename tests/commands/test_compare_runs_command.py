@@ -58,6 +58,20 @@ def test_unknown_campaigns_measures_and_unbounded_permutations_are_refused(campa
     assert "--permutations" in refused("compare_runs", campaign="fw", permutations=10**7)[0]
 
 
+def test_a_partial_run_is_left_out_and_the_others_compared_on_every_topic_as_on_the_page(campaign):
+    from tests.factories import make_conversation
+
+    make_conversation(campaign, [("U", "Films?"), ("S", "None.")], topic="M001", run="solo-trial1")
+    out, err = run("compare_runs", campaign="fw", measure=["GFRC"], permutations=200)
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert len(rows) == 3 and {r["topics"] for r in rows} == {"3"}
+    assert "solo-trial1 lacks 2 topic(s) (M002, M003): left out" in err
+    picked, err = run("compare_runs", campaign="fw", measure=["GFRC"], permutations=200,
+                      runs=["solo-trial1", "bing-trial1"])
+    assert picked == "" or len(list(csv.DictReader(io.StringIO(picked)))) == 0
+    assert "compared 2 run(s) on 1 topic(s)" in err and "not compared" in err
+
+
 def test_a_gfr_variant_compares_the_ranked_list_runs_and_matches_the_analysis(campaign):
     from annotator.scores.ranked_lists import score_ranked_lists
     from tests.console.helpers import add_ranked_list_runs

@@ -175,8 +175,8 @@ def test_an_annotator_s_file_adds_their_judgments_to_the_conversation_already_th
     conversation = Conversation.objects.get()
     theirs = write(tmp_path, "M002-bing-trial1.txt", EXAMPLE.read_text().replace("#L1\nwc= 46", "#L2\nwc= 46"))
     out, err = run("import_conversations", "--campaign", "fairweb1", "--annotator", "robot", theirs)
-    assert out.strip() == ("0 conversation(s) imported; judgments added to 1 conversation(s) already there; "
-                           "0 turns, 10 nuggets, 2 turn labels; 10 new and 0 updated entities, judged by robot.")
+    assert out.strip() == ("added robot's judgments to 1 conversation already there; "
+                           "10 nuggets, 2 turn labels; 10 new and 0 updated entities, judged by robot.")
     assert err == ""
     assert Conversation.objects.get().pk == conversation.pk and Turn.objects.count() == 4
     assert Nugget.objects.filter(annotator=gold).count() == Nugget.objects.filter(annotator=judge).count() == 10

@@ -51,3 +51,77 @@ def test_the_page_links_to_the_conversations_history_and_its_exports(organiser, 
     page = organiser.get(url(doubled)).content.decode()
     for name in ("history:conversation", "history:conversation-csv", "history:conversation-json"):
         assert reverse(name, args=[doubled.pk]) in page
+
+
+def decide_url(conversation, what="decide"):
+    return reverse(f"console:adjudicate_{what}",
+                   kwargs={"slug": conversation.topic.campaign.slug, "conversation": conversation.pk})
+
+
+def test_only_the_campaigns_organiser_decides_or_undoes(client_as, doubled):
+    assert_only_the_organiser_gets_in(client_as, decide_url(doubled), "post", {"unit": "label\x1f1", "take": "left", "version": 0})
+    assert_only_the_organiser_gets_in(client_as, decide_url(doubled, "undo"), "post")
+    assert not doubled.decisions.exists()
+
+
+def test_each_disagreement_shows_both_sides_and_what_each_choice_does_to_the_scores(organiser, doubled):
+    response = organiser.get(url(doubled))
+    rows = response.context["rows"]
+    assert rows, "the demo's doubled conversation has disagreements"
+    for row in rows:
+        assert set(row["effects"]) == {"left", "right"}
+        for effect in row["effects"].values():
+            assert effect.refused or set(effect.conversation) == {"R", "GF", "GFRC"}
+    doubled.refresh_from_db()
+    assert doubled.gold_annotator is None, "the preview writes nothing"
+    assert "run mean GFRC" in response.content.decode()
+
+
+def test_taking_a_side_settles_it_and_moves_to_the_next_open_disagreement(organiser, doubled):
+    rows = organiser.get(url(doubled)).context["rows"]
+    first = rows[0]["d"]
+    response = organiser.post(decide_url(doubled), {"unit": first.unit, "take": "right", "version": 0})
+    assert response.status_code == 302
+    assert doubled.decisions.get().unit == first.unit
+    if len(rows) > 1:
+        from urllib.parse import quote
+        assert response["Location"].endswith("?unit=" + quote(rows[1]["d"].unit))
+    page = organiser.get(response["Location"])
+    assert page.context["adjudicated"].find(first.unit).settled
+    assert "Gold: " in page.content.decode()
+
+
+def test_a_written_value_that_means_nothing_is_refused_and_nothing_is_decided(organiser, doubled, demo):
+    from annotator.judgments import edits
+    from annotator.models import TurnLabel
+
+    label = TurnLabel.objects.get(turn__conversation=doubled, turn__number=1, annotator=demo[2][1])
+    edits.set_turn_label(label.turn, annotator=label.annotator, actor=label.annotator,
+                         label="x" if label.label == "o" else "o", expected_version=label.version)
+    response = organiser.post(decide_url(doubled), {"unit": "label\x1f1", "take": "written", "value": "L9", "version": 0}, follow=True)
+    assert "is not a turn label" in response.content.decode()
+    assert not doubled.decisions.exists()
+    organiser.post(decide_url(doubled), {"unit": "label\x1f1", "take": "written", "value": "-", "version": 0})
+    doubled.refresh_from_db()
+    assert TurnLabel.objects.get(turn__conversation=doubled, turn__number=1, annotator=doubled.gold_annotator).label == "-"
+
+
+def test_undo_names_the_decision_it_undid_and_reselects_its_disagreement(organiser, doubled):
+    first = organiser.get(url(doubled)).context["rows"][0]["d"]
+    organiser.post(decide_url(doubled), {"unit": first.unit, "take": "right", "version": 0})
+    response = organiser.post(decide_url(doubled, "undo"))
+    page = organiser.get(response["Location"])
+    assert page.context["selected"] == first.unit
+    assert f"Undid: {first.what}" in page.content.decode()
+    assert not doubled.decisions.exists()
+
+
+def test_a_decision_on_a_gold_someone_changed_since_is_refused_and_nothing_is_decided(organiser, doubled):
+    rows = organiser.get(url(doubled)).context["rows"]
+    seen = organiser.get(url(doubled)).context["adjudicated"].version
+    organiser.post(decide_url(doubled), {"unit": rows[0]["d"].unit, "take": "right", "version": seen})  # another tab
+    assert doubled.decisions.count() == 1
+    response = organiser.post(decide_url(doubled), {"unit": rows[-1]["d"].unit, "take": "left", "version": seen},
+                              follow=True)
+    assert "Someone else changed the gold of this conversation" in response.content.decode()
+    assert doubled.decisions.count() == 1

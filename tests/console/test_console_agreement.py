@@ -92,3 +92,15 @@ def test_the_adjudication_page_shows_every_pair_of_three_annotators(organiser, c
         ("one", "two"), ("one", "three"), ("two", "three")]
     assert "<h3>one / two</h3>" in html and "<h3>two / three</h3>" in html
     assert "grade L1 (two) vs L0 (three)" in html
+
+
+def test_a_nugget_one_annotator_skipped_is_listed_once_with_its_wc_position(organiser, campaign):
+    from annotator.console.reports import campaign_agreement
+
+    coherence = [d for p in campaign_agreement(campaign)["pairs"] for d in p.disagreements if "Coherence" in d]
+    assert coherence, "bob skips Coherence in the demo"
+    for conversation_lines in [coherence]:
+        assert all("marked only by ann (S" in d and " WC " in d for d in conversation_lines)
+    listed = [d for p in campaign_agreement(campaign)["pairs"] for d in p.disagreements]
+    assert not any("span only by" in d and "words" in d for d in listed)
+    assert not any(d.endswith("span only by ann") for d in listed), "the skipped nugget is not listed a second time"

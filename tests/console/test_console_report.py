@@ -105,9 +105,16 @@ def test_the_report_of_a_campaign_without_ranked_lists_has_no_ranked_list_sectio
     assert 'id="ranked-run-table"' not in response.content.decode()
 
 
-def test_the_report_csv_adds_the_ranked_list_runs_after_the_conversations(organiser, campaign):
+def test_the_ranked_list_runs_have_csvs_of_their_own_one_table_each(organiser, campaign):
+    import csv
+    import io
+
     add_ranked_list_runs(campaign)
-    response = organiser.get(reverse("console:report_csv", kwargs={"slug": campaign.slug}))
-    content = b"".join(response.streaming_content).decode()
-    assert "# ranked-list runs (GFR@20): mean and 95% t confidence interval over topics" in content
-    assert content.index("# per conversation") < content.index("# ranked-list runs")
+    conversation_runs = b"".join(organiser.get(reverse("console:report_csv", kwargs={"slug": campaign.slug})).streaming_content).decode()
+    assert "web-a" not in conversation_runs and "#" not in conversation_runs
+    per_run = organiser.get(reverse("console:report_ranked_csv", kwargs={"slug": campaign.slug}))
+    rows = list(csv.DictReader(io.StringIO(b"".join(per_run.streaming_content).decode())))
+    assert [r["run"] for r in rows] == ["web-a", "web-b", "web-c"] and "GFR-ERR+RNOD+JSD_ci_low" in rows[0]
+    per_topic = organiser.get(reverse("console:report_ranked_csv", kwargs={"slug": campaign.slug, "per_topic": "-topics"}))
+    rows = list(csv.DictReader(io.StringIO(b"".join(per_topic.streaming_content).decode())))
+    assert {r["run"] for r in rows} == {"web-a", "web-b", "web-c"} and "topic" in rows[0]

@@ -63,14 +63,36 @@ def test_out_of_bounds_inputs_are_refused_with_the_form_and_nothing_computed(org
     assert "comparison" not in response.context and response.context["form"].errors
 
 
-def test_topics_a_run_lacks_are_named_and_the_comparison_uses_the_topics_every_run_has(organiser, campaign):
+def test_a_run_lacking_topics_is_named_and_left_out_and_the_others_are_compared_on_every_topic(organiser, campaign):
     make_conversation(campaign, [("U", "Films?"), ("S", "None.")], topic="M001", run="solo-trial1")
     response = organiser.get(url(campaign), {"permutations": 200})
-    assert response.context["comparison"].matrix.missing == {"solo-trial1": ("M002",)}
+    selection = response.context["selection"]
+    assert selection.left_out == {"solo-trial1": ("M002",)}
+    assert selection.runs == ("bard-trial1", "bing-trial1", "chatgpt-trial1") and selection.topics == ("M001", "M002")
+    assert {r["run"] for r in response.context["rows"]} == set(selection.runs)
     html = response.content.decode()
-    assert 'data-testid="missing"' in html and "<strong>solo-trial1</strong> lacks M002" in html
-    # one topic left: nothing to compare, and the page says why
-    assert response.context["rows"] == [] and "fewer than two topics that every run has" in html
+    assert 'data-testid="missing"' in html and '<strong class="run-name">solo-trial1</strong> lacks 1 (M002)' in html
+    assert "3 runs</strong>\n  on <strong>2 topics</strong>" in html
+
+
+def test_picked_runs_are_compared_on_the_topics_they_share_and_the_csv_compares_the_same(organiser, campaign):
+    make_conversation(campaign, [("U", "Films?"), ("S", "None.")], topic="M001", run="solo-trial1")
+    query = {"permutations": 200, "runs": ["solo-trial1", "bing-trial1"], "measure": "R"}
+    response = organiser.get(url(campaign), query)
+    selection = response.context["selection"]
+    assert selection.runs == ("bing-trial1", "solo-trial1") and selection.topics == ("M001",)
+    assert selection.topics_left_out == ("M002",)
+    assert "fewer than two topics" in response.content.decode()
+    assert organiser.get(reverse("console:significance_csv", kwargs={"slug": campaign.slug}), query).status_code == 400
+    query["runs"] = ["bard-trial1", "bing-trial1"]
+    csv_text = organiser.get(reverse("console:significance_csv", kwargs={"slug": campaign.slug}), query).content.decode()
+    lines = csv_text.strip().splitlines()
+    assert len(lines) == 2 and "bing-trial1" in lines[1] and "bard-trial1" in lines[1] and lines[1].endswith(",2")
+
+
+def test_picked_topics_narrow_the_comparison(organiser, campaign):
+    response = organiser.get(url(campaign), {"permutations": 200, "topics": ["M001"]})
+    assert response.context["selection"].topics == ("M001",)
 
 
 def test_the_queries_do_not_grow_with_the_runs_compared(organiser, campaign):

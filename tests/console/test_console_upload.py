@@ -75,7 +75,8 @@ def test_an_upload_for_another_annotator_adds_their_judgments_to_the_conversatio
     conversation = Conversation.objects.get(topic__code="M002", run__name="bing-trial9")
     bob = make_user("second-annotator")
     response = organiser.post(url(campaign), {"files": [example()], "run": "bing-trial9", "annotator": bob.pk}, follow=True)
-    assert "judgments added to 1 conversation(s) already there" in response.content.decode()
+    assert "added second-annotator&#x27;s judgments to 1 conversation already there" in response.content.decode()
+    assert "0 conversation(s) imported" not in response.content.decode()
     assert Conversation.objects.get(topic__code="M002", run__name="bing-trial9").pk == conversation.pk
     assert Nugget.objects.filter(turn__conversation=conversation, annotator=bob).count() == 10
     assert Nugget.objects.filter(turn__conversation=conversation, annotator=demo[1]).count() == 10

@@ -288,6 +288,17 @@ def test_a_refused_import_reports_no_writing(campaign):
     assert "parsing" in reports and "writing" not in reports and "written" not in reports
 
 
+def test_errors_are_listed_in_file_order_line_by_line_whatever_stage_found_them(campaign):
+    unknown_type = EXAMPLE.read_text().replace("M002", "Z002")  # found when checked against the campaign
+    not_utf8 = b"\xff\xfe broken"  # found when read
+    result = import_files(campaign, [("a.txt", unknown_type.encode()), ("b.txt", not_utf8)])
+    assert not result.ok
+    paths = [e.path for e in result.errors]
+    assert paths == sorted(paths, key=["a.txt", "b.txt"].index) and {"a.txt", "b.txt"} <= set(paths)
+    lines = [e.line for e in result.errors if e.path == "a.txt"]
+    assert lines == sorted(lines)
+
+
 @pytest.mark.parametrize("field", ["turn", "run", "entity name", "comment", "label", "membership key"])
 def test_a_lone_surrogate_anywhere_in_a_jsonl_file_is_an_error_at_its_line_and_path(campaign, field):
     conversation = json.loads(many_conversations(1))

@@ -67,7 +67,7 @@ def test_undo_entity_update(setup):
     edits.update_entity(nugget.entity, actor=alice, expected_version=1, conversation=conversation,
                               name="BTTF", grade=campaign.grades.get(label="L1"), comment="hmm")
     undone = undo(conversation, alice)
-    assert "entity" in undone.description
+    assert undone.description == "Undid: grade of BTTF ungraded -> L1"
     assert judgments() == before
     assert Entity.objects.get(pk=nugget.entity_id).version == 3  # moved on: stale tabs are refused
 

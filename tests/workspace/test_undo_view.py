@@ -19,7 +19,7 @@ def test_undo_takes_back_the_last_change(client, bare_paper):
     client.post(reverse("turn-label", args=[conversation.pk, s1.pk]), {"label": "o", "version": ""})
     response = client.post(reverse("undo", args=[conversation.pk]), headers=HTMX)
     assert response.status_code == 200 and changed(response)
-    assert "Undid: created turn label" in response.content.decode()
+    assert "Undid: label of S1 none -&gt; o" in response.content.decode()
     assert not TurnLabel.objects.exists() and Nugget.objects.count() == 1
     client.post(reverse("undo", args=[conversation.pk]), headers=HTMX)
     assert not Nugget.objects.exists()
@@ -58,3 +58,30 @@ def test_an_undo_after_an_api_edit_is_a_409_with_the_latest_state_not_a_silent_r
     assert "changed by someone else" in html and "seen on IMDb" in html
     nugget.entity.refresh_from_db()
     assert (nugget.entity.comment, nugget.entity.grade.label) == ("seen on IMDb", "L2")
+
+
+def test_undo_names_the_grade_it_took_back(client, bare_paper):
+    conversation, annotator, _ = bare_paper
+    client.force_login(annotator)
+    turn, start, end = line_span(conversation, 2, "Interstellar")
+    client.post(reverse("nugget-create", args=[conversation.pk]), {"turn": turn, "start": start, "end": end})
+    nugget = Nugget.objects.select_related("entity").get()
+    for level in (2, 1):
+        nugget.entity.refresh_from_db()
+        client.post(reverse("nugget-grade", args=[conversation.pk, nugget.pk]),
+                    {"grade": level, "version": nugget.entity.version}, headers=HTMX)
+    response = client.post(reverse("undo", args=[conversation.pk]), {"selected": nugget.pk}, headers=HTMX)
+    assert f"Undid: grade of {nugget.entity.name} L2 -&gt; L1" in response.content.decode()
+
+
+def test_undoing_a_delete_selects_the_nugget_it_restored(client, bare_paper):
+    conversation, annotator, _ = bare_paper
+    client.force_login(annotator)
+    turn, start, end = line_span(conversation, 2, "Interstellar")
+    client.post(reverse("nugget-create", args=[conversation.pk]), {"turn": turn, "start": start, "end": end})
+    nugget = Nugget.objects.get()
+    client.post(reverse("nugget-delete", args=[conversation.pk, nugget.pk]), {"version": nugget.version}, headers=HTMX)
+    response = client.post(reverse("undo", args=[conversation.pk]), headers=HTMX)
+    html = response.content.decode()
+    assert "Undid: deleting nugget" in html
+    assert f'name="selected" value="{nugget.pk}"' in html, "the restored nugget is selected: the grade keys act on it"

@@ -22,15 +22,23 @@ from annotator.scores.per_conversation import gold_annotators, score_conversatio
 from annotator.workspace.read_model import score_panel_html
 from scoring.words import span_text, tokenise
 
-def _compared(campaign: Campaign, query) -> tuple[AnalysisForm, run_comparison.MeasureComparison | None]:
-    """The run comparison the query asks for; None when the form refuses it."""
+def _compared(campaign: Campaign, query) -> tuple[AnalysisForm, run_comparison.Selection | None,
+                                                  run_comparison.MeasureComparison | None]:
+    """The run comparison the query asks for (the runs and topics picked, else every run of the
+    measure's kind on the topics they share); None when the form refuses it."""
     tables = run_comparison.run_tables(campaign)
-    form = AnalysisForm.from_query(query, measures=tables.measure_groups())
+    every = [t for t in (tables.conversations, tables.ranked_lists) if not t.empty]
+    form = AnalysisForm.from_query(
+        query, measures=tables.measure_groups(),
+        runs=sorted({r for t in every for r in t["run"]}), topics=sorted({c for t in every for c in t["topic"]}))
     if not form.is_valid():
-        return form, None
+        return form, None, None
     p = form.cleaned_data
-    return form, run_comparison.compare_measure(tables.table_for(p["measure"]), p["measure"], p["permutations"], p["seed"],
-                                                p["standardise"])
+    selected, selections = run_comparison.select_tables(tables, p["runs"], p["topics"])
+    selection = selections.get(run_comparison.kind_of(p["measure"]))
+    table = selected.table_for(p["measure"])
+    return form, selection, run_comparison.compare_measure(table, p["measure"], p["permutations"], p["seed"],
+                                                           p["standardise"])
 
 
 @login_required
@@ -39,8 +47,8 @@ def significance(request: HttpRequest, slug: str) -> HttpResponse:
     """Run x run table of one measure (difference, Tukey HSD and paired t p-values, effect
     size), the ANOVA, and the topic set size the next round needs."""
     campaign = campaign_for_organiser(request.user, slug)
-    form, comparison = _compared(campaign, request.GET)
-    context = {"campaign": campaign, "tab": "report", "form": form}
+    form, selection, comparison = _compared(campaign, request.GET)
+    context = {"campaign": campaign, "tab": "report", "form": form, "selection": selection}
     if comparison is None:
         return render(request, "console/significance.html", context, status=400)
     p = form.cleaned_data
@@ -59,9 +67,11 @@ def significance(request: HttpRequest, slug: str) -> HttpResponse:
 def significance_csv(request: HttpRequest, slug: str) -> HttpResponse:
     """The page's comparison as CSV, one row per run pair (the compare_runs command's columns)."""
     campaign = campaign_for_organiser(request.user, slug)
-    form, comparison = _compared(campaign, request.GET)
+    form, _selection, comparison = _compared(campaign, request.GET)
     if comparison is None:
         return HttpResponse(form.errors.as_text(), status=400, content_type="text/plain; charset=utf-8")
+    if comparison.result is None:  # a header alone would read as "no differences"
+        return HttpResponse(f"Not compared: {comparison.reason}.\n", status=400, content_type="text/plain; charset=utf-8")
     response = HttpResponse(run_comparison.pairs_csv([comparison]), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = content_disposition_header(True, f"{campaign.slug}-{comparison.measure}-run-pairs.csv")
     return response

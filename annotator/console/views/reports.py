@@ -52,9 +52,31 @@ def _quick_settings(request: HttpRequest, campaign) -> list[str]:
 @login_required
 @require_GET
 def report_csv(request: HttpRequest, slug: str) -> StreamingHttpResponse:
+    """The per-run summary, one table."""
     campaign = campaign_for_organiser(request.user, slug)
-    response = StreamingHttpResponse(reports.report_csv_rows(campaign), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = content_disposition_header(True, f"{campaign.slug}-scores-report.csv")
+    return _csv(reports.report_csv_rows(campaign), f"{campaign.slug}-scores-report.csv")
+
+
+@login_required
+@require_GET
+def report_conversations_csv(request: HttpRequest, slug: str) -> StreamingHttpResponse:
+    """Every conversation's scores, one table, judges by username."""
+    campaign = campaign_for_organiser(request.user, slug)
+    return _csv(reports.conversations_csv_rows(campaign), f"{campaign.slug}-scores-conversations.csv")
+
+
+@login_required
+@require_GET
+def report_ranked_csv(request: HttpRequest, slug: str, per_topic: str | None = None) -> StreamingHttpResponse:
+    """The ranked-list runs' GFR figures, one table: per run, or (report-ranked-topics.csv) per run and topic."""
+    campaign = campaign_for_organiser(request.user, slug)
+    suffix = "-topics" if per_topic else ""
+    return _csv(reports.ranked_csv_rows(campaign, per_topic=bool(per_topic)), f"{campaign.slug}-ranked-lists{suffix}.csv")
+
+
+def _csv(lines, filename: str) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = content_disposition_header(True, filename)
     return response
 
 

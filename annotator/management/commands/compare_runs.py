@@ -1,5 +1,5 @@
-"""python manage.py compare_runs --campaign SLUG [--measure GFRC ...] [--permutations B] [--seed S]
-[--standardise] [--format csv|json]"""
+"""python manage.py compare_runs --campaign SLUG [--measure GFRC ...] [--run RUN ...] [--topic TOPIC ...]
+[--permutations B] [--seed S] [--standardise] [--format csv|json]"""
 
 from __future__ import annotations
 
@@ -23,12 +23,16 @@ class Command(BaseCommand):
         parser.add_argument("--measure", action="append", metavar="MEASURE",
                             help="R, GF, GF_<attribute set> or GFRC (conversation runs); ERR, iRBU or a GFR variant such "
                                  "as GFR-ERR+RNOD+JSD (ranked-list runs); repeat for several (default: all)")
+        parser.add_argument("--run", action="append", metavar="RUN", dest="runs",
+                            help="compare these runs, on the topics they share; repeat (default: every run that has every topic)")
+        parser.add_argument("--topic", action="append", metavar="TOPIC", dest="topics",
+                            help="only these topics; repeat (default: every topic the compared runs share)")
         parser.add_argument("--permutations", type=int, default=significance.DEFAULT_PERMUTATIONS, metavar="B")
         parser.add_argument("--seed", type=int, default=0, metavar="S")
         parser.add_argument("--standardise", action="store_true", help="compare standardised scores")
         parser.add_argument("--format", choices=["csv", "json"], default="csv")
 
-    def handle(self, *args, campaign, measure, permutations, seed, standardise, format, **options):
+    def handle(self, *args, campaign, measure, runs, topics, permutations, seed, standardise, format, **options):
         campaign_obj = Campaign.objects.filter(slug=campaign).first()
         if campaign_obj is None:
             raise CommandError(f"no campaign {campaign!r}")
@@ -44,12 +48,23 @@ class Command(BaseCommand):
         unknown = [m for m in measure or [] if m not in known]
         if unknown:
             raise CommandError(f"no measure {', '.join(unknown)} in {campaign}: choose from {', '.join(known)}")
-        comparisons = run_comparison.compare(table, measure, form.cleaned_data["permutations"], form.cleaned_data["seed"],
-                                       form.cleaned_data["standardise"])
+        every = [t for t in (table.conversations, table.ranked_lists) if not t.empty]
+        for name, asked, column in (("run", runs, "run"), ("topic", topics, "topic")):
+            unknown = [value for value in asked or [] if not any(value in set(t[column]) for t in every)]
+            if unknown:
+                raise CommandError(f"no {name} {', '.join(unknown)} in {campaign}")
+        selected, selections = run_comparison.select_tables(table, runs, topics)
+        comparisons = run_comparison.compare(selected, measure or known, form.cleaned_data["permutations"],
+                                             form.cleaned_data["seed"], form.cleaned_data["standardise"])
+        for kind, selection in selections.items():
+            runs_of = "ranked-list run(s)" if kind == "ranked_lists" else "run(s)"
+            self.stderr.write(f"compared {len(selection.runs)} {runs_of} on {len(selection.topics)} topic(s)")
+            for run, lacking in selection.left_out.items():
+                self.stderr.write(f"{run} lacks {len(lacking)} topic(s) ({', '.join(lacking)}): left out")
+            if selection.topics_left_out:
+                self.stderr.write(f"topics a compared run lacks, left out: {', '.join(selection.topics_left_out)}")
         for c in comparisons:
             if c.result is None:
                 self.stderr.write(f"{c.measure}: not compared ({c.reason})")
-            for run, topics in c.matrix.missing.items():
-                self.stderr.write(f"{c.measure}: {run} lacks {len(topics)} topic(s) ({', '.join(topics)}): left out")
         self.stdout.write(run_comparison.pairs_csv(comparisons) if format == "csv" else run_comparison.pairs_json(comparisons),
                           ending="" if format == "csv" else "\n")

@@ -322,5 +322,7 @@ def undo(request: HttpRequest, conversation_id: int) -> HttpResponse:
     except edits.StaleEdit as error:
         return _stale(request, assignment, error, selected_id=_selected(request))
     message = done.description if done else "Nothing to undo."
-    return respond(request, assignment, selected_id=_selected(request), changed=bool(done), message=message,
+    # what the undo put back is selected again: the next grade key grades it
+    selected = (done.restored_nugget if done else None) or _selected(request)
+    return respond(request, assignment, selected_id=selected, changed=bool(done), message=message,
                    level="success" if done else "info")

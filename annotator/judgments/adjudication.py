@@ -1,0 +1,468 @@
+"""Adjudication: the organisers settle two annotators' disagreements one by one.
+
+The adjudicated gold is the judgments of one account marked `is_adjudicated_gold` (no login,
+never assigned). When an organiser first settles something in a conversation, the gold starts
+as a copy of the judgments the scores used until then (the conversation's judge), so nothing
+moves before a decision; the conversation's `gold_annotator` becomes the gold account, and
+reports, exports and judge comparisons follow it like any gold.
+
+A disagreement is one unit judged differently by the two annotators:
+- span: a nugget of an entity in a system turn (its words, or whether it is there at all),
+- grade: an entity's grade (per topic: it applies in every conversation of the topic),
+- membership: an entity's vector in one attribute set (per topic, like the grade),
+- label: a system turn's usefulness label.
+Each decision goes through annotator.judgments.edits (versions, history events), is recorded
+as an AdjudicationDecision, and can be undone (its events are undone, newest first).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from annotator.judgments import edits
+from annotator.models import (
+    AdjudicationDecision,
+    AnnotatorProfile,
+    AttributeSet,
+    Conversation,
+    Entity,
+    Grade,
+    Membership,
+    Nugget,
+    Turn,
+    TurnLabel,
+)
+from annotator.rules.vectors import format_vector
+from scoring.words import turn_offsets, word_count
+
+GOLD_USERNAME = "adjudicated-gold"
+KINDS = ("span", "grade", "membership", "label")
+WRITABLE = ("grade", "membership", "label")  # a span is taken from one side, never typed
+
+
+def gold_account():
+    """The account holding the adjudicated gold (made on first use: inactive, no password)."""
+    profile = AnnotatorProfile.objects.filter(is_adjudicated_gold=True).select_related("user").first()
+    if profile is not None:
+        return profile.user
+    users = get_user_model()
+    name, n = GOLD_USERNAME, 1
+    while users.objects.filter(username=name).exists():
+        n += 1
+        name = f"{GOLD_USERNAME}-{n}"
+    user = users(username=name, is_active=False)
+    user.set_unusable_password()
+    user.save()
+    AnnotatorProfile.objects.create(
+        user=user, is_adjudicated_gold=True,
+        description="The organisers' adjudicated gold: settled disagreement by disagreement in the console.",
+    )
+    return user
+
+
+def is_gold_account(user_id: int | None) -> bool:
+    return user_id is not None and AnnotatorProfile.objects.filter(user_id=user_id, is_adjudicated_gold=True).exists()
+
+
+# -- one annotator's judgments as the units see them ------------------------------------------
+
+
+@dataclass
+class Side:
+    """One annotator's judgments of a conversation, by unit."""
+
+    annotator_id: int | None
+    nuggets: dict[tuple[int, str, int], Nugget] = field(default_factory=dict)  # (S number, entity key, k-th)
+    entities: dict[str, Entity] = field(default_factory=dict)  # key -> entity (grade selected)
+    memberships: dict[tuple[str, str], Membership] = field(default_factory=dict)  # (key, attribute set)
+    labels: dict[int, TurnLabel] = field(default_factory=dict)  # system turn number -> label
+
+    def value(self, kind: str, parts: tuple) -> Any:
+        """The comparable value of a unit: a span (start, end), a grade level, a vector, a label; None: not given."""
+        if kind == "span":
+            nugget = self.nuggets.get(parts)
+            return (nugget.start_word, nugget.end_word) if nugget else None
+        if kind == "grade":
+            entity = self.entities.get(parts[0])
+            return entity.grade.level if entity is not None and entity.grade is not None else None
+        if kind == "membership":
+            membership = self.memberships.get(parts)
+            return tuple(membership.vector) if membership else None
+        label = self.labels.get(parts[0])
+        return label.label if label else None
+
+
+def read_side(conversation: Conversation, annotator_id: int | None, keys: set[str] | None = None) -> Side:
+    """Four queries: nuggets (with entities, grades and turns), topic entities named by `keys`
+    (the gold's entities of the topic the conversation does not mention yet), memberships, labels."""
+    side = Side(annotator_id)
+    if annotator_id is None:
+        return side
+    seen: dict[tuple[int, str], int] = defaultdict(int)
+    for nugget in (Nugget.objects.filter(turn__conversation=conversation, annotator_id=annotator_id)
+                   .select_related("entity__grade", "turn").order_by("turn__position", "start_word")):
+        key = nugget.entity.key
+        k = seen[(nugget.turn.number, key)]
+        seen[(nugget.turn.number, key)] += 1
+        side.nuggets[(nugget.turn.number, key, k)] = nugget
+        side.entities.setdefault(key, nugget.entity)
+    missing = (keys or set()) - set(side.entities)
+    if missing:
+        for entity in Entity.objects.filter(topic_id=conversation.topic_id, annotator_id=annotator_id,
+                                            key__in=missing).select_related("grade"):
+            side.entities[entity.key] = entity
+    by_id = {e.pk: key for key, e in side.entities.items()}
+    for membership in Membership.objects.filter(entity_id__in=by_id).select_related("attribute_set"):
+        side.memberships[(by_id[membership.entity_id], membership.attribute_set.name)] = membership
+    for label in TurnLabel.objects.filter(turn__conversation=conversation, annotator_id=annotator_id).select_related("turn"):
+        side.labels[label.turn.number] = label
+    return side
+
+
+# -- disagreements ------------------------------------------------------------------------------
+
+
+@dataclass
+class Disagreement:
+    unit: str  # e.g. "grade\x1fhttps://imdb.com/title/tt0816692"
+    kind: str
+    parts: tuple
+    what: str  # "grade of Interstellar (2014)"
+    where: str  # "S1 WC 35-39": where it is in the conversation, as the workspace counts words
+    order: tuple  # position in the conversation: next/previous follow it
+    left: Any
+    right: Any
+    gold: Any
+    shown: dict[str, str]  # "left" / "right" / "gold" -> the value as the page shows it
+    decision: AdjudicationDecision | None = None
+
+    @property
+    def settled(self) -> bool:
+        return self.decision is not None
+
+    @property
+    def gold_matches(self) -> str | None:
+        if self.gold == self.left:
+            return "left"
+        if self.gold == self.right:
+            return "right"
+        return None
+
+    @property
+    def writable(self) -> bool:
+        return self.kind in WRITABLE
+
+
+SEP = "\x1f"  # between the parts of a unit id (entity keys are URLs or names: never this)
+
+
+def unit_id(kind: str, parts: tuple) -> str:
+    return SEP.join([kind, *map(str, parts)])
+
+
+def parse_unit(unit: str) -> tuple[str, tuple]:
+    kind, *rest = unit.split(SEP)
+    if kind not in KINDS:
+        raise ValueError(unit)
+    if kind == "span":
+        return kind, (int(rest[0]), rest[1], int(rest[2]))
+    if kind == "label":
+        return kind, (int(rest[0]),)
+    return kind, tuple(rest)
+
+
+@dataclass
+class Adjudication:
+    """The disagreements of a conversation between its two annotators, with the gold beside them."""
+
+    conversation: Conversation
+    left: Any  # user
+    right: Any
+    gold_account: Any
+    gold_in_use: bool  # the conversation's scores already use the adjudicated gold
+    version: int  # the gold's judgments version in this conversation (edits.judgments_version)
+    disagreements: list[Disagreement]
+    sides: dict[str, Side]
+    grades: dict[int, Grade]
+    attribute_sets: list[AttributeSet]
+
+    @property
+    def open(self) -> int:
+        return sum(not d.settled for d in self.disagreements)
+
+    def find(self, unit: str) -> Disagreement | None:
+        return next((d for d in self.disagreements if d.unit == unit), None)
+
+
+def _vector_text(vector) -> str:
+    return "not given" if vector is None else format_vector(vector)
+
+
+def adjudication(conversation: Conversation, left, right) -> Adjudication:
+    """Every unit the two annotators judge differently, in the order of the conversation."""
+    turns = list(Turn.objects.filter(conversation=conversation).order_by("position"))
+    offsets = system_turn_offsets(conversation, turns)
+    a, b = read_side(conversation, left.pk), read_side(conversation, right.pk)
+    gold = gold_account()
+    keys = set(a.entities) | set(b.entities)
+    g = read_side(conversation, gold.pk, keys)
+    grades = {grade.level: grade for grade in Grade.objects.filter(campaign_id=conversation.topic.campaign_id)}
+    attribute_sets = list(AttributeSet.objects.filter(topic_type_id=conversation.topic.topic_type_id))
+    decisions: dict[str, AdjudicationDecision] = {}
+    for decision in AdjudicationDecision.objects.filter(conversation=conversation).order_by("id"):
+        decisions[decision.unit] = decision  # the latest decision of a unit stands
+
+    def name_of(key: str) -> str:
+        entity = a.entities.get(key) or b.entities.get(key) or g.entities.get(key)
+        return (entity.name or entity.key) if entity else key
+
+    first_wc: dict[str, int] = {}
+    for side in (a, b):
+        for (number, key, _k), nugget in side.nuggets.items():
+            wc = offsets[number] + nugget.start_word + 1
+            first_wc[key] = min(first_wc.get(key, wc), wc)
+
+    def span_text(number: int, value) -> str:
+        if value is None:
+            return "not marked"
+        base = offsets[number]
+        return f"WC {base + value[0] + 1}-{base + value[1] + 1}"
+
+    def grade_text(value) -> str:
+        return grades[value].label if value in grades else "ungraded"
+
+    result: list[Disagreement] = []
+
+    def add(kind: str, parts: tuple, what: str, where: str, order: tuple, show) -> None:
+        values = [side.value(kind, parts) for side in (a, b, g)]
+        if values[0] == values[1] or kind == "membership" and _same_vector(values[0], values[1]):
+            return
+        unit = unit_id(kind, parts)
+        result.append(Disagreement(
+            unit=unit, kind=kind, parts=parts, what=what, where=where, order=order,
+            left=values[0], right=values[1], gold=values[2],
+            shown={"left": show(values[0]), "right": show(values[1]), "gold": show(values[2])},
+            decision=decisions.get(unit),
+        ))
+
+    for parts in sorted(set(a.nuggets) | set(b.nuggets)):
+        number, key, _k = parts
+        spans = [s.value("span", parts) for s in (a, b)]
+        start = min(v[0] for v in spans if v is not None)
+        add("span", parts, f"{name_of(key)} in S{number}", span_text(number, min(v for v in spans if v)),
+            (offsets[number] + start, 0), lambda v, n=number: span_text(n, v))
+    both = set(a.entities) & set(b.entities)
+    for key in sorted(both, key=lambda k: (first_wc.get(k, 0), k)):
+        wc = first_wc.get(key, 0)
+        add("grade", (key,), f"grade of {name_of(key)}", f"WC {wc}", (wc, 1), grade_text)
+        for attribute_set in attribute_sets:
+            add("membership", (key, attribute_set.name), f"{attribute_set.name} of {name_of(key)}", f"WC {wc}",
+                (wc, 2, attribute_set.position), _vector_text)
+    for turn in turns:
+        if turn.is_system:
+            add("label", (turn.number,), f"label of S{turn.number}", f"S{turn.number}",
+                (offsets[turn.number] + word_count(turn.text), 3), lambda v: v or "not given")
+    result.sort(key=lambda d: d.order)
+    return Adjudication(conversation, left, right, gold, conversation.gold_annotator_id == gold.pk,
+                        edits.judgments_version(conversation, gold), result,
+                        {"left": a, "right": b, "gold": g}, grades, attribute_sets)
+
+
+def _same_vector(x, y) -> bool:
+    if x is None or y is None:
+        return x is y
+    return len(x) == len(y) and bool(np.abs(np.asarray(x, dtype=float) - np.asarray(y, dtype=float)).sum() <= 1e-6)
+
+
+# -- writing the gold ---------------------------------------------------------------------------
+
+
+def _gold_entity(conversation: Conversation, gold, source: Entity, *, actor) -> Entity:
+    """The gold's entity with the source's identity; a new one takes the source's grade and memberships."""
+    existing = Entity.objects.filter(topic_id=conversation.topic_id, annotator=gold, key=source.key).first()
+    if existing is not None:
+        return existing
+    entity = edits.entity_for_key(conversation.topic_id, gold, source.key, source.name, actor=actor,
+                                  conversation_id=conversation.pk)
+    entity.topic = conversation.topic
+    if source.grade_id is not None:
+        edits.update_entity(entity, actor=actor, expected_version=entity.version, conversation=conversation,
+                            grade=source.grade)
+    for membership in Membership.objects.filter(entity=source).select_related("attribute_set"):
+        edits.set_membership(entity, membership.attribute_set, actor=actor, expected_version=entity.version,
+                             vector=membership.vector, evidence=membership.evidence, conversation=conversation)
+    return entity
+
+
+@transaction.atomic
+def start(conversation: Conversation, *, actor, judge: int | None):
+    """Make the adjudicated gold this conversation's gold; the first time, as a copy of `judge`'s
+    judgments, those the scores used so far (annotator.scores.per_conversation.judges), so that
+    no score moves before a decision."""
+    gold = gold_account()
+    if conversation.gold_annotator_id == gold.pk:
+        return gold
+    has_own = Nugget.objects.filter(turn__conversation=conversation, annotator=gold).exists() or \
+        TurnLabel.objects.filter(turn__conversation=conversation, annotator=gold).exists()
+    if judge is not None and not has_own:  # a gold already begun here (then left by the shortcut) is resumed
+        for nugget in (Nugget.objects.filter(turn__conversation=conversation, annotator_id=judge)
+                       .select_related("entity__grade", "turn__conversation").order_by("turn__position", "start_word")):
+            entity = _gold_entity(conversation, gold, nugget.entity, actor=actor)
+            edits.create_nugget(annotator=gold, actor=actor, turn=nugget.turn, start_word=nugget.start_word,
+                                end_word=nugget.end_word, entity=entity)
+        for label in TurnLabel.objects.filter(turn__conversation=conversation, annotator_id=judge).select_related(
+                "turn__conversation"):
+            edits.set_turn_label(label.turn, annotator=gold, actor=actor, label=label.label, expected_version=None)
+    conversation.gold_annotator = gold
+    conversation.save(update_fields=["gold_annotator"])
+    return gold
+
+
+@transaction.atomic
+def decide(conversation: Conversation, unit: str, *, actor, judge: int | None, take=None,
+           written: Any = None, expected_version: int | None = None) -> AdjudicationDecision:
+    """Settle one disagreement: the gold takes `take`'s value (an annotator), or the `written`
+    value (a Grade, a vector, a label "o"/"x"/"-" or None). `judge` is whose judgments the
+    scores use now (the gold starts as their copy, see `start`). AnnotationRefused when the gold
+    cannot take it (a span overlapping another gold nugget); nothing is written then.
+
+    `expected_version` is the gold's judgments version in this conversation the organiser saw
+    (`Adjudication.version`): if someone changed the gold here since (another organiser, another
+    tab), StaleEdit and nothing is written: a decision is never taken on a gold nobody saw."""
+    kind, parts = parse_unit(unit)
+    if take is None and kind not in WRITABLE:
+        raise edits.AnnotationRefused("A span is settled by taking one annotator's.")
+    if expected_version is not None and edits.judgments_version(conversation, gold_account()) != expected_version:
+        raise edits.StaleEdit("adjudication", None, message=(
+            "Someone else changed the gold of this conversation since you opened it; nothing was decided. "
+            "The page now shows the gold as it is: decide again on it."))
+    gold = start(conversation, actor=actor, judge=judge)
+    floor = edits.judgments_version(conversation, gold)
+    source = read_side(conversation, take.pk if take is not None else None, {parts[0]} if kind in ("grade", "membership") else None)
+    mine = read_side(conversation, gold.pk, {parts[1]} if kind == "span" else {parts[0]} if kind != "label" else None)
+    before = mine.value(kind, parts)
+    if kind == "span":
+        after = _take_span(conversation, gold, parts, source, mine, actor=actor)
+        what = f"{_name(source, mine, parts[1])} in S{parts[0]}"
+        offset = _offset(conversation, parts[0])
+        shown = (_span(before, offset), _span(after, offset))
+    elif kind == "grade":
+        grade = written if take is None else (source.entities[parts[0]].grade if parts[0] in source.entities else None)
+        was = _grade_label(mine.entities.get(parts[0]))
+        entity = _entity_for(conversation, gold, parts[0], source, mine, actor=actor)
+        if entity.grade_id != getattr(grade, "pk", None):
+            edits.update_entity(entity, actor=actor, expected_version=entity.version, conversation=conversation, grade=grade)
+        what = f"grade of {entity.name or entity.key}"
+        shown = (was, grade.label if grade else "ungraded")
+    elif kind == "membership":
+        key, set_name = parts
+        attribute_set = AttributeSet.objects.get(topic_type_id=conversation.topic.topic_type_id, name=set_name)
+        if take is None:
+            vector, evidence = written, ""
+        else:
+            membership = source.memberships.get(parts)
+            vector, evidence = (membership.vector, membership.evidence) if membership else (None, "")
+        entity = _entity_for(conversation, gold, key, source, mine, actor=actor)
+        if not _same_vector(before, tuple(vector) if vector is not None else None):
+            edits.set_membership(entity, attribute_set, actor=actor, expected_version=entity.version, vector=vector,
+                                 evidence=evidence, conversation=conversation)
+        what = f"{set_name} of {entity.name or entity.key}"
+        shown = (_vector_text(before), _vector_text(vector))
+    else:
+        number = parts[0]
+        label = written if take is None else source.value("label", parts)
+        if label != before:
+            turn = Turn.objects.select_related("conversation").get(conversation=conversation, role=Turn.Role.SYSTEM, number=number)
+            current = mine.labels.get(number)
+            edits.set_turn_label(turn, annotator=gold, actor=actor, label=label,
+                                 expected_version=current.version if current else None)
+        what = f"label of S{number}"
+        shown = (before or "not given", label or "not given")
+    change = f"{shown[0]} -> {shown[1]}" if shown[0] != shown[1] else f"kept {shown[1]}"
+    return AdjudicationDecision.objects.create(
+        conversation=conversation, unit=unit, taken_from=take, decided_by=actor, after_event=floor,
+        description=f"{what} {change}"[:1200],
+    )
+
+
+def _name(source: Side, mine: Side, key: str) -> str:
+    entity = source.entities.get(key) or mine.entities.get(key)
+    return (entity.name or entity.key) if entity else key
+
+
+def _span(value, offset: int) -> str:
+    return "not marked" if value is None else f"WC {offset + value[0] + 1}-{offset + value[1] + 1}"
+
+
+def _offset(conversation: Conversation, number: int) -> int:
+    return system_turn_offsets(conversation).get(number, 0)
+
+
+def system_turn_offsets(conversation: Conversation, turns: list[Turn] | None = None) -> dict[int, int]:
+    """S<number> -> the words before that system turn (user turns count too): a word k (0-based)
+    of it is at WC offset + k + 1, as the workspace counts. One query, unless `turns` are given."""
+    if turns is None:
+        turns = list(Turn.objects.filter(conversation=conversation).order_by("position").only("role", "number", "text"))
+    offsets = turn_offsets([t.text for t in turns]).tolist()
+    return {t.number: offset for t, offset in zip(turns, offsets) if t.role == Turn.Role.SYSTEM}
+
+
+def _grade_label(entity: Entity | None) -> str:
+    return entity.grade.label if entity is not None and entity.grade is not None else "ungraded"
+
+
+def _entity_for(conversation, gold, key: str, source: Side, mine: Side, *, actor) -> Entity:
+    entity = mine.entities.get(key)
+    if entity is None:
+        model = source.entities.get(key) or Entity.objects.filter(topic_id=conversation.topic_id, key=key).first()
+        entity = _gold_entity(conversation, gold, model, actor=actor)
+    entity.topic = conversation.topic
+    return entity
+
+
+def _take_span(conversation, gold, parts, source: Side, mine: Side, *, actor):
+    theirs, current = source.nuggets.get(parts), mine.nuggets.get(parts)
+    if theirs is None:
+        if current is not None:
+            current.turn.conversation = conversation
+            edits.delete_nugget(current, actor=actor, expected_version=current.version)
+        return None
+    if current is not None:
+        if (current.start_word, current.end_word) != (theirs.start_word, theirs.end_word):
+            current.turn.conversation = conversation
+            edits.update_nugget(current, actor=actor, expected_version=current.version,
+                                start_word=theirs.start_word, end_word=theirs.end_word)
+    else:
+        entity = _gold_entity(conversation, gold, theirs.entity, actor=actor)
+        theirs.turn.conversation = conversation
+        edits.create_nugget(annotator=gold, actor=actor, turn=theirs.turn, start_word=theirs.start_word,
+                            end_word=theirs.end_word, entity=entity)
+    return theirs.start_word, theirs.end_word
+
+
+@dataclass
+class UndoneDecision:
+    description: str
+    unit: str
+
+
+@transaction.atomic
+def undo_last_decision(conversation: Conversation, *, actor) -> UndoneDecision | None:
+    """Take back the conversation's latest decision: undo the gold's changes it made (newest
+    first, each recorded in the history as an undo) and forget the decision. StaleEdit when
+    one of them was changed since by something else; then nothing is undone."""
+    decision = AdjudicationDecision.objects.select_for_update().filter(conversation=conversation).order_by("-id").first()
+    if decision is None:
+        return None
+    gold = gold_account()
+    while (event := edits.last_undoable(conversation, gold)) is not None and event.pk > decision.after_event:
+        edits.undo_last(conversation, gold, actor=actor)
+    description, unit = decision.description, decision.unit
+    decision.delete()
+    return UndoneDecision(description=f"Undid: {description}", unit=unit)

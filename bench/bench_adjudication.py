@@ -1,0 +1,107 @@
+"""The adjudication page on a generated 1,000-conversation campaign judged by two people.
+
+The same seeded files as bench_compare_judges (50 topics x 20 runs; 10 films a conversation):
+`ann`'s judgments, then `bob`'s noisy copy (misses 10% of the nuggets, cuts 10% of the spans a
+word short, regrades 20%, moves 20% of the ORIGIN memberships) added to the same
+conversations: every conversation has disagreements. Times, in-process, best of --repeats:
+
+- `score_table` of the campaign (the reference: the report costs this much);
+- listing one conversation's disagreements (`adjudication.adjudication`);
+- the effect of both choices of every disagreement of it (`adjudication_effect.effects`, a
+  savepoint per choice, rolled back), with the score table already read;
+- the whole page (GET through Django's test client, the organiser logged in);
+- one decision (POST take right) and its undo.
+
+    .venv/bin/python bench/bench_adjudication.py [--topics 50] [--runs 20] [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.bench_compare_judges import write_files  # noqa: E402
+from bench.bench_scoring import best_time  # noqa: E402
+from bench.common import bench_database, database_label, machine, write_result  # noqa: E402
+
+
+def run(topics: int, runs: int, repeats: int) -> dict:
+    with bench_database() as tmp:
+        from django.core.management import call_command
+        from django.test import Client
+        from django.urls import reverse
+
+        from annotator.evaluation import adjudication_effect
+        from annotator.judgments import adjudication
+        from annotator.models import Campaign, Conversation
+        from annotator.scores.campaign_tables import score_table
+        from bench.common import make_annotator, make_campaign_with
+
+        label = database_label()
+        campaign = make_campaign_with("bench")
+        ann, bob, organiser = make_annotator("ann"), make_annotator("bob"), make_annotator("organiser")
+        campaign.organisers.add(organiser)
+        first, second = write_files(tmp, topics, runs)
+        for path, who in ((first, "ann"), (second, "bob")):
+            call_command("import_conversations", str(path), campaign="bench", annotator=who, stdout=io.StringIO())
+        campaign = Campaign.objects.get(slug="bench")
+        conversation = Conversation.objects.filter(topic__campaign=campaign).select_related("topic__campaign", "run").order_by("pk")[7]
+        table_seconds, table = best_time(lambda: score_table(campaign), repeats)
+        list_seconds, found = best_time(lambda: adjudication.adjudication(conversation, ann, bob), repeats)
+        effect_seconds, _ = best_time(
+            lambda: adjudication_effect.effects(found, table, actor=organiser, judge=ann.pk), repeats)
+        call_command("collectstatic", "--noinput", verbosity=0)  # DEBUG=0: pages name hashed static files
+        client = Client(HTTP_HOST="localhost")
+        client.force_login(organiser)
+        url = reverse("console:adjudicate", kwargs={"slug": "bench", "conversation": conversation.pk})
+        client.get(url)  # warm-up: imports and first queries
+        page_seconds, response = best_time(lambda: client.get(url), repeats)
+        assert response.status_code == 200, response.status_code
+        decide_url = reverse("console:adjudicate_decide", kwargs={"slug": "bench", "conversation": conversation.pk})
+        undo_url = reverse("console:adjudicate_undo", kwargs={"slug": "bench", "conversation": conversation.pk})
+        started = time.perf_counter()
+        client.post(decide_url, {"unit": found.disagreements[0].unit, "take": "right"})
+        decide_seconds = time.perf_counter() - started
+        started = time.perf_counter()
+        client.post(undo_url)
+        undo_seconds = time.perf_counter() - started
+    return {
+        "machine": machine(),
+        "database": label,
+        "conversations": len(table),
+        "disagreements": len(found.disagreements),
+        "kinds": sorted({d.kind for d in found.disagreements}),
+        "score_table_s": round(table_seconds, 3),
+        "disagreements_s": round(list_seconds, 3),
+        "effects_s": round(effect_seconds, 3),
+        "page_s": round(page_seconds, 3),
+        "ratio_page_to_score_table": round(page_seconds / table_seconds, 2),
+        "first_decision_s": round(decide_seconds, 3),
+        "undo_s": round(undo_seconds, 3),
+        "repeats": repeats,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--topics", type=int, default=50)
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    result = run(args.topics, args.runs, args.repeats)
+    path = write_result("adjudication-" + result["database"].split()[0].lower(), result)
+    print(f"== adjudication ({result['database']}): {result['conversations']} conversations; "
+          f"{result['disagreements']} disagreements in the conversation adjudicated ({', '.join(result['kinds'])})")
+    print(f"   score_table {result['score_table_s']} s; disagreements {result['disagreements_s']} s; effects of both "
+          f"choices of each {result['effects_s']} s; the page {result['page_s']} s ({result['ratio_page_to_score_table']}x "
+          f"score_table); first decision {result['first_decision_s']} s, undo {result['undo_s']} s; best of {result['repeats']}")
+    print(f"(raw: {path})")
+
+
+if __name__ == "__main__":
+    main()
