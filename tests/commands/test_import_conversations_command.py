@@ -33,7 +33,8 @@ def scores(fmt="json"):
 
 def test_the_paper_example_imported_from_its_text_file_scores_as_in_the_paper(gold):
     out, err = import_example()
-    assert out.strip() == ("1 conversation(s) imported; 4 turns, 10 nuggets, 2 turn labels; "
+    assert out.strip() == ("M002-bing-trial1.txt: read as the paper's format: 1 conversation\n"
+                           "1 conversation(s) imported; 4 turns, 10 nuggets, 2 turn labels; "
                            "10 new and 0 updated entities, judged by gold-annotator.")
     assert err == ""
     (row,) = scores()["conversations"]
@@ -175,7 +176,8 @@ def test_an_annotator_s_file_adds_their_judgments_to_the_conversation_already_th
     conversation = Conversation.objects.get()
     theirs = write(tmp_path, "M002-bing-trial1.txt", EXAMPLE.read_text().replace("#L1\nwc= 46", "#L2\nwc= 46"))
     out, err = run("import_conversations", "--campaign", "fairweb1", "--annotator", "robot", theirs)
-    assert out.strip() == ("0 conversation(s) imported; judgments added to 1 conversation(s) already there; "
+    assert out.strip() == ("M002-bing-trial1.txt: read as the paper's format: 1 conversation\n"
+                           "0 conversation(s) imported; judgments added to 1 conversation(s) already there; "
                            "0 turns, 10 nuggets, 2 turn labels; 10 new and 0 updated entities, judged by robot.")
     assert err == ""
     assert Conversation.objects.get().pk == conversation.pk and Turn.objects.count() == 4
@@ -277,3 +279,14 @@ def test_jsonl_problems_name_the_line_and_the_field(gold, tmp_path):
 def test_unknown_campaign_or_annotator_is_an_error(gold):
     assert refused("import_conversations", "--campaign", "nope", str(EXAMPLE))[0] == "no campaign 'nope' (load one with load_campaign)"
     assert refused("import_conversations", "--campaign", "fairweb1", "--annotator", "nobody", str(EXAMPLE))[0] == "no user named 'nobody'"
+
+
+def test_the_topic_option_gives_harvested_conversations_their_topic_and_files_with_topics_keep_theirs(gold, tmp_path):
+    from annotator.interchange.formats import parse_paper, write_jsonl
+
+    conversation = parse_paper(EXAMPLE.read_text(), "x").conversations[0]
+    conversation.nuggets, conversation.run = [], None
+    jsonl = write(tmp_path, "own.jsonl", write_jsonl([conversation]))
+    out, err = run("import_conversations", "--campaign", "fairweb1", "--run", "bing", "--topic", "M009", jsonl)
+    assert out.splitlines()[0] == "own.jsonl: read as JSONL: 1 conversation"
+    assert Conversation.objects.get().topic.code == "M002"  # the file's own
