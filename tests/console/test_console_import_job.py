@@ -196,3 +196,15 @@ def test_a_background_import_for_another_annotator_gives_them_the_judgments(orga
 def test_a_huge_job_id_is_a_404(organiser, campaign):
     url = reverse("console:import_job", kwargs={"slug": campaign.slug, "job": 1}).replace("/1/", "/99999999999999999999/")
     assert organiser.get(url).status_code == 404
+
+
+def test_a_background_import_keeps_the_topic_for_the_harvests_and_says_what_it_read(organiser, campaign):
+    response = organiser.post(reverse("console:upload", kwargs={"slug": campaign.slug}),
+                              {"files": [jsonl(4)], "topic": "M009"})
+    job = ImportJob.objects.get()
+    assert response.status_code == 302 and job.topic == "M009"
+    assert "harvests into topic M009" in organiser.get(job_url(job)).content.decode()
+    run_worker()
+    job.refresh_from_db()
+    assert job.status == ImportJob.Status.DONE, job.errors
+    assert job.summary.startswith("bg.jsonl: read as JSONL: 4 conversations. 4 conversation(s) imported")

@@ -80,3 +80,20 @@ def test_an_upload_for_another_annotator_adds_their_judgments_to_the_conversatio
     assert Nugget.objects.filter(turn__conversation=conversation, annotator=bob).count() == 10
     assert Nugget.objects.filter(turn__conversation=conversation, annotator=demo[1]).count() == 10
     assert Assignment.objects.filter(conversation=conversation, annotator=bob).exists()
+
+
+def test_the_upload_says_what_each_file_was_read_as(organiser, campaign):
+    response = organiser.post(url(campaign), {"files": [example()], "run": "bing-trial9"}, follow=True)
+    assert "M002-bing-trial1.txt: read as the paper&#x27;s format: 1 conversation" in response.content.decode()
+
+
+def test_the_upload_offers_the_campaigns_topics_for_harvests_and_files_with_topics_keep_theirs(organiser, campaign):
+    page = organiser.get(url(campaign)).content.decode()
+    assert 'list="campaign-topics"' in page and '<option value="M002">' in page
+    organiser.post(url(campaign), {"files": [example()], "run": "bing-trial9", "topic": "M009"})
+    assert Conversation.objects.filter(topic__code="M002", run__name="bing-trial9").exists()
+
+
+def test_a_topic_with_spaces_is_refused_by_the_form(organiser, campaign):
+    response = organiser.post(url(campaign), {"files": [example()], "run": "bing-trial9", "topic": "M 9"})
+    assert response.status_code == 400 and response.context["form"].errors["topic"] == ["A topic id has no spaces."]
