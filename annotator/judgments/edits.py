@@ -178,6 +178,11 @@ def span_text(turn: Turn, start_word: int, end_word: int) -> str:
 def entity_for_text(turn: Turn, annotator, text: str, *, actor, conversation: Conversation | None = None) -> Entity:
     """The annotator's entity of the topic that `text` names (URL first, else the name); new if unknown."""
     key, name = entity_key_and_name(text)
+    return entity_for_key(turn, annotator, key, name, actor=actor, conversation=conversation)
+
+
+def entity_for_key(turn: Turn, annotator, key: str, name: str, *, actor, conversation: Conversation | None = None) -> Entity:
+    """The annotator's entity of the topic with this identity key; new (named `name`) if unknown."""
     topic_id = turn.conversation.topic_id
     entity = Entity.objects.filter(topic_id=topic_id, annotator=annotator, key=key).first()
     if entity is not None:
@@ -351,11 +356,15 @@ def create_nugget(
     start_word: int,
     end_word: int,
     entity: Entity | None = None,
+    cited: tuple[str, str] | None = None,
 ) -> Nugget:
-    """Mark words of a system turn as a nugget, linked to `entity` or to the entity its text names."""
+    """Mark words of a system turn as a nugget, linked to `entity`, else to the entity the
+    system cited on them (`cited`: its key and name), else to the entity its text names."""
     _lock_turn(turn)
     check_span(turn, annotator, start_word, end_word)
-    if entity is None:
+    if entity is None and cited is not None:
+        entity = entity_for_key(turn, annotator, *cited, actor=actor)
+    elif entity is None:
         entity = entity_for_text(turn, annotator, span_text(turn, start_word, end_word), actor=actor)
     elif entity.topic_id != turn.conversation.topic_id or entity.annotator_id != annotator.pk:
         raise AnnotationRefused("That entity belongs to another topic or annotator.")

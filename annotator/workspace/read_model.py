@@ -28,10 +28,12 @@ from annotator.workspace.conversation_html import (
 )
 from annotator.workspace.forms import EntityDetailsForm, EntityLinkForm, GradeForm, MembershipForm, NuggetSpanForm
 from annotator.rules.identity import entity_key_and_name, find_url
-from annotator.models import Assignment, AttributeSet, Entity, Grade, Membership, TurnLabel
+from annotator.models import Assignment, AttributeSet, Entity, Grade, Membership, Nugget, TurnLabel
+from annotator.rules.citations import CITATIONS_JUDGE
+from annotator.rules.identity import is_grounding_redirect
 from annotator.scores.per_conversation import ConversationScore, NuggetScore, attribute_sets_of, score_conversation
 from annotator.rules.vectors import format_vector
-from scoring.words import word_count
+from scoring.words import tokenise, word_count
 
 DISMISSED_SESSION_KEY = "gfrc_dismissed"
 
@@ -213,9 +215,9 @@ def workbench_context(
 ) -> dict:
     """Everything the workspace shows, in a fixed number of queries:
     1 attribute sets of the topic type, 2-4 score_conversation (turns; nuggets with entity and
-    grade; memberships), 5 turn labels, 6 the annotator's entities that the suggestions name
-    (when there are suggestions), 7 the campaign's grades, 8 memberships of the selected
-    nugget's entity (when one is selected).
+    grade; memberships), 5 turn labels, 6 the spans the systems cited (cited_spans), 7 the
+    annotator's entities that the suggestions name (when there are suggestions), 8 the
+    campaign's grades, 9 memberships of the selected nugget's entity (when one is selected).
     With `only`, the conversation column holds just the turns that edit can have changed.
     """
     user = request.user
@@ -236,7 +238,8 @@ def workbench_context(
         urls=urls,
         csrf_token=get_token(request),
     )
-    bench.candidates = find_candidates(score, score.nuggets, dismissed, topic.pk, user.pk)
+    cited = cited_spans(conversation.pk) if user.get_username() != CITATIONS_JUDGE else []
+    bench.candidates = find_candidates(score, score.nuggets, dismissed, topic.pk, user.pk, cited=cited)
     system_turns = [t for t in score.turns if t.turn.is_system]
     rendered = _turns_to_render(bench, only)
     context = {
@@ -343,23 +346,58 @@ def candidate_key(turn_id: int, start: int, end: int) -> str:
     return f"{turn_id}:{start}:{end}"
 
 
+@dataclass(frozen=True)
+class CitedSpan:
+    """Words a system cited a source on: a nugget of the automatic judge CITATIONS_JUDGE."""
+
+    nugget_id: int
+    turn_id: int
+    start: int
+    end: int
+    url: str  # the entity key: the cited page's normalised URL
+    title: str
+
+
+def cited_spans(conversation_id: int) -> list[CitedSpan]:
+    """The spans the systems cited in the conversation (one query), in turn and word order."""
+    rows = (
+        Nugget.objects.filter(turn__conversation_id=conversation_id, annotator__username=CITATIONS_JUDGE)
+        .order_by("turn__position", "start_word")
+        .values_list("pk", "turn_id", "start_word", "end_word", "entity__key", "entity__name")
+    )
+    return [CitedSpan(*row) for row in rows]
+
+
 def find_candidates(score: ConversationScore, annotator_nuggets, dismissed: set[str], topic_id: int | None = None,
-                    annotator_id: int | None = None) -> list[Candidate]:
-    """Every line of a system turn with a URL that no nugget touches and that was not dismissed;
-    with an annotator, the entity of the topic each names, if any (one query, for those keys)."""
+                    annotator_id: int | None = None, cited: list[CitedSpan] = ()) -> list[Candidate]:
+    """The suggested nuggets: the spans the system cited (`cited`), then every line of a system
+    turn with a URL; each if no nugget of the annotator touches it and it was not dismissed.
+    With an annotator, the entity of the topic each names, if any (one query, for those keys)."""
     taken: dict[int, set[int]] = {}
     for n in annotator_nuggets:
         taken.setdefault(n.nugget.turn_id, set()).update(range(n.nugget.start_word, n.nugget.end_word + 1))
     result = []
+    texts = {view.turn.pk: view.turn.text for view in score.turns}
+    for span in cited:
+        if not taken.get(span.turn_id, set()).isdisjoint(range(span.start, span.end + 1)):
+            continue
+        if candidate_key(span.turn_id, span.start, span.end) in dismissed or span.turn_id not in texts:
+            continue
+        words = " ".join(tokenise(texts[span.turn_id])[span.start : span.end + 1])
+        result.append(Candidate(span.turn_id, span.start, span.end, words, None, span.url, cited_by=span.nugget_id,
+                                source=span.title, redirect=is_grounding_redirect(span.url)))
     for view in score.turns:
         turn = view.turn
         if not turn.is_system:
             continue
+        cited_here = [c for c in result if c.turn_id == turn.pk]
         for line in lines_of(turn.text):
             if not line.words or not taken.get(turn.pk, set()).isdisjoint(range(line.start, line.end + 1)):
                 continue
             if find_url(line.text) is None:
                 continue
+            if any(line.start <= c.start <= line.end for c in cited_here):
+                continue  # the system cited words of this line: that proposal says more than the line
             if candidate_key(turn.pk, line.start, line.end) in dismissed:
                 continue
             key, _name = entity_key_and_name(line.text)
