@@ -200,7 +200,7 @@ def _render_turn(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore], 
             fields = {"turn": turn.pk, "start": candidate.start, "end": candidate.end}
             what = "suggested nugget"
             if candidate.cited_by is not None:
-                classes += " cited"
+                classes += " citation"
                 fields["cited"] = candidate.cited_by
                 what = f"nugget cited by the system ({candidate.key})"
             gutter = (

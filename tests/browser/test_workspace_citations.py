@@ -19,7 +19,7 @@ def test_a_gold_annotator_accepts_the_cited_suggestions_with_the_keyboard_and_th
     login("gold", "gold-pw")
     page.goto(f"{live_server.url}/conversations/{conversation.pk}/")
     page.wait_for_load_state("networkidle")
-    expect(page.locator(".line.candidate.cited")).to_have_count(2)
+    expect(page.locator(".line.candidate.citation")).to_have_count(2)
     expect(page.locator(".cited-by").first).to_contain_text("cited by the system: Volver (2006) - IMDb")
     expect(page.locator(".cited-by .redirect")).to_have_text("Google grounding redirect, not resolved offline")
     expect(page.locator("#score-panel [data-score=R]")).to_have_text("0.0000")
@@ -32,7 +32,7 @@ def test_a_gold_annotator_accepts_the_cited_suggestions_with_the_keyboard_and_th
 
     page.keyboard.press("a")  # Volver: S2 words 12-17, the 30th word of the conversation
     expect(page.locator("#turns a.wc", has_text="WC 30")).to_be_visible()
-    expect(page.locator(".line.candidate.cited")).to_have_count(1)
+    expect(page.locator(".line.candidate.citation")).to_have_count(1)
     page.keyboard.press("2")
     expect(page.locator("#grade-2")).to_have_attribute("aria-pressed", "true")
     after_one = expect_panel_matches_the_database(page, conversation, gold)
