@@ -1,12 +1,16 @@
-"""Conversation files organisers have: the paper's annotated text format and JSONL.
+"""Conversation files organisers have: the paper's annotated text format, JSONL, and
+harvested conversations in the vendors' own shapes (harvest/).
 
 Pure Python (no Django): ``parse_*`` return a ParseResult (conversations, errors, warnings)
 and never raise on bad input; ``write_*`` give text that parses back to the same semantics.
 See docs/formats.md.
 """
 
+import json
+import re
 from collections.abc import Callable
 
+from .detect import parse_text
 from .jsonl import iter_jsonl, parse_jsonl, parse_jsonl_bytes, write_jsonl
 from .model import (
     FormatError,
@@ -18,7 +22,7 @@ from .model import (
     ParseResult,
     semantics,
 )
-from .paper import iter_paper, parse_paper, parse_paper_bytes, write_paper
+from .paper import decode_utf8, iter_paper, parse_paper, parse_paper_bytes, write_paper
 
 __all__ = [
     "FormatError",
@@ -44,25 +48,48 @@ __all__ = [
 
 
 def format_for(filename: str) -> str:
-    """``"jsonl"`` for a .jsonl / .json file name, else ``"paper"``."""
+    """``"jsonl"`` for a .jsonl / .json file name, else ``"paper"``: the writers' choice of
+    format for a name. Reading never goes by the name (``parse_file`` reads the content)."""
     name = filename.lower()
     return "jsonl" if name.endswith((".jsonl", ".json")) else "paper"
 
 
 def parse_file(data: bytes, path: str, on_conversation: Callable[[int], object] | None = None) -> ParseResult:
-    """Bytes of a file (strict UTF-8), in the format its name says; ``on_conversation(n)`` is
-    called as each conversation is read, with how many have been."""
-    if format_for(path) == "jsonl":
-        return parse_jsonl_bytes(data, path, on_conversation)
-    return parse_paper_bytes(data, path, on_conversation)
+    """Bytes of a file (strict UTF-8), in the format its content shows (the paper's, JSONL,
+    or a harvest: ChatGPT export, OpenAI, Gemini, Perplexity, Anthropic, ShareGPT, LMSYS /
+    WildChat); ``ParseResult.format_name`` says which. ``on_conversation(n)`` is called as each
+    conversation is read, with how many have been."""
+    text, errors = decode_utf8(data, path)
+    if text is None:
+        return ParseResult([], errors, [])
+    return parse_text(text, path, on_conversation)
+
+
+CURRENT_NODE = re.compile(rb'"current_node"\s*:')
+ROWS = re.compile(rb'"conversation(?:_a|_b)?"\s*:\s*\[')  # LMSYS / WildChat / Arena rows
+OPENING = re.compile(rb"[ \t\n\r]*(?:\xef\xbb\xbf)?[ \t\n\r]*([\[{])?")
 
 
 def count_conversations(data: bytes, path: str) -> int:
-    """How many conversations the file holds, counted without parsing it (fast enough to
-    decide within a request whether an upload is imported in the background): JSONL lines
-    that are not blank, or paper-format ``#####`` topic headers. Broken files may be
-    miscounted; parsing tells."""
-    lines = data.removeprefix(b"\xef\xbb\xbf").split(b"\n")
-    if format_for(path) == "jsonl":
-        return sum(1 for line in lines if line.strip())
-    return sum(1 for line in lines if line.startswith(b"#####") and not line.startswith(b"######"))
+    """How many conversations the file holds, counted without reading it whole where that is
+    slow (to decide within a request whether an upload is imported in the background): JSONL
+    lines that are not blank, paper-format ``#####`` topic headers, the conversations of a
+    ChatGPT export (its ``"current_node"`` keys); other harvests (API logs, small) are read.
+    Broken files may be miscounted; parsing tells."""
+    opening = OPENING.match(data)
+    if opening is None or opening.group(1) is None:
+        lines = data.removeprefix(b"\xef\xbb\xbf").split(b"\n")
+        return sum(1 for line in lines if line.startswith(b"#####") and not line.startswith(b"######"))
+    exported = len(CURRENT_NODE.findall(data))
+    if exported:
+        return exported
+    first_line = data[opening.start(1):].split(b"\n", 1)[0]
+    try:
+        first = json.loads(first_line)
+    except (ValueError, RecursionError):
+        first = None
+    if isinstance(first, dict) and "turns" in first:
+        return sum(1 for line in data.split(b"\n") if line.strip())
+    if isinstance(first, dict) and any(key in first for key in ("conversation", "conversation_a", "conversation_b")):
+        return len(ROWS.findall(data))
+    return len(parse_file(data, path).conversations)

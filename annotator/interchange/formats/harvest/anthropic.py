@@ -1,0 +1,112 @@
+"""Anthropic Messages with the web search tool: a messages array (``{"messages": [...]}``, the
+response's message appended) or a log of ``{"request": ..., "response": ...}`` calls.
+
+An assistant message is a list of content blocks: ``text`` blocks are what was shown (joined
+as they come; a tool block between two of them is a paragraph break); ``server_tool_use``,
+``web_search_tool_result``, ``tool_use``, ``thinking`` are not. A text block's
+``citations[]`` of type ``web_search_result_location`` (``url``, ``title``, ``cited_text`` --
+the source's words, not the answer's) cite the whole block: web search citations carry no
+offsets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from ..model import ParsedConversation
+from .common import Bad, Call, Cite, Message, Reading, Unit, conversation, conversations_of_calls, dict_at, each, join, list_at
+
+NAME = "Anthropic Messages"
+SUPPORTED = "Anthropic Messages (messages arrays with web search citations, or request/response logs)"
+
+ROLES = {"user": "U", "assistant": "S"}
+BLOCKS = {"server_tool_use", "web_search_tool_result", "tool_use", "tool_result", "thinking", "redacted_thinking",
+          "web_fetch_tool_result", "code_execution_tool_result", "mcp_tool_use", "mcp_tool_result", "document",
+          "search_result"}
+
+
+def _typed(messages: Any) -> bool:
+    """Messages whose content blocks only Anthropic writes (or cited text blocks)."""
+    if not isinstance(messages, list) or not messages:
+        return False
+    for m in messages:
+        if not isinstance(m, dict) or m.get("role") not in ROLES:
+            return False
+    for m in messages:
+        content = m.get("content")
+        if isinstance(content, list) and any(
+            isinstance(b, dict) and (b.get("type") in BLOCKS or (b.get("type") == "text" and "citations" in b)) for b in content
+        ):
+            return True
+    return False
+
+
+def claims(value: Any) -> bool:
+    if isinstance(value, dict) and "request" in value and "response" in value:
+        response = value["response"]
+        return isinstance(response, dict) and response.get("type") == "message" and isinstance(response.get("content"), list)
+    if isinstance(value, dict) and value.get("type") == "message" and value.get("role") == "assistant":
+        return True
+    return _typed(value.get("messages") if isinstance(value, dict) else value)
+
+
+def read(units: Iterable[Unit], reading: Reading, emit: Callable[[ParsedConversation], object]) -> None:
+    units = list(units)
+    if units and isinstance(units[0].value, dict) and "request" in units[0].value:
+        conversations_of_calls((c for c in each(units, reading, lambda u: _call(u, reading)) if c), reading, emit)
+        return
+    for conv in each(units, reading, lambda u: _conversation(u, reading)):
+        if conv is not None:
+            emit(conv)
+
+
+def _conversation(unit: Unit, reading: Reading) -> ParsedConversation | None:
+    value = unit.value
+    if isinstance(value, dict) and value.get("type") == "message":
+        raise Bad(unit.field, 'a response holds only the system\'s answer: give the request\'s messages too '
+                  '({"messages": [...]} with it appended, or {"request": ..., "response": ...} per call)')
+    messages, where = (value.get("messages"), unit.at("messages")) if isinstance(value, dict) else (value, unit.field)
+    list_at(messages, where, "messages")
+    shown = [m for i, raw in enumerate(messages) if (m := message(raw, join(where, i), reading, unit.line))]
+    return conversation(shown, reading, unit.line, unit.field)
+
+
+def _call(unit: Unit, reading: Reading) -> Call:
+    request = dict_at(unit.value.get("request"), unit.at("request"), "request")
+    response = dict_at(unit.value.get("response"), unit.at("response"), "response")
+    messages = list_at(request.get("messages"), unit.at("request", "messages"), "request messages")
+    history = [m for i, raw in enumerate(messages) if (m := message(raw, unit.at("request", "messages", i), reading, unit.line))]
+    return Call(unit, history, message(response, unit.at("response"), reading, unit.line), response.get("id"))
+
+
+def message(raw: Any, where: str, reading: Reading, line: int) -> Message | None:
+    raw = dict_at(raw, where, "a message")
+    role = ROLES.get(raw.get("role"))
+    if role is None:
+        raise Bad(join(where, "role"), f"unknown role {raw.get('role')!r} (user or assistant)")
+    content = raw.get("content")
+    if isinstance(content, str):
+        return Message(role, content, where, line)
+    blocks = list_at(content, join(where, "content"), "content blocks")
+    m = Message(role, "", where, line)
+    apart = False  # a non-text block since the last text: the next text starts a paragraph
+    for i, block in enumerate(blocks):
+        at = join(join(where, "content"), i)
+        if not isinstance(block, dict) or block.get("type") != "text":
+            apart = bool(m.text)
+            continue
+        text = block.get("text")
+        if not isinstance(text, str):
+            raise Bad(at, "a text block without its text")
+        if apart and text.strip():
+            m.text = m.text.rstrip() + "\n\n"
+            text = text.lstrip()
+            apart = False
+        start = len(m.text)
+        m.text += text
+        for j, citation in enumerate(block.get("citations") or []):
+            if isinstance(citation, dict) and isinstance(citation.get("url"), str) and citation["url"].strip():
+                m.cites.append(Cite(start, len(m.text), citation["url"].strip(), str(citation.get("title") or ""),
+                                    join(join(at, "citations"), j)))
+    return m

@@ -1,0 +1,381 @@
+"""What every harvest reader shares: the messages a system showed, their citations as
+character spans, and the one conversion of those spans to word positions.
+
+A reader turns one vendor object into ``Message`` objects (role, the text as shown, citations
+as code-point spans of that text) and hands them to ``conversation``, which merges
+consecutive messages of one role into a turn, converts every citation once to words, and
+returns a ParsedConversation (topic "", run None: the importer gives both).
+
+The rule for the cited words (docs/formats.md, "Harvested conversations"):
+
+- a span starting or ending inside a word takes the whole word (words are str.split's);
+- a *marker* (OpenAI's inline link, ChatGPT's alt link, Perplexity's ``[n]``) cites the
+  words before it: its span runs back to the start of its line, or to the end of the previous
+  marker group on that line; adjacent markers (``[1][2]``, only whitespace between) are one
+  group and cite the same words;
+- the spans of a turn never overlap: a span that overlaps the one before starts after it, one
+  that lies inside it takes its words.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..model import FormatError, ParsedCitation, ParsedConversation, ParsedTurn, canonical_text
+
+__all__ = [
+    "Bad",
+    "Unit",
+    "Cite",
+    "Message",
+    "Call",
+    "Reading",
+    "join",
+    "conversation",
+    "conversations_of_calls",
+    "to_code_points",
+    "locate",
+    "strip_reasoning",
+    "text_of",
+    "WORD_RE",
+    "each",
+    "dict_at",
+    "list_at",
+]
+
+WORD_RE = re.compile(r"\S+")  # \S is the complement of str.isspace, the word rule of scoring.words
+THINK_RE = re.compile(r"<think>.*?</think>\s*", re.DOTALL)
+
+
+class Bad(Exception):
+    """A conversation the reader cannot read: refuses the file, with its JSON path."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(message)
+        self.field, self.message = field, message
+
+
+def join(base: str, key: str | int) -> str:
+    """The JSON path of ``key`` inside ``base``: ``join("[3]", "mapping")`` -> ``[3].mapping``."""
+    if isinstance(key, int):
+        return f"{base}[{key}]"
+    return f"{base}.{key}" if base else key
+
+
+@dataclass
+class Unit:
+    """One JSON value of a file that a reader reads: a JSONL line, an element of a top-level
+    array, or the whole document; ``field`` is its JSON path in the file ("" or "[3]")."""
+
+    value: Any
+    line: int
+    field: str = ""
+
+    def at(self, *keys: str | int) -> str:
+        where = self.field
+        for key in keys:
+            where = join(where, key)
+        return where
+
+
+@dataclass
+class Cite:
+    """A citation as a code-point span of its message's text (end exclusive)."""
+
+    start: int
+    end: int
+    url: str
+    title: str
+    field: str
+    marker: bool = False  # the span is a citation marker: it cites the words before it
+
+
+@dataclass
+class Message:
+    role: str  # "U" / "S"
+    text: str
+    field: str
+    line: int = 0
+    cites: list[Cite] = field(default_factory=list)
+
+    def replace(self, start: int, end: int, new: str) -> None:
+        """Replace text[start:end] by ``new``, keeping every citation on the same characters
+        (a citation of the replaced characters now spans ``new``)."""
+        delta = len(new) - (end - start)
+        self.text = self.text[:start] + new + self.text[end:]
+        for c in self.cites:
+            c.start = _moved(c.start, start, end, new, delta, at_end=False)
+            c.end = _moved(c.end, start, end, new, delta, at_end=True)
+
+    def same_as(self, other: Message) -> bool:
+        """Equal role and words: a request's history repeats an earlier answer."""
+        return self.role == other.role and self.text.split() == other.text.split()
+
+
+def _moved(pos: int, start: int, end: int, new: str, delta: int, *, at_end: bool) -> int:
+    if pos >= end and not (pos == end == start and not at_end):
+        return pos + delta
+    if pos <= start:
+        return pos
+    return start + len(new) if at_end else start
+
+
+def strip_reasoning(message: Message) -> None:
+    """Reasoning sections (``<think>...</think>``) are not what the system showed."""
+    for m in reversed(list(THINK_RE.finditer(message.text))):
+        message.replace(m.start(), m.end(), "")
+
+
+def text_of(value: Any, where: str, *, parts_key: str = "text", types: Sequence[str] = ("text",)) -> tuple[str, list[tuple[int, int, str]]]:
+    """A content that is a string or a list of typed parts: the text of the parts whose type is
+    one of ``types`` joined by blank lines, and (offset in the text, index, path) of each."""
+    if value is None:
+        return "", []
+    if isinstance(value, str):
+        return value, [(0, 0, where)]
+    if not isinstance(value, list):
+        raise Bad(where, "a content is a string or a list of parts")
+    pieces: list[str] = []
+    spans: list[tuple[int, int, str]] = []
+    offset = 0
+    for i, part in enumerate(value):
+        if isinstance(part, str):
+            text = part
+        elif isinstance(part, dict) and part.get("type") in types and isinstance(part.get(parts_key), str):
+            text = part[parts_key]
+        else:
+            continue
+        if pieces:
+            offset += 2
+        spans.append((offset, i, join(where, i)))
+        pieces.append(text)
+        offset += len(text)
+    return "\n\n".join(pieces), spans
+
+
+# --- offsets ------------------------------------------------------------------------------------
+
+UNITS = ("code points", "UTF-16 code units", "UTF-8 bytes")
+
+
+def to_code_points(text: str, start: int, end: int, unit: str) -> tuple[int, int] | None:
+    """[start, end) in ``unit`` of ``text`` as code points; None when outside the text or
+    not on character boundaries."""
+    if not (isinstance(start, int) and isinstance(end, int)) or isinstance(start, bool) or isinstance(end, bool):
+        return None
+    if not 0 <= start <= end:
+        return None
+    if unit == "code points":
+        return (start, end) if end <= len(text) else None
+    encoding, width = ("utf-16-le", 2) if unit == "UTF-16 code units" else ("utf-8", 1)
+    encoded = text.encode(encoding, "surrogatepass")
+    if end * width > len(encoded):
+        return None
+    try:
+        a = len(encoded[: start * width].decode(encoding))
+        b = a + len(encoded[start * width : end * width].decode(encoding))
+    except UnicodeDecodeError:
+        return None
+    return a, b
+
+
+def locate(text: str, start: Any, end: Any, fits: Callable[[str], bool],
+           units: Sequence[str] = UNITS) -> tuple[int, int] | None:
+    """The code-point span that vendor offsets [start, end) give in the first of ``units``
+    whose slice ``fits`` (a vendor that does not document its unit is checked, not trusted)."""
+    for unit in units:
+        span = to_code_points(text, start, end, unit)
+        if span is not None and fits(text[span[0] : span[1]]):
+            return span
+    return None
+
+
+# --- messages -> conversation -------------------------------------------------------------------
+
+
+@dataclass
+class Reading:
+    """One file being read: where problems go."""
+
+    path: str
+    errors: list[FormatError] = field(default_factory=list)
+    warnings: list[FormatError] = field(default_factory=list)
+
+    def warn(self, line: int, field: str | None, message: str) -> None:
+        self.warnings.append(FormatError(self.path, line, message, field))
+
+    def error(self, line: int, field: str | None, message: str) -> None:
+        self.errors.append(FormatError(self.path, line, message, field))
+
+
+def conversation(messages: Iterable[Message], reading: Reading, line: int, where: str) -> ParsedConversation | None:
+    """The conversation these messages show: consecutive messages of one role are one turn
+    (joined by a blank line), a system message before the first user message is dropped with
+    a warning, citations become word spans. None (with a warning) when nothing is shown."""
+    turns: list[Message] = []
+    for m in messages:
+        if not m.text.strip():
+            continue
+        if not turns and m.role == "S":
+            reading.warn(m.line or line, m.field, "a system message before the first user message is not a turn: dropped")
+            continue
+        if turns and turns[-1].role == m.role:
+            last = turns[-1]
+            shift = len(last.text) + 2
+            last.text += "\n\n" + m.text
+            for c in m.cites:
+                last.cites.append(Cite(c.start + shift, c.end + shift, c.url, c.title, c.field, c.marker))
+            continue
+        turns.append(Message(m.role, m.text, m.field, m.line or line, list(m.cites)))
+    if not turns:
+        reading.warn(line, where or None, "a conversation with no user message: skipped")
+        return None
+    conv = ParsedConversation(topic="", run=None, source=reading.path, line=line)
+    counts = {"U": 0, "S": 0}
+    for index, m in enumerate(turns):
+        counts[m.role] += 1
+        conv.turns.append(ParsedTurn(role=m.role, number=counts[m.role], label=None, text=canonical_text(m.text),
+                                     line=m.line, field=m.field))
+        for start, end, c in word_spans(m.text, m.cites, reading, m.line):
+            conv.citations.append(ParsedCitation(turn=index, start_word=start, end_word=end, url=c.url, title=c.title,
+                                                 line=m.line, field=c.field))
+    return conv
+
+
+def word_spans(text: str, cites: list[Cite], reading: Reading, line: int) -> list[tuple[int, int, Cite]]:
+    """Each citation's words (0-based, inclusive), by the rule in the module docstring."""
+    if not cites:
+        return []
+    words = [(m.start(), m.end()) for m in WORD_RE.finditer(text)]
+    starts = [a for a, _ in words]
+    ends = [b for _, b in words]
+
+    def words_of(a: int, b: int) -> tuple[int, int]:
+        return bisect_right(ends, a), bisect_left(starts, b) - 1
+
+    spans: list[tuple[int, int, Cite]] = []
+    markers = sorted((c for c in cites if c.marker), key=lambda c: (c.start, c.end))
+    group: list[Cite] = []
+    previous_end = 0
+
+    def close(group: list[Cite]) -> int:
+        a = max(text.rfind("\n", 0, group[0].start) + 1, previous_end)
+        b = max(c.end for c in group)
+        first, last = words_of(a, b)
+        if first > last:  # a marker with no word before it on its line: the marker itself
+            first, last = words_of(group[0].start, b)
+        for c in group:
+            spans.append((first, last, c))
+        return b
+
+    for c in markers:
+        if group and (c.start <= max(g.end for g in group) or not text[max(g.end for g in group) : c.start].strip()):
+            group.append(c)
+            continue
+        if group:
+            previous_end = close(group)
+        group = [c]
+    if group:
+        close(group)
+    for c in cites:
+        if not c.marker:
+            spans.append((*words_of(c.start, c.end), c))
+
+    kept = []
+    for first, last, c in spans:
+        if first > last:
+            reading.warn(line, c.field, f"citation of {c.url} spans no word of the text: skipped")
+            continue
+        kept.append((first, last, c))
+    return _disjoint(kept)
+
+
+def _disjoint(spans: list[tuple[int, int, Cite]]) -> list[tuple[int, int, Cite]]:
+    """Spans that never overlap, in text order: identical spans stay one span (one nugget with
+    several sources), a span inside the one before takes its words, one that overlaps it
+    starts after it."""
+    distinct = sorted({(a, b) for a, b, _ in spans})
+    mapped: dict[tuple[int, int], tuple[int, int]] = {}
+    reach: tuple[int, int] | None = None  # the kept span that reaches furthest so far
+    for a, b in distinct:
+        if reach is None or a > reach[1]:
+            target = (a, b)
+        elif b <= reach[1]:
+            target = reach
+        else:
+            target = (reach[1] + 1, b)
+        mapped[(a, b)] = target
+        if reach is None or target[1] > reach[1]:
+            reach = target
+    return sorted(((*mapped[(a, b)], c) for a, b, c in spans), key=lambda s: (s[0], s[1]))
+
+
+# --- request/response logs ----------------------------------------------------------------------
+
+
+@dataclass
+class Call:
+    """One logged API call: the messages the request sent (the history so far and the new user
+    message) and the answer the response gave."""
+
+    unit: Unit
+    history: list[Message]
+    answer: Message | None
+    response_id: str | None = None
+    previous_response_id: str | None = None
+
+
+def conversations_of_calls(calls: Iterable[Call], reading: Reading,
+                           on_conversation: Callable[[ParsedConversation], object]) -> None:
+    """A log of calls is a sequence of conversations: a call whose request repeats the
+    conversation so far (stateless APIs resend the history) or names its last response
+    (``previous_response_id``) continues it; any other call starts a new one."""
+    current: list[Message] = []
+    first: Call | None = None
+    last_id: str | None = None
+
+    def finish() -> None:
+        if first is not None:
+            conv = conversation(current, reading, first.unit.line, first.unit.field)
+            if conv is not None:
+                on_conversation(conv)
+
+    for call in calls:
+        answer = [call.answer] if call.answer is not None else []
+        if first is not None and call.previous_response_id and call.previous_response_id == last_id:
+            current += call.history + answer
+        elif first is not None and len(call.history) > len(current) and all(
+            h.same_as(m) for h, m in zip(call.history, current)
+        ):
+            current += call.history[len(current) :] + answer
+        else:
+            finish()
+            first, current = call, call.history + answer
+        last_id = call.response_id
+    finish()
+
+
+def each(units: Iterable[Unit], reading: Reading, read: Callable[[Unit], Any]) -> Iterable[Any]:
+    """``read(unit)`` for every unit; a unit that is Bad is an error at its line and JSON path
+    (the file is refused) and reading goes on, to report every bad one."""
+    for unit in units:
+        try:
+            yield read(unit)
+        except Bad as bad:
+            reading.error(unit.line, bad.field or None, bad.message)
+
+
+def dict_at(value: Any, where: str, what: str) -> dict:
+    if not isinstance(value, dict):
+        raise Bad(where, f"{what}: expected an object")
+    return value
+
+
+def list_at(value: Any, where: str, what: str) -> list:
+    if not isinstance(value, list):
+        raise Bad(where, f"{what}: expected a list")
+    return value

@@ -1,0 +1,70 @@
+"""Perplexity Sonar: a log of ``{"request": ..., "response": ...}`` calls, the response an
+OpenAI-shaped chat completion plus the sources of that answer: ``search_results[]`` (``title``,
+``url``; the newer field) or ``citations[]`` (URL strings, deprecated in June 2025). The text
+cites them with ``[n]`` markers, 1-based into that response's list (``[2]`` of one answer is
+not ``[2]`` of the next); reasoning models put a ``<think>...</think>`` section first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from ..model import ParsedConversation
+from .common import Bad, Call, Cite, Reading, Unit, conversations_of_calls, dict_at, each, join, list_at
+from .openai_chat import answer_of, message
+
+NAME = "Perplexity"
+SUPPORTED = "Perplexity request/response logs (citations / search_results and [n] markers)"
+
+MARKER_RE = re.compile(r"\[(\d{1,4})\](?!\()")  # [n], not a markdown link [n](url)
+
+
+def _has_sources(value: Any) -> bool:
+    return isinstance(value, dict) and "choices" in value and ("citations" in value or "search_results" in value)
+
+
+def claims(value: Any) -> bool:
+    if isinstance(value, dict) and "request" in value and "response" in value:
+        return _has_sources(value["response"])
+    return _has_sources(value)
+
+
+def read(units: Iterable[Unit], reading: Reading, emit: Callable[[ParsedConversation], object]) -> None:
+    conversations_of_calls((c for c in each(units, reading, lambda u: _call(u, reading)) if c), reading, emit)
+
+
+def _call(unit: Unit, reading: Reading) -> Call:
+    if "request" not in unit.value:
+        raise Bad(unit.field, 'a response holds only the system\'s answer: log {"request": ..., "response": ...} per call')
+    request = dict_at(unit.value.get("request"), unit.at("request"), "request")
+    response = dict_at(unit.value.get("response"), unit.at("response"), "response")
+    messages = list_at(request.get("messages"), unit.at("request", "messages"), "request messages")
+    history = [m for i, raw in enumerate(messages) if (m := message(raw, unit.at("request", "messages", i), reading, unit.line))]
+    answer = answer_of(response, unit.at("response"), reading, unit.line)
+    if answer is not None:
+        sources = _sources(response, unit.at("response"))
+        for m in MARKER_RE.finditer(answer.text):
+            n = int(m.group(1))
+            if not 1 <= n <= len(sources):
+                reading.warn(unit.line, answer.field, f"marker [{n}] names no source of this response ({len(sources)} given): skipped")
+                continue
+            url, title, where = sources[n - 1]
+            if not url:
+                reading.warn(unit.line, where or answer.field, f"source {n} has no URL: marker [{n}] skipped")
+                continue
+            answer.cites.append(Cite(m.start(), m.end(), url, title, where, marker=True))
+    return Call(unit, history, answer, response.get("id"))
+
+
+def _sources(response: dict, where: str) -> list[tuple[str, str, str]]:
+    """(url, title, JSON path) of the response's sources, in the order its markers count."""
+    results = response.get("search_results")
+    if isinstance(results, list) and results:
+        return [(str(r.get("url") or "").strip(), str(r.get("title") or ""), join(join(where, "search_results"), i))
+                if isinstance(r, dict) else ("", "", "") for i, r in enumerate(results)]
+    citations = response.get("citations") or []
+    if not isinstance(citations, list):
+        raise Bad(join(where, "citations"), "expected a list of URLs")
+    return [(c.strip() if isinstance(c, str) else "", "", join(join(where, "citations"), i)) for i, c in enumerate(citations)]
