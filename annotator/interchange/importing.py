@@ -5,8 +5,8 @@
     result = import_files(campaign, [("conversations.json", export)], run="chatgpt", topic="M003")
     result.read   # ["conversations.json: read as ChatGPT export: 12 conversations, 31 citations"]
 
-Files are parsed by annotator.interchange.formats (format by extension: .jsonl / .json are JSONL, anything
-else the paper format), then checked against the campaign (topic types, attribute sets and
+Files are parsed by annotator.interchange.formats (the format told by the content: the paper's,
+JSONL, or a harvest), then checked against the campaign (topic types, attribute sets and
 their group counts, grades, spans, entities already judged), then written in one transaction
 with bulk inserts: a constant number of queries per import, whatever the number of nuggets.
 
@@ -48,7 +48,7 @@ from annotator.interchange.campaign_file import topic_type_for
 from annotator.rules.citations import CITATIONS_DESCRIPTION, CITATIONS_JUDGE, Citation, choose_cited_spans
 from annotator.rules.evidence import EvidenceError, vector_from_evidence
 from annotator.rules.identity import normalise_url
-from annotator.interchange.formats import FormatError, ParsedConversation, ParsedNugget, ParseResult, format_for, parse_file
+from annotator.interchange.formats import FormatError, ParsedConversation, ParsedNugget, ParseResult, parse_file
 from annotator.judgments.edits import Event, entity_state, label_state, membership_state, nugget_state
 from annotator.models import (
     AnnotationEvent,
@@ -251,7 +251,7 @@ class _Importer:
             self.result.errors.extend(parsed.errors)
             self.result.warnings.extend(parsed.warnings)
             if parsed.ok:
-                self.result.read.append(read_as(name, parsed.format_name or describe_format(name), parsed.conversations))
+                self.result.read.append(read_as(name, parsed.format_name or "a conversation file", parsed.conversations))
             conversations.extend(parsed.conversations)
             self.progress("parsing", len(conversations))
         if not names:
@@ -1003,7 +1003,3 @@ def _chunks(items, size: int = 500):
     for i in range(0, len(items), size):
         yield items[i : i + size]
 
-
-def describe_format(path: str) -> str:
-    """What a file is read as when its reader does not say (ParseResult.format_name)."""
-    return "JSONL" if format_for(path) == "jsonl" else "the paper's format"

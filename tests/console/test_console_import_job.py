@@ -208,3 +208,19 @@ def test_a_background_import_keeps_the_topic_for_the_harvests_and_says_what_it_r
     job.refresh_from_db()
     assert job.status == ImportJob.Status.DONE, job.errors
     assert job.summary.startswith("bg.jsonl: read as JSONL: 4 conversations. 4 conversation(s) imported")
+
+
+def test_a_large_chatgpt_export_goes_to_the_background_counted_by_its_conversations(organiser, campaign, settings):
+    from pathlib import Path
+
+    settings.GFRC_BACKGROUND_IMPORT_CONVERSATIONS = 1
+    data = (Path(__file__).resolve().parents[1] / "interchange" / "data" / "harvest" / "chatgpt-conversations.json").read_bytes()
+    export = SimpleUploadedFile("conversations.json", data, content_type="application/json")
+    organiser.post(reverse("console:upload", kwargs={"slug": campaign.slug}), {"files": [export], "run": "chatgpt", "topic": "M010"})
+    job = ImportJob.objects.get()
+    assert (job.conversations, job.topic) == (3, "M010")  # counted before parsing: its empty third one too
+    run_worker()
+    job.refresh_from_db()
+    assert job.status == ImportJob.Status.DONE, job.errors
+    assert job.summary.startswith("conversations.json: read as ChatGPT export: 2 conversations, 6 citations. 2 conversation(s)")
+    assert Conversation.objects.filter(topic__code="M010").count() == job.conversations == 2
