@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from annotator.interchange.formats import ParsedCitation, ParsedConversation, ParsedTurn, ParseResult
+from annotator.interchange.importing import import_parsed
+from annotator.models import Campaign, Conversation
 from tests.factories import make_campaign, make_conversation, make_user, mark
 from tests.test_scores import paper_example
 
@@ -107,10 +110,6 @@ def build_harvest(username: str = "gold", *, campaign=None):
     """A harvested conversation (imported as a reader hands it over), its citations proposed by
     the judge `citations`: S2 cites Volver on words 12-17 (IMDb, with ?utm_source=openai) and
     Cléo on words 19-29 (a Google grounding link). Assigned to a new annotator."""
-    from annotator.interchange.formats import ParsedCitation, ParsedConversation, ParsedTurn, ParseResult
-    from annotator.interchange.importing import import_parsed
-    from annotator.models import Campaign, Conversation
-
     annotator = make_user(username)
     campaign = campaign or make_campaign()
     turns = [ParsedTurn("U", 1, None, "films by Spanish or French directors"), ParsedTurn("S", 1, None, "Which decade? 😀"),

@@ -7,9 +7,9 @@ import pytest
 from django.urls import reverse
 
 from annotator.judgments import edits
-from annotator.models import AttributeSet, Topic
+from annotator.models import AttributeSet, Entity, Topic
 from tests.factories import make_campaign, make_conversation, make_user, mark
-from tests.workspace.conftest import HTMX
+from tests.workspace.conftest import HTMX, build_harvest
 
 pytestmark = pytest.mark.django_db
 
@@ -165,8 +165,6 @@ def test_a_turn_of_ordinary_length_is_sent_as_runs_that_annotate_js_makes_word_s
 
 
 def test_the_spans_a_system_cited_are_suggested_as_cited_by_the_system(client, db):
-    from tests.workspace.conftest import build_harvest
-
     conversation, gold = build_harvest()
     client.force_login(gold)
     html = client.get(reverse("conversation", args=[conversation.pk])).content.decode()
@@ -180,9 +178,6 @@ def test_the_spans_a_system_cited_are_suggested_as_cited_by_the_system(client, d
 
 
 def test_a_cited_title_with_markup_is_shown_as_text(client, db):
-    from annotator.models import Entity
-    from tests.workspace.conftest import build_harvest
-
     conversation, gold = build_harvest()
     Entity.objects.filter(annotator__username="citations").update(name="<script>alert(1)</script>")
     client.force_login(gold)

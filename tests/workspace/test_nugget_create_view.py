@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from annotator.models import Entity, Nugget
 from tests.factories import make_campaign, make_conversation, make_user, mark
-from tests.workspace.conftest import HTMX, line_span, changed
+from tests.workspace.conftest import HTMX, build_harvest, changed, line_span
 
 pytestmark = pytest.mark.django_db
 
@@ -146,8 +146,6 @@ def test_a_refused_save_sends_no_score_panel_since_nothing_changed(client, bare_
 
 
 def test_accepting_a_cited_span_links_the_nugget_to_the_page_the_system_cited(client, db):
-    from tests.workspace.conftest import build_harvest
-
     conversation, gold = build_harvest()
     client.force_login(gold)
     cited = Nugget.objects.get(annotator__username="citations", start_word=12)
@@ -162,8 +160,6 @@ def test_accepting_a_cited_span_links_the_nugget_to_the_page_the_system_cited(cl
 
 
 def test_a_cited_span_of_another_turn_or_annotator_is_refused(client, db):
-    from tests.workspace.conftest import build_harvest
-
     conversation, gold = build_harvest()
     client.force_login(gold)
     s1 = conversation.turns.get(position=2)

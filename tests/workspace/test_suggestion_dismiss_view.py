@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from annotator.models import Nugget
 from tests.factories import make_user
-from tests.workspace.conftest import HTMX, line_span
+from tests.workspace.conftest import HTMX, build_harvest, line_span
 
 pytestmark = pytest.mark.django_db
 
@@ -32,9 +32,6 @@ def test_an_annotator_cannot_dismiss_suggestions_in_another_annotators_conversat
 
 
 def test_a_dismissed_cited_span_is_no_longer_suggested(client, db):
-    from annotator.models import Nugget
-    from tests.workspace.conftest import build_harvest
-
     conversation, gold = build_harvest()
     client.force_login(gold)
     cited = Nugget.objects.get(annotator__username="citations", start_word=19)
