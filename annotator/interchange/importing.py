@@ -52,21 +52,21 @@ from annotator.interchange.formats import FormatError, ParsedConversation, Parse
 from annotator.judgments.edits import Event, entity_state, label_state, membership_state, nugget_state
 from annotator.models import (
     AnnotationEvent,
-    Assignment,
     AnnotatorProfile,
+    Assignment,
     AttributeSet,
     Campaign,
     Conversation,
     Entity,
     Grade,
     Membership,
-    is_automatic_judge,
     Nugget,
     Run,
     Topic,
     TopicType,
     Turn,
     TurnLabel,
+    is_automatic_judge,
 )
 from annotator.rules.spans import span_problem
 from annotator.rules.vectors import VectorError, check_distribution, format_vector
