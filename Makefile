@@ -69,6 +69,7 @@ bench: $(VENV)/.installed
 	$(BIN)/python bench/bench_load.py
 	GFRC_PG_DURABLE=1 scripts/with-postgres.sh --optional $(BIN)/python bench/bench_load.py
 	$(BIN)/python bench/bench_import.py
+	$(BIN)/python bench/bench_harvest_read.py
 	$(BIN)/python bench/bench_compare_runs.py
 
 	$(BIN)/python bench/bench_compare_judges.py

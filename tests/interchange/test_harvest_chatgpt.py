@@ -122,3 +122,58 @@ def test_a_current_node_missing_from_the_tree_refuses_the_file_with_its_json_pat
     broken[0]["current_node"] = "zz"
     result = read_text(json.dumps([json.loads(_export(TEXT, []))[0], broken[0]]))
     assert [str(e) for e in result.errors] == ["upload.json:1: [1].current_node: node 'zz' is not in mapping"]
+
+
+def _zipped(members: dict[str, bytes]) -> bytes:
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def test_the_export_zip_as_downloaded_is_read_through_its_conversations_json():
+    from annotator.interchange.formats import count_conversations
+
+    export = (DATA / "chatgpt-conversations.json").read_bytes()
+    data = _zipped({"chat.html": b"<html></html>", "conversations.json": export, "user.json": b"{}"})
+    result = parse_file(data, "export.zip")
+    assert result.format_name == "ChatGPT export" and result.errors == [] and len(result.conversations) == 2
+    assert count_conversations(data, "export.zip") == 3
+
+
+def test_a_zip_without_conversations_json_is_refused_saying_what_a_zip_may_be():
+    result = parse_file(_zipped({"notes.txt": b"hello"}), "notes.zip")
+    assert [str(e) for e in result.errors] == [
+        "notes.zip: a zip without conversations.json: only ChatGPT's data export is read from a zip"]
+
+
+def test_newer_exports_cite_the_attribution_segments_their_sources_name():
+    claim = "**Back to the Future** (1985) by Robert Zemeckis is a classic."
+    fallback = "\ue200cite\ue202turn0search0\ue201"
+    text = f"Voici 🎬 options for Zoë:\n\n\ue203{claim}\ue204 {fallback}\ue206\n\nEnjoy!"
+    imdb, wiki = "https://www.imdb.com/title/tt0088763/", "https://en.wikipedia.org/wiki/Back_to_the_Future"
+
+    def ref(matched: str, **fields) -> dict:
+        at = text.index(matched)
+        return {"matched_text": matched, "start_idx": at, "end_idx": at + len(matched), **fields}
+
+    refs = [
+        ref("\ue203", type="hidden", alt=None, refs=["hidden"]),
+        ref(claim, type="attribution", alt=claim, attributable_index="27-1"),
+        ref("\ue204", type="hidden", alt=None),
+        ref(fallback, type="grouped_webpages_model_predicted_fallback", alt="", prompt_text=f"([imdb.com]({imdb}))",
+            items=[{"url": imdb + "?utm_source=chatgpt.com", "title": "BTTF"}]),
+        ref("\ue206", type="grouped_webpages", alt=None, style="v2", items=[
+            {"url": imdb, "title": "Back to the Future (1985) - IMDb", "attribution_segments": ["27-1"],
+             "supporting_websites": [{"url": wiki, "title": "Back to the Future - Wikipedia"}]}]),
+    ]
+    result = read_text(_export(text, refs))
+    conversation = result.conversations[0]
+    assert result.errors == [] and result.warnings == []
+    assert conversation.turns[1].text == f"Voici 🎬 options for Zoë:\n\n{claim} \n\nEnjoy!"
+    assert cited(conversation) == [("S1", claim, imdb), ("S1", claim, wiki)]
+    assert conversation.citations[1].field == "[0].mapping.a.message.metadata.content_references[4].items[0].supporting_websites[0]"

@@ -111,3 +111,11 @@ def test_an_end_index_naming_the_links_last_character_is_read_too():
     result = read_text(json.dumps(_annotated(at, at + len(link) - 1)))
     assert result.warnings == [] and cited(result.conversations[0]) == [
         ("S1", f"Émile 🎞️ likes *Cléo from 5 to 7* (1962) {link}", URL)]
+
+
+def test_a_chat_completion_alone_is_refused_it_holds_only_the_systems_side():
+    response = {"id": "chatcmpl-1", "object": "chat.completion", "choices": [{"message": {"role": "assistant", "content": "Hi"}}]}
+    result = read_text(json.dumps(response))
+    assert result.format_name == "OpenAI Chat Completions"
+    assert [str(e) for e in result.errors] == [
+        'upload.json:1: a response holds only the system\'s answer: log {"request": ..., "response": ...} per call']

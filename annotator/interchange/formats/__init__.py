@@ -6,8 +6,10 @@ and never raise on bad input; ``write_*`` give text that parses back to the same
 See docs/formats.md.
 """
 
+import io
 import json
 import re
+import zipfile
 from collections.abc import Callable
 
 from .detect import parse_text
@@ -57,12 +59,37 @@ def format_for(filename: str) -> str:
 def parse_file(data: bytes, path: str, on_conversation: Callable[[int], object] | None = None) -> ParseResult:
     """Bytes of a file (strict UTF-8), in the format its content shows (the paper's, JSONL,
     or a harvest: ChatGPT export, OpenAI, Gemini, Perplexity, Anthropic, ShareGPT, LMSYS /
-    WildChat); ``ParseResult.format_name`` says which. ``on_conversation(n)`` is called as each
+    WildChat; ChatGPT's export zip too); ``ParseResult.format_name`` says which. ``on_conversation(n)`` is called as each
     conversation is read, with how many have been."""
+    data, problem = unzipped(data, path)
+    if problem is not None:
+        return ParseResult([], [problem], [])
     text, errors = decode_utf8(data, path)
     if text is None:
         return ParseResult([], errors, [])
     return parse_text(text, path, on_conversation)
+
+
+ZIP_MAGIC = b"PK\x03\x04"
+EXPORT_IN_ZIP = "conversations.json"
+MAX_UNZIPPED = 1 << 30  # a zip bomb is refused before it is inflated
+
+
+def unzipped(data: bytes, path: str) -> tuple[bytes, FormatError | None]:
+    """ChatGPT's data export as it is downloaded (a zip): its conversations.json. Any other
+    data as it is."""
+    if not data.startswith(ZIP_MAGIC):
+        return data, None
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            member = next((i for i in archive.infolist() if i.filename.rsplit("/", 1)[-1] == EXPORT_IN_ZIP), None)
+            if member is None:
+                return b"", FormatError(path, 0, f"a zip without {EXPORT_IN_ZIP}: only ChatGPT's data export is read from a zip")
+            if member.file_size > MAX_UNZIPPED:
+                return b"", FormatError(path, 0, f"{member.filename} would be {member.file_size:,} bytes unzipped: too large")
+            return archive.read(member), None
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, OSError, EOFError) as exc:
+        return b"", FormatError(path, 0, f"not a readable zip: {exc}")
 
 
 CURRENT_NODE = re.compile(rb'"current_node"\s*:')
@@ -76,6 +103,9 @@ def count_conversations(data: bytes, path: str) -> int:
     lines that are not blank, paper-format ``#####`` topic headers, the conversations of a
     ChatGPT export (its ``"current_node"`` keys); other harvests (API logs, small) are read.
     Broken files may be miscounted; parsing tells."""
+    data, problem = unzipped(data, path)
+    if problem is not None:
+        return 0
     opening = OPENING.match(data)
     if opening is None or opening.group(1) is None:
         lines = data.removeprefix(b"\xef\xbb\xbf").split(b"\n")

@@ -15,7 +15,21 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..model import ParsedConversation
-from .common import Bad, Call, Cite, Message, Reading, Unit, conversation, conversations_of_calls, dict_at, each, join, list_at
+from .common import (
+    Bad,
+    Call,
+    Cite,
+    Message,
+    Reading,
+    Unit,
+    dict_at,
+    join,
+    list_at,
+    messages_conversation,
+    read_units,
+    request_and_response,
+    shown,
+)
 
 NAME = "Anthropic Messages"
 SUPPORTED = "Anthropic Messages (messages arrays with web search citations, or request/response logs)"
@@ -52,31 +66,19 @@ def claims(value: Any) -> bool:
 
 
 def read(units: Iterable[Unit], reading: Reading, emit: Callable[[ParsedConversation], object]) -> None:
-    units = list(units)
-    if units and isinstance(units[0].value, dict) and "request" in units[0].value:
-        conversations_of_calls((c for c in each(units, reading, lambda u: _call(u, reading)) if c), reading, emit)
-        return
-    for conv in each(units, reading, lambda u: _conversation(u, reading)):
-        if conv is not None:
-            emit(conv)
+    read_units(units, reading, emit, call=_call, single=_conversation)
 
 
 def _conversation(unit: Unit, reading: Reading) -> ParsedConversation | None:
-    value = unit.value
-    if isinstance(value, dict) and value.get("type") == "message":
+    if isinstance(unit.value, dict) and unit.value.get("type") == "message":
         raise Bad(unit.field, 'a response holds only the system\'s answer: give the request\'s messages too '
                   '({"messages": [...]} with it appended, or {"request": ..., "response": ...} per call)')
-    messages, where = (value.get("messages"), unit.at("messages")) if isinstance(value, dict) else (value, unit.field)
-    list_at(messages, where, "messages")
-    shown = [m for i, raw in enumerate(messages) if (m := message(raw, join(where, i), reading, unit.line))]
-    return conversation(shown, reading, unit.line, unit.field)
+    return messages_conversation(unit, reading, message)
 
 
 def _call(unit: Unit, reading: Reading) -> Call:
-    request = dict_at(unit.value.get("request"), unit.at("request"), "request")
-    response = dict_at(unit.value.get("response"), unit.at("response"), "response")
-    messages = list_at(request.get("messages"), unit.at("request", "messages"), "request messages")
-    history = [m for i, raw in enumerate(messages) if (m := message(raw, unit.at("request", "messages", i), reading, unit.line))]
+    request, response = request_and_response(unit)
+    history = shown(request.get("messages"), unit.at("request", "messages"), message, reading, unit.line)
     return Call(unit, history, message(response, unit.at("response"), reading, unit.line), response.get("id"))
 
 

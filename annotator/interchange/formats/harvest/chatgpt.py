@@ -85,13 +85,15 @@ def _message(msg: Any, where: str, reading: Reading, line: int) -> Message | Non
     text = "\n\n".join(p for p in parts if isinstance(p, str))  # images and files are objects
     message = Message(role, text, where, line)
     if role == "S":
-        _content_references(message, metadata.get("content_references"), join(where, "metadata.content_references"), reading, line)
+        attributed = _content_references(message, metadata.get("content_references"), join(where, "metadata.content_references"),
+                                         reading, line)
         _tether_citations(message, metadata.get("citations"), join(where, "metadata.citations"), reading, line)
-        leftover = len(MARKER_RE.findall(message.text)) + len(STRAY_RE.findall(MARKER_RE.sub("", message.text)))
+        leftover = len(MARKER_RE.findall(message.text))
         for m in reversed(list(MARKER_RE.finditer(message.text))):
             message.replace(m.start(), m.end(), "")
-        for m in reversed(list(STRAY_RE.finditer(message.text))):
+        for m in reversed(list(STRAY_RE.finditer(message.text))):  # segment bounds, pills: never shown as text
             message.replace(m.start(), m.end(), "")
+        _cite_segments(message, *attributed)
         if leftover:
             reading.warn(line, where, f"{leftover} citation marker(s) without a content reference: removed")
     return message
@@ -111,15 +113,23 @@ def _found(text: str, fragment: str, start: Any, end: Any, taken: list[tuple[int
     return None
 
 
-def _content_references(message: Message, refs: Any, where: str, reading: Reading, line: int) -> None:
+Segments = dict[str, Cite]  # attributable_index -> a placeholder on its words, moved along by later replacements
+Named = list[tuple[list[str], Cite]]  # the segments a source names, and its marker citation
+
+
+def _content_references(message: Message, refs: Any, where: str, reading: Reading, line: int) -> tuple[Segments, Named]:
+    """Each reference's marker replaced by its alt; its sources cite the words before the marker,
+    or, in newer exports, the attribution segments (``\ue203...\ue204``, ``attributable_index``)
+    its items name (``attribution_segments``): the claim itself."""
     if not isinstance(refs, list):
-        return
-    located: list[tuple[int, int, str, list[tuple[str, str, str]], str]] = []
+        return {}, []
+    refs = [r if isinstance(r, dict) else {} for r in refs]
+    attributed = any(isinstance(item, dict) and item.get("attribution_segments")
+                     for r in refs for item in (r.get("items") if isinstance(r.get("items"), list) else []))
+    located: list[tuple[int, int, str, dict, str]] = []
     taken: list[tuple[int, int]] = []
     for i, ref in enumerate(refs):
         at = join(where, i)
-        if not isinstance(ref, dict):
-            continue
         matched = ref.get("matched_text")
         if not isinstance(matched, str) or not matched:
             continue
@@ -132,25 +142,55 @@ def _content_references(message: Message, refs: Any, where: str, reading: Readin
         alt = ref.get("alt")
         if ref.get("type") == "sources_footnote" or not isinstance(alt, str):
             alt = "" if STRAY_RE.search(matched) else matched
-        located.append((span[0], span[1], alt, _sources(ref, at), at))
-    for start, end, alt, sources, at in sorted(located, reverse=True):
+        located.append((span[0], span[1], alt, ref, at))
+    segments: Segments = {}
+    pending: Named = []
+    for start, end, alt, ref, at in sorted(located, key=lambda found: found[0], reverse=True):
         message.replace(start, end, alt)
-        for url, title, source_at in sources:
-            message.cites.append(Cite(start, start + len(alt), url, title, source_at, marker=True))
+        if ref.get("type") == "attribution" and isinstance(ref.get("attributable_index"), str):
+            segments[ref["attributable_index"]] = tracker = Cite(start, start + len(alt), "", "", at)
+            message.cites.append(tracker)
+        if attributed and ref.get("type") == "grouped_webpages_model_predicted_fallback":
+            continue  # the segments say better what is cited
+        for url, title, source_at, named in _sources(ref, at):
+            cite = Cite(start, start + len(alt), url, title, source_at, marker=True)
+            message.cites.append(cite)
+            if named:
+                pending.append((named, cite))
+    return segments, pending
 
 
-def _sources(ref: dict, where: str) -> list[tuple[str, str, str]]:
-    """(url, title, JSON path) of each source a content reference cites."""
+def _cite_segments(message: Message, segments: Segments, pending: Named) -> None:
+    """Sources that name their attribution segments cite those words (once every marker is
+    gone); the segments' own placeholders leave."""
+    for named, cite in pending:
+        found = [segments[n] for n in named if n in segments]
+        if found:
+            message.cites.remove(cite)
+            message.cites.extend(Cite(s.start, s.end, cite.url, cite.title, cite.field) for s in found)
+    placeholders = {id(s) for s in segments.values()}
+    message.cites = [c for c in message.cites if id(c) not in placeholders]
+
+
+def _sources(ref: dict, where: str) -> list[tuple[str, str, str, list[str]]]:
+    """(url, title, JSON path, attribution segments named) of each source a content reference
+    cites: its items, their supporting websites, else its own url."""
     if ref.get("type") == "sources_footnote":
         return []
     found = []
     items = ref.get("items")
-    if isinstance(items, list):
-        for j, item in enumerate(items):
-            if isinstance(item, dict) and isinstance(item.get("url"), str) and item["url"].strip():
-                found.append((item["url"].strip(), str(item.get("title") or ""), join(join(where, "items"), j)))
+    for j, item in enumerate(items if isinstance(items, list) else []):
+        if not isinstance(item, dict):
+            continue
+        at = join(join(where, "items"), j)
+        named = [n for n in item.get("attribution_segments") or [] if isinstance(n, str)]
+        if isinstance(item.get("url"), str) and item["url"].strip():
+            found.append((item["url"].strip(), str(item.get("title") or ""), at, named))
+        for k, site in enumerate(item.get("supporting_websites") or []):
+            if isinstance(site, dict) and isinstance(site.get("url"), str) and site["url"].strip():
+                found.append((site["url"].strip(), str(site.get("title") or ""), join(join(at, "supporting_websites"), k), named))
     if not found and isinstance(ref.get("url"), str) and ref["url"].strip():
-        found.append((ref["url"].strip(), str(ref.get("title") or ""), where))
+        found.append((ref["url"].strip(), str(ref.get("title") or ""), where, []))
     return found
 
 

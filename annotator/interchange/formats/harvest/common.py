@@ -28,6 +28,7 @@ from typing import Any
 from ..model import FormatError, ParsedCitation, ParsedConversation, ParsedTurn, canonical_text
 
 __all__ = [
+    "ONLY_ANSWER",
     "Bad",
     "Unit",
     "Cite",
@@ -45,6 +46,10 @@ __all__ = [
     "each",
     "dict_at",
     "list_at",
+    "shown",
+    "messages_conversation",
+    "request_and_response",
+    "read_units",
 ]
 
 WORD_RE = re.compile(r"\S+")  # \S is the complement of str.isspace, the word rule of scoring.words
@@ -250,9 +255,9 @@ def word_spans(text: str, cites: list[Cite], reading: Reading, line: int) -> lis
     """Each citation's words (0-based, inclusive), by the rule in the module docstring."""
     if not cites:
         return []
-    words = [(m.start(), m.end()) for m in WORD_RE.finditer(text)]
-    starts = [a for a, _ in words]
-    ends = [b for _, b in words]
+    spans_of_words = [m.span() for m in WORD_RE.finditer(text)]
+    starts = [a for a, _ in spans_of_words]
+    ends = [b for _, b in spans_of_words]
 
     def words_of(a: int, b: int) -> tuple[int, int]:
         return bisect_right(ends, a), bisect_left(starts, b) - 1
@@ -260,27 +265,26 @@ def word_spans(text: str, cites: list[Cite], reading: Reading, line: int) -> lis
     spans: list[tuple[int, int, Cite]] = []
     markers = sorted((c for c in cites if c.marker), key=lambda c: (c.start, c.end))
     group: list[Cite] = []
-    previous_end = 0
+    group_end = previous_end = 0
 
-    def close(group: list[Cite]) -> int:
+    def close() -> None:
         a = max(text.rfind("\n", 0, group[0].start) + 1, previous_end)
-        b = max(c.end for c in group)
-        first, last = words_of(a, b)
+        first, last = words_of(a, group_end)
         if first > last:  # a marker with no word before it on its line: the marker itself
-            first, last = words_of(group[0].start, b)
-        for c in group:
-            spans.append((first, last, c))
-        return b
+            first, last = words_of(group[0].start, group_end)
+        spans.extend((first, last, c) for c in group)
 
     for c in markers:
-        if group and (c.start <= max(g.end for g in group) or not text[max(g.end for g in group) : c.start].strip()):
+        if group and (c.start <= group_end or not text[group_end : c.start].strip()):
             group.append(c)
+            group_end = max(group_end, c.end)
             continue
         if group:
-            previous_end = close(group)
-        group = [c]
+            close()
+            previous_end = group_end
+        group, group_end = [c], c.end
     if group:
-        close(group)
+        close()
     for c in cites:
         if not c.marker:
             spans.append((*words_of(c.start, c.end), c))
@@ -379,3 +383,43 @@ def list_at(value: Any, where: str, what: str) -> list:
     if not isinstance(value, list):
         raise Bad(where, f"{what}: expected a list")
     return value
+
+
+ReadMessage = Callable[[Any, str, Reading, int], "Message | None"]
+ONLY_ANSWER = 'a response holds only the system\'s answer: log {"request": ..., "response": ...} per call'
+
+
+def shown(raw_messages: Any, where: str, read_message: ReadMessage, reading: Reading, line: int) -> list[Message]:
+    """The shown messages of a list of vendor messages (``read_message`` gives None for the
+    ones not shown)."""
+    raw_messages = list_at(raw_messages, where, "messages")
+    return [m for i, raw in enumerate(raw_messages) if (m := read_message(raw, join(where, i), reading, line))]
+
+
+def messages_conversation(unit: Unit, reading: Reading, read_message: ReadMessage) -> ParsedConversation | None:
+    """The conversation of a messages array, bare or as ``{"messages": [...]}``."""
+    value = unit.value
+    messages, where = (value.get("messages"), unit.at("messages")) if isinstance(value, dict) else (value, unit.field)
+    return conversation(shown(messages, where, read_message, reading, unit.line), reading, unit.line, unit.field)
+
+
+def request_and_response(unit: Unit) -> tuple[dict, dict]:
+    """The two bodies of a logged call."""
+    if not isinstance(unit.value, dict) or "request" not in unit.value:
+        raise Bad(unit.field, ONLY_ANSWER)
+    return (dict_at(unit.value.get("request"), unit.at("request"), "request"),
+            dict_at(unit.value.get("response"), unit.at("response"), "response"))
+
+
+def read_units(units: Iterable[Unit], reading: Reading, emit: Callable[[ParsedConversation], object], *,
+               call: Callable[[Unit, Reading], Call] | None = None,
+               single: Callable[[Unit, Reading], ParsedConversation | None] | None = None) -> None:
+    """A family's file: a log of calls (``call`` reads each; every value has a ``request``)
+    or one conversation per value (``single``)."""
+    units = list(units)
+    if call is not None and (single is None or (units and isinstance(units[0].value, dict) and "request" in units[0].value)):
+        conversations_of_calls((c for c in each(units, reading, lambda u: call(u, reading)) if c), reading, emit)
+        return
+    for conv in each(units, reading, lambda u: single(u, reading)):
+        if conv is not None:
+            emit(conv)

@@ -23,12 +23,12 @@ from .common import (
     Message,
     Reading,
     Unit,
-    conversations_of_calls,
     dict_at,
-    each,
     join,
     list_at,
     locate,
+    read_units,
+    request_and_response,
     strip_reasoning,
 )
 
@@ -63,14 +63,11 @@ def claims(value: Any) -> bool:
 
 
 def read(units: Iterable[Unit], reading: Reading, emit: Callable[[ParsedConversation], object]) -> None:
-    conversations_of_calls((c for c in each(units, reading, lambda u: _call(u, reading)) if c), reading, emit)
+    read_units(units, reading, emit, call=_call)
 
 
 def _call(unit: Unit, reading: Reading) -> Call:
-    if "request" not in unit.value:
-        raise Bad(unit.field, 'a response holds only the system\'s answer: log {"request": ..., "response": ...} per call')
-    request = dict_at(unit.value.get("request"), unit.at("request"), "request")
-    response = dict_at(unit.value.get("response"), unit.at("response"), "response")
+    request, response = request_and_response(unit)
     history = _contents(request.get("contents"), unit.at("request", "contents"), unit.line)
     candidates = list_at(response.get("candidates"), unit.at("response", "candidates"), "candidates")
     answer = None

@@ -17,19 +17,21 @@ from typing import Any
 
 from ..model import ParsedConversation
 from .common import (
+    ONLY_ANSWER,
     Bad,
     Call,
     Cite,
     Message,
     Reading,
     Unit,
-    conversation,
-    conversations_of_calls,
     dict_at,
-    each,
     join,
     list_at,
     locate,
+    messages_conversation,
+    read_units,
+    request_and_response,
+    shown,
     strip_reasoning,
     text_of,
 )
@@ -49,35 +51,25 @@ def claims(value: Any) -> bool:
     if isinstance(value, dict) and "request" in value and "response" in value:
         response = value["response"]
         return isinstance(response, dict) and "choices" in response and not ("citations" in response or "search_results" in response)
+    if isinstance(value, dict) and value.get("object") == "chat.completion" and "messages" not in value:
+        return True  # a response alone: refused, saying what to give
     messages = value.get("messages") if isinstance(value, dict) else value
     return is_message_list(messages) and all(m.get("role") in ALL_ROLES for m in messages)
 
 
 def read(units: Iterable[Unit], reading: Reading, emit: Callable[[ParsedConversation], object]) -> None:
-    units = list(units)
-    if units and isinstance(units[0].value, dict) and "request" in units[0].value:
-        conversations_of_calls((c for c in each(units, reading, lambda u: _call(u, reading)) if c), reading, emit)
-        return
-    for conv in each(units, reading, lambda u: _conversation(u, reading)):
-        if conv is not None:
-            emit(conv)
+    read_units(units, reading, emit, call=_call, single=_conversation)
 
 
 def _conversation(unit: Unit, reading: Reading) -> ParsedConversation | None:
-    if isinstance(unit.value, dict):
-        messages, where = unit.value.get("messages"), unit.at("messages")
-    else:
-        messages, where = unit.value, unit.field
-    list_at(messages, where, "messages")
-    shown = [m for i, raw in enumerate(messages) if (m := message(raw, join(where, i), reading, unit.line))]
-    return conversation(shown, reading, unit.line, unit.field)
+    if isinstance(unit.value, dict) and "messages" not in unit.value:
+        raise Bad(unit.field, ONLY_ANSWER)
+    return messages_conversation(unit, reading, message)
 
 
 def _call(unit: Unit, reading: Reading) -> Call:
-    request = dict_at(unit.value.get("request"), unit.at("request"), "request")
-    response = dict_at(unit.value.get("response"), unit.at("response"), "response")
-    messages = list_at(request.get("messages"), unit.at("request", "messages"), "request messages")
-    history = [m for i, raw in enumerate(messages) if (m := message(raw, unit.at("request", "messages", i), reading, unit.line))]
+    request, response = request_and_response(unit)
+    history = shown(request.get("messages"), unit.at("request", "messages"), message, reading, unit.line)
     return Call(unit, history, answer_of(response, unit.at("response"), reading, unit.line), response.get("id"))
 
 

@@ -22,11 +22,12 @@ from .common import (
     Reading,
     Unit,
     conversation,
-    conversations_of_calls,
     dict_at,
-    each,
     join,
     list_at,
+    read_units,
+    request_and_response,
+    shown,
     strip_reasoning,
 )
 from .openai_chat import url_citation
@@ -63,13 +64,7 @@ def claims(value: Any) -> bool:
 
 
 def read(units: Iterable[Unit], reading: Reading, emit: Callable[[ParsedConversation], object]) -> None:
-    units = list(units)
-    if units and isinstance(units[0].value, dict) and "request" in units[0].value:
-        conversations_of_calls((c for c in each(units, reading, lambda u: _call(u, reading)) if c), reading, emit)
-        return
-    for conv in each(units, reading, lambda u: _conversation(u, reading)):
-        if conv is not None:
-            emit(conv)
+    read_units(units, reading, emit, call=_call, single=_conversation)
 
 
 def _conversation(unit: Unit, reading: Reading) -> ParsedConversation | None:
@@ -109,16 +104,13 @@ def _in_order(items: list) -> list[int]:
 
 
 def _call(unit: Unit, reading: Reading) -> Call:
-    request = dict_at(unit.value.get("request"), unit.at("request"), "request")
-    response = dict_at(unit.value.get("response"), unit.at("response"), "response")
+    request, response = request_and_response(unit)
     given = request.get("input")
     if isinstance(given, str):
         history = [Message("U", given, unit.at("request", "input"), unit.line)]
     else:
-        items = list_at(given, unit.at("request", "input"), "request input")
-        history = [m for i, it in enumerate(items) if (m := item_message(it, unit.at("request", "input", i), reading, unit.line))]
-    output = list_at(response.get("output"), unit.at("response", "output"), "response output")
-    answers = [m for i, it in enumerate(output) if (m := item_message(it, unit.at("response", "output", i), reading, unit.line))]
+        history = shown(given, unit.at("request", "input"), item_message, reading, unit.line)
+    answers = shown(response.get("output"), unit.at("response", "output"), item_message, reading, unit.line)
     answer = answers[0] if answers else None
     for extra in answers[1:]:
         shift = len(answer.text) + 2

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..model import ParsedConversation
-from .common import Bad, Call, Cite, Reading, Unit, conversations_of_calls, dict_at, each, join, list_at
+from .common import Bad, Call, Cite, Reading, Unit, join, read_units, request_and_response, shown
 from .openai_chat import answer_of, message
 
 NAME = "Perplexity"
@@ -32,16 +32,12 @@ def claims(value: Any) -> bool:
 
 
 def read(units: Iterable[Unit], reading: Reading, emit: Callable[[ParsedConversation], object]) -> None:
-    conversations_of_calls((c for c in each(units, reading, lambda u: _call(u, reading)) if c), reading, emit)
+    read_units(units, reading, emit, call=_call)
 
 
 def _call(unit: Unit, reading: Reading) -> Call:
-    if "request" not in unit.value:
-        raise Bad(unit.field, 'a response holds only the system\'s answer: log {"request": ..., "response": ...} per call')
-    request = dict_at(unit.value.get("request"), unit.at("request"), "request")
-    response = dict_at(unit.value.get("response"), unit.at("response"), "response")
-    messages = list_at(request.get("messages"), unit.at("request", "messages"), "request messages")
-    history = [m for i, raw in enumerate(messages) if (m := message(raw, unit.at("request", "messages", i), reading, unit.line))]
+    request, response = request_and_response(unit)
+    history = shown(request.get("messages"), unit.at("request", "messages"), message, reading, unit.line)
     answer = answer_of(response, unit.at("response"), reading, unit.line)
     if answer is not None:
         sources = _sources(response, unit.at("response"))
