@@ -112,3 +112,18 @@ def test_a_chatgpt_export_is_uploaded_into_the_topic_chosen_and_its_citations_pr
         "chatgpt-trial1", "chatgpt-trial2"}
     # six citations on four spans: sources cited together ([1][2]) on the same words are one proposal
     assert Nugget.objects.filter(annotator__username="citations", turn__conversation__topic__code="M010").count() == 4
+
+
+def test_a_chatgpt_export_zip_as_downloaded_is_uploaded(organiser, campaign):
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("conversations.json", (HARVESTS / "chatgpt-conversations.json").read_bytes())
+        archive.writestr("chat.html", "<html></html>")
+    export = SimpleUploadedFile("chatgpt-export.zip", buffer.getvalue(), content_type="application/zip")
+    assert 'accept=".txt,.jsonl,.json,.zip"' in organiser.get(url(campaign)).content.decode()
+    response = organiser.post(url(campaign), {"files": [export], "run": "chatgpt", "topic": "M010"}, follow=True)
+    assert "chatgpt-export.zip: read as ChatGPT export: 2 conversations, 6 citations" in response.content.decode()
+    assert Conversation.objects.filter(topic__code="M010").count() == 2
