@@ -175,6 +175,7 @@ def test_replacing_a_harvest_proposes_its_citations_anew(campaign):
     import_parsed(campaign, [("a.json", harvest(1))], run="chatgpt", topic="M003")
     result = import_parsed(campaign, [("a.json", harvest(1))], run="chatgpt", topic="M003", replace=True)
     assert result.ok, result.errors
+    assert result.warnings == []  # the citations deleted with the old conversation are proposed again
     assert Nugget.objects.filter(annotator__username=CITATIONS_JUDGE).count() == 2
 
 
@@ -186,3 +187,11 @@ def test_the_number_of_queries_does_not_grow_with_the_number_of_citations(campai
         assert result.ok, result.errors
         counts.append(len(queries.captured_queries))
     assert counts[1] <= counts[0] + 12, counts
+
+
+def test_replacing_a_harvest_with_a_file_that_cites_nothing_says_the_proposals_went(campaign):
+    import_parsed(campaign, [("a.json", harvest(1))], run="chatgpt", topic="M003")
+    result = import_parsed(campaign, [("a.json", harvest(1, citations=[]))], run="chatgpt", topic="M003", replace=True)
+    assert [w.message for w in result.warnings] == [
+        "M003 / chatgpt: the judgments other annotators had made on the replaced conversation were deleted with it"]
+    assert not Nugget.objects.exists()

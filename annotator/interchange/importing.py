@@ -703,6 +703,9 @@ class _Importer:
                 ):
                     keep_assignees[conversation_id].append(annotator_id)
             others: set[int] = set()
+            # the systems' citations this import proposes again are not someone's lost work
+            citations_judge = getattr(self.citations_judge, "pk", None)
+            proposed_anew = {p.replace_id for p in plans if p.replace_id and p.citations}
             topic_of = {c: t for chunk in _chunks(replaced)
                         for c, t in Conversation.objects.filter(pk__in=chunk).values_list("pk", "topic_id")}
             for chunk in _chunks(replaced):
@@ -712,7 +715,9 @@ class _Importer:
                 ):
                     conversation_id = nugget.turn.conversation_id
                     touched_entities.add(nugget.entity_id)
-                    if annotator is None or nugget.annotator_id != annotator.pk:
+                    if (annotator is None or nugget.annotator_id != annotator.pk) and not (
+                        nugget.annotator_id == citations_judge and conversation_id in proposed_anew
+                    ):
                         others.add(conversation_id)
                     history.record(Event.Kind.NUGGET, Event.Action.DELETE, nugget.pk, topic_of[conversation_id],
                                    conversation_id, nugget.annotator_id, before=nugget_state(nugget))
