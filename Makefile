@@ -71,6 +71,7 @@ bench: $(VENV)/.installed
 	$(BIN)/python bench/bench_import.py
 	$(BIN)/python bench/bench_harvest_read.py
 	$(BIN)/python bench/bench_compare_runs.py
+	$(BIN)/python bench/bench_ranked_lists.py
 
 	$(BIN)/python bench/bench_compare_judges.py
 	$(BIN)/python bench/bench_background_import.py

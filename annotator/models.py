@@ -20,7 +20,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import F, Q
 
-from annotator.rules.vectors import VectorError, check_distribution
+from annotator.rules.vectors import TARGET_TOLERANCE, VectorError, check_distribution
 
 
 class Campaign(models.Model):
@@ -60,6 +60,10 @@ class Campaign(models.Model):
         default=MissingMembership.UNIFORM,
         help_text="What an import does with a graded nugget that has no membership vector for an attribute set.",
     )
+    ranked_list_cutoff = models.PositiveIntegerField(
+        "ranked-list cutoff l (ranks)", default=20,
+        help_text="GFR of ranked-list runs reads each list down to this rank (FairWeb-1: 20).",
+    )
     organisers = models.ManyToManyField(
         settings.AUTH_USER_MODEL, related_name="organised_campaigns", blank=True
     )
@@ -74,6 +78,7 @@ class Campaign(models.Model):
             models.CheckConstraint(
                 condition=Q(alpha__gte=0) & Q(alpha__lte=1), name="campaign_alpha_in_unit_interval"
             ),
+            models.CheckConstraint(condition=Q(ranked_list_cutoff__gte=1), name="campaign_ranked_list_cutoff_positive"),
         ]
 
     def __str__(self) -> str:
@@ -84,12 +89,16 @@ class Campaign(models.Model):
 
 
 class Grade(models.Model):
-    """A relevance level and its gain: the paper maps L0/L1/L2 to 0/0.5/1."""
+    """A relevance level and its gains: the paper maps L0/L1/L2 to 0/0.5/1 in conversations;
+    FairWeb-1 scores ranked lists with L1 -> 1, L2 -> 3 (NTCIREVAL's `-g 1:3`)."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="grades")
     label = models.CharField(max_length=16)
     level = models.PositiveSmallIntegerField(help_text="0 for L0, 1 for L1, ...: the key an annotator presses")
     gain = models.FloatField()
+    ranked_list_gain = models.FloatField(
+        "ranked-list gain", default=0.0, help_text="The gain of a ranked list's document of this grade (GFR)."
+    )
 
     class Meta:
         ordering = ["campaign", "level"]
@@ -97,6 +106,7 @@ class Grade(models.Model):
             models.UniqueConstraint(fields=["campaign", "label"], name="grade_label_unique"),
             models.UniqueConstraint(fields=["campaign", "level"], name="grade_level_unique"),
             models.CheckConstraint(condition=Q(gain__gte=0) & Q(gain__lte=1), name="grade_gain_in_unit_interval"),
+            models.CheckConstraint(condition=Q(ranked_list_gain__gte=0), name="grade_ranked_list_gain_non_negative"),
         ]
 
     def __str__(self) -> str:
@@ -162,7 +172,9 @@ class AttributeSet(models.Model):
         if len(set(self.groups)) != len(self.groups):
             raise ValidationError({"groups": "Group labels must be distinct."})
         try:
-            check_distribution(self.target if isinstance(self.target, list) else [None], length=len(self.groups))
+            check_distribution(
+                self.target if isinstance(self.target, list) else [None], length=len(self.groups), tolerance=TARGET_TOLERANCE
+            )
         except VectorError as error:
             raise ValidationError({"target": f"The target {error}."}) from error
         if self.kind == self.Kind.NOMINAL and self.divergence != self.Divergence.JSD:
@@ -190,16 +202,26 @@ class Topic(models.Model):
 
 
 class Run(models.Model):
-    """One system's trial: the conversations harvested from it, one per topic."""
+    """One system's trial: the conversations harvested from it, one per topic, or (a ranked-list
+    run, e.g. a web search engine's) its ranked documents per topic."""
+
+    class Kind(models.TextChoices):
+        CONVERSATIONS = "conversations", "conversations (GFRC)"
+        RANKED_LISTS = "ranked_lists", "ranked lists (GFR)"
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="runs")
     name = models.CharField(max_length=100, help_text="e.g. bing-trial1")
+    kind = models.CharField(max_length=16, choices=Kind, default=Kind.CONVERSATIONS)
     system = models.CharField(max_length=100, blank=True)
     trial = models.PositiveSmallIntegerField(default=1)
+    source = models.CharField(max_length=500, blank=True, help_text="The run file a ranked-list run was imported from.")
 
     class Meta:
         ordering = ["campaign", "name"]
-        constraints = [models.UniqueConstraint(fields=["campaign", "name"], name="run_name_unique")]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "name"], name="run_name_unique"),
+            models.CheckConstraint(condition=Q(kind__in=["conversations", "ranked_lists"]), name="run_kind_valid"),
+        ]
 
     def __str__(self) -> str:
         return self.name
@@ -240,6 +262,36 @@ class Conversation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.topic.code} / {self.run.name}"
+
+
+class RankedDocument(models.Model):
+    """A document of a ranked-list run for one topic, at its place in the run file.
+
+    `rank` is the file's order (what NTCIREVAL scores; it does not re-sort by score); the rank
+    and score the file states are kept beside it. `key` is the document's entity key (the
+    normalised URL when the id is a URL, else the id), so a page judged once, in a qrels file
+    or as a conversation's nugget, counts wherever it appears.
+    """
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="ranked_documents")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="ranked_documents")
+    rank = models.PositiveIntegerField(help_text="1-based place in the run file's order")
+    document = models.CharField(max_length=1000, help_text="The document id as the run file writes it")
+    key = models.CharField(max_length=1000)
+    stated_rank = models.BigIntegerField(help_text="The rank column of the run file")
+    score = models.FloatField(help_text="The score column of the run file")
+
+    class Meta:
+        ordering = ["run", "topic", "rank"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "topic", "rank"], name="ranked_document_rank_unique"),
+            models.UniqueConstraint(fields=["run", "topic", "key"], name="ranked_document_key_unique"),
+            models.CheckConstraint(condition=Q(rank__gte=1), name="ranked_document_rank_positive"),
+            models.CheckConstraint(condition=~Q(key=""), name="ranked_document_key_not_empty"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.run.name} {self.topic.code} #{self.rank} {self.document}"
 
 
 class Turn(models.Model):

@@ -7,6 +7,7 @@ from django.contrib.auth import get_user_model
 
 from annotator.judgments import edits
 from annotator.models import Assignment, AttributeSet, Campaign, Conversation, Grade, Run, Topic, TopicType, Turn
+from scoring.gfr import DEFAULT_GAINS
 
 FAIRWEB_ORIGIN_TARGET = [
     0.244725738, 0.111814346, 0.008438819, 0.154008439,
@@ -22,7 +23,7 @@ def make_user(username: str, **extra):
 def make_campaign(slug: str = "fw", organiser=None, **settings) -> Campaign:
     campaign = Campaign.objects.create(slug=slug, name=f"Campaign {slug}", **settings)
     for level, (label, gain) in enumerate([("L0", 0.0), ("L1", 0.5), ("L2", 1.0)]):
-        Grade.objects.create(campaign=campaign, label=label, level=level, gain=gain)
+        Grade.objects.create(campaign=campaign, label=label, level=level, gain=gain, ranked_list_gain=DEFAULT_GAINS[label])
     movies = TopicType.objects.create(campaign=campaign, code="M", name="Movies")
     AttributeSet.objects.create(
         topic_type=movies, name="RATINGS", kind="ordinal", divergence="rnod", position=0,

@@ -67,7 +67,7 @@ class TopicSerializer(serializers.ModelSerializer):
 class RunSerializer(serializers.ModelSerializer):
     class Meta:
         model = Run
-        fields = ["id", "name", "system", "trial"]
+        fields = ["id", "name", "kind", "system", "trial"]
 
 
 class TurnSerializer(serializers.ModelSerializer):

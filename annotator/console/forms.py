@@ -7,6 +7,7 @@ The API's settings endpoint validates through these same forms.
 
 from __future__ import annotations
 
+import math
 import re
 
 from django import forms
@@ -17,8 +18,9 @@ from django.db.models import F
 
 from annotator.rules.evidence import EvidenceError, derived_target
 from annotator.models import AnnotatorProfile, AttributeSet, Campaign, Grade, Run, Topic, TopicType, is_automatic_judge
-from annotator.rules.vectors import VectorError, check_distribution, format_vector, parse_number, parse_vector
+from annotator.rules.vectors import TARGET_TOLERANCE, VectorError, check_distribution, format_vector, parse_number, parse_vector
 from scoring import significance
+from scoring.gfr import DEFAULT_GAINS as RANKED_LIST_GAINS
 
 STALE_MESSAGE = (
     "Someone else saved these settings while you were editing (now version {version}); "
@@ -65,7 +67,7 @@ class CampaignSettingsForm(VersionedForm):
         model = Campaign
         fields = [
             "name", "description", "patience", "alpha", "method", "empty_turns", "turn_weight", "duplicates_count_once",
-            "missing_membership",
+            "missing_membership", "ranked_list_cutoff",
         ]
         widgets = {
             "description": forms.Textarea(attrs={"rows": 2}),
@@ -77,6 +79,19 @@ class CampaignSettingsForm(VersionedForm):
             "missing_membership": forms.RadioSelect,
         }
         labels = {"duplicates_count_once": "Duplicates count once"}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["ranked_list_cutoff"].required = False
+
+    def clean_ranked_list_cutoff(self):
+        """Left out (forms that only change L and alpha): the cutoff stays."""
+        cutoff = self.cleaned_data.get("ranked_list_cutoff")
+        if cutoff is None:
+            return self.instance.ranked_list_cutoff
+        if cutoff < 1:
+            raise forms.ValidationError("The cutoff is a number of ranks: at least 1.")
+        return cutoff
 
     def clean_patience(self):
         patience = self.cleaned_data["patience"]
@@ -94,13 +109,34 @@ class CampaignSettingsForm(VersionedForm):
 class GradeForm(forms.ModelForm):
     class Meta:
         model = Grade
-        fields = ["label", "level", "gain"]
-        widgets = {"gain": forms.NumberInput(attrs={"step": "0.05", "min": "0", "max": "1"})}
+        fields = ["label", "level", "gain", "ranked_list_gain"]
+        widgets = {
+            "gain": forms.NumberInput(attrs={"step": "0.05", "min": "0", "max": "1"}),
+            "ranked_list_gain": forms.NumberInput(attrs={"step": "any", "min": "0"}),
+        }
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["ranked_list_gain"].required = False
+        if self.instance.pk is None:  # the blank row adding a grade: empty means FairWeb-1's gain
+            self.initial["ranked_list_gain"] = None
 
     def clean_gain(self):
         gain = self.cleaned_data["gain"]
         if gain is None or not 0 <= gain <= 1:
             raise forms.ValidationError("A gain lies between 0 and 1 (the paper: L0 0, L1 0.5, L2 1).")
+        return gain
+
+    def clean_ranked_list_gain(self):
+        """Left empty: FairWeb-1's (L0 0, L1 1, L2 3), as the campaign file's default."""
+        gain = self.cleaned_data.get("ranked_list_gain")
+        label = self.cleaned_data.get("label")
+        if gain is None:
+            if label not in RANKED_LIST_GAINS:
+                raise forms.ValidationError(f"Give the ranked-list gain of {label} (FairWeb-1's cover L0, L1 and L2).")
+            return RANKED_LIST_GAINS[label]
+        if not math.isfinite(gain) or gain < 0:
+            raise forms.ValidationError("A ranked-list gain is a number of at least 0 (FairWeb-1: L1 1, L2 3).")
         return gain
 
 
@@ -279,8 +315,8 @@ class AttributeSetForm(VersionedForm):
                 data["target"] = [1 / len(groups)] * len(groups)
             else:
                 try:
-                    target = list(parse_vector(text))
-                    check_distribution(target, length=len(groups))
+                    target = list(parse_vector(text, TARGET_TOLERANCE))
+                    check_distribution(target, length=len(groups), tolerance=TARGET_TOLERANCE)
                     data["target"] = target
                 except VectorError as error:
                     self.add_error("target_text", f"The target {error}.")
@@ -398,7 +434,7 @@ class AssignForm(forms.Form):
             get_user_model().objects.filter(is_active=True).select_related("annotator_profile").order_by("username")
         )
         self.fields["topics"].queryset = Topic.objects.filter(campaign=campaign)
-        self.fields["runs"].queryset = Run.objects.filter(campaign=campaign)
+        self.fields["runs"].queryset = Run.objects.filter(campaign=campaign, kind=Run.Kind.CONVERSATIONS)
         self.fields["annotators"].label_from_instance = (
             lambda u: f"{u.get_username()} (automatic judge)" if is_automatic_judge(u) else u.get_username()
         )
@@ -467,9 +503,12 @@ class ComparisonForm(QueryForm):
 class MeasureForm(QueryForm):
     measure = forms.ChoiceField(label="Measure", initial="GFRC")
 
-    def __init__(self, *args, measures: list[str], **kwargs):
+    def __init__(self, *args, measures: list[str] | list[tuple[str, list[str]]], **kwargs):
+        """`measures`: names, or (group label, names) pairs (conversation and ranked-list runs)."""
         super().__init__(*args, **kwargs)
-        self.fields["measure"].choices = [(m, m) for m in measures]
+        self.fields["measure"].choices = [
+            (m[0], [(name, name) for name in m[1]]) if isinstance(m, tuple) else (m, m) for m in measures
+        ]
 
 
 class AnalysisForm(MeasureForm, ComparisonForm):

@@ -38,6 +38,7 @@ from annotator.models import (  # noqa: E402
 )
 from annotator.scores.campaign_tables import ScoreTables, run_means, score_columns, score_table, score_tables, topic_codes  # noqa: E402,F401
 from annotator.scores.per_conversation import judges  # noqa: E402
+from annotator.scores.ranked_lists import MEASURES as RANKED_MEASURES, score_ranked_lists  # noqa: E402
 from scoring import gfrc, usefulness  # noqa: E402
 
 if TYPE_CHECKING:
@@ -69,12 +70,13 @@ def mean_ci(values, confidence: float = CONFIDENCE) -> tuple[float, float, float
     return mean, mean - half, mean + half, n
 
 
-def run_summary(table: pd.DataFrame) -> pd.DataFrame:
-    """One row per run: topics, then mean, ci_low, ci_high of each score column."""
+def run_summary(table: pd.DataFrame, columns: list[str] | None = None) -> pd.DataFrame:
+    """One row per run: topics, then mean, ci_low, ci_high of each score column (by default
+    the conversation measures)."""
     rows = []
     for run, group in table.groupby("run", sort=True):
         row: dict = {"run": run, "topics": int(group["topic"].nunique())}
-        for column in score_columns(table):
+        for column in columns or score_columns(table):
             mean, low, high, _ = mean_ci(group[column].tolist())
             row[column] = mean
             row[f"{column}_ci_low"] = low
@@ -95,25 +97,27 @@ class Cell:
 
 
 @dataclass
-class Report:
-    campaign: Campaign
+class Summary:
+    """Per-run means with confidence intervals and per-topic means of some measures."""
+
     table: pd.DataFrame
     columns: list[str]
     runs: list[dict] = field(default_factory=list)  # {"run", "topics", "cells": {column: Cell}}
-    topics: list[dict] = field(default_factory=list)  # {"topic", "cells": {column: Cell}}
+    topics: list[dict] = field(default_factory=list)  # {"topic", "runs", "cells": {column: Cell}}
+
+
+@dataclass
+class Report(Summary):
+    campaign: Campaign | None = None
     rows: list[dict] = field(default_factory=list)  # every conversation
+    ranked: Summary | None = None  # the ranked-list runs (GFR), when the campaign has some
+    cutoff: int = 0
 
 
-def score_report(campaign: Campaign) -> Report:
-    table = score_table(campaign)
-    columns = score_columns(table)
-    report = Report(campaign=campaign, table=table, columns=columns)
-    report.rows = [
-        {"topic": row["topic"], "run": row["run"], "conversation": row["conversation"], "values": [row[c] for c in columns]}
-        for _, row in table.sort_values(["topic", "run"]).iterrows()
-    ]
-    for _, row in run_summary(table).iterrows():
-        report.runs.append(
+def summarise(table: pd.DataFrame, columns: list[str], summary: Summary | None = None) -> Summary:
+    summary = summary or Summary(table, columns)
+    for _, row in run_summary(table, columns).iterrows():
+        summary.runs.append(
             {
                 "run": row["run"],
                 "topics": row["topics"],
@@ -125,18 +129,41 @@ def score_report(campaign: Campaign) -> Report:
         for c in columns:
             mean, low, high, _ = mean_ci(group[c].tolist())
             cells[c] = Cell(mean, low, high)
-        report.topics.append({"topic": topic, "runs": int(group["run"].nunique()), "cells": cells})
+        summary.topics.append({"topic": topic, "runs": int(group["run"].nunique()), "cells": cells})
+    return summary
+
+
+def score_report(campaign: Campaign) -> Report:
+    """The conversation runs' GFRC and, beside them, the ranked-list runs' GFR."""
+    table = score_table(campaign)
+    columns = score_columns(table)
+    report = summarise(table, columns, Report(table, columns, campaign=campaign))
+    report.rows = [
+        {"topic": row["topic"], "run": row["run"], "conversation": row["conversation"], "values": [row[c] for c in columns]}
+        for _, row in table.sort_values(["topic", "run"]).iterrows()
+    ]
+    ranked = score_ranked_lists(campaign)
+    report.cutoff = ranked.cutoff
+    if not ranked.table.empty:
+        report.ranked = summarise(ranked.table, list(RANKED_MEASURES))
     return report
 
 
 def report_csv_rows(campaign: Campaign):
-    """CSV lines (strings) of the per-run summary then the per-conversation rows."""
+    """CSV lines (strings) of the per-run summary then the per-conversation rows; then, when
+    the campaign has ranked-list runs, their per-run summary and per-topic rows."""
     table = score_table(campaign)
     summary = run_summary(table)
     yield "# per run: mean and 95% t confidence interval over topics\n"
     yield frame_csv(summary, float_format="%.6f")
     yield "# per conversation (topic x run)\n"
     yield frame_csv(table, float_format="%.6f")
+    ranked = score_ranked_lists(campaign)
+    if not ranked.table.empty:
+        yield f"# ranked-list runs (GFR@{ranked.cutoff}): mean and 95% t confidence interval over topics\n"
+        yield frame_csv(run_summary(ranked.table, list(RANKED_MEASURES)), float_format="%.6f")
+        yield "# ranked-list runs per topic (topic x run)\n"
+        yield frame_csv(ranked.table, float_format="%.6f")
 
 
 # -- the R-vs-GF plot ----------------------------------------------------------------------------

@@ -16,7 +16,8 @@ import pandas as pd
 
 from annotator.interchange.csvsafe import csv_lines
 from annotator.models import Campaign, Run
-from annotator.scores.campaign_tables import ScoreTables, score_columns
+from annotator.scores.campaign_tables import ScoreTables, score_columns, score_table
+from annotator.scores.ranked_lists import MEASURES as RANKED_LIST_MEASURES, score_ranked_lists
 from scoring import significance
 
 CSV_COLUMNS = ["measure", "run_a", "run_b", "mean_a", "mean_b", "diff", "p_tukey_hsd", "p_paired_t", "effect_size", "topics"]
@@ -28,6 +29,32 @@ SIDE_BY_SIDE = 10  # conversations the console's read-only view shows at once (i
 def measures_of(table: pd.DataFrame) -> list[str]:
     """The measures a campaign has: R, GF_<attribute set>..., GF, GFRC."""
     return score_columns(table)
+
+
+@dataclass
+class RunTables:
+    """What runs are compared on: the conversation runs' GFRC table and the ranked-list runs'
+    GFR table (one row per run and topic each). Their measures never share a name, so a
+    measure says which runs it compares."""
+
+    conversations: pd.DataFrame
+    ranked_lists: pd.DataFrame
+
+    def measure_groups(self) -> list[tuple[str, list[str]]]:
+        groups = [("Conversation runs (GFRC)", measures_of(self.conversations))]
+        if not self.ranked_lists.empty:
+            groups.append(("Ranked-list runs (GFR)", list(RANKED_LIST_MEASURES)))
+        return groups
+
+    def measures(self) -> list[str]:
+        return [m for _, measures in self.measure_groups() for m in measures]
+
+    def table_for(self, measure: str) -> pd.DataFrame:
+        return self.ranked_lists if measure in RANKED_LIST_MEASURES else self.conversations
+
+
+def run_tables(campaign: Campaign) -> RunTables:
+    return RunTables(score_table(campaign), score_ranked_lists(campaign).table)
 
 
 def topic_run_matrix(table: pd.DataFrame, measure: str) -> significance.CompleteMatrix:
@@ -90,10 +117,14 @@ def compare_measure(table: pd.DataFrame, measure: str, permutations: int = signi
     return MeasureComparison(measure, matrix, standardised, result)
 
 
-def compare(table: pd.DataFrame, measures: list[str] | None = None, permutations: int = significance.DEFAULT_PERMUTATIONS,
-            seed: int | None = None, standardised: bool = False) -> list[MeasureComparison]:
+def compare(table: pd.DataFrame | RunTables, measures: list[str] | None = None,
+            permutations: int = significance.DEFAULT_PERMUTATIONS, seed: int | None = None,
+            standardised: bool = False) -> list[MeasureComparison]:
     """Every requested measure (default: all of them), each with its own seeded generator so
-    a measure's p-values do not depend on which other measures were asked for."""
+    a measure's p-values do not depend on which other measures were asked for. With RunTables,
+    each measure compares the runs of its kind (conversation or ranked-list runs)."""
+    if isinstance(table, RunTables):
+        return [compare_measure(table.table_for(m), m, permutations, seed, standardised) for m in (measures or table.measures())]
     return [compare_measure(table, m, permutations, seed, standardised) for m in (measures or measures_of(table))]
 
 

@@ -22,7 +22,8 @@ from django.db import transaction
 from annotator.rules.evidence import derived_target
 from annotator.interchange.formats.model import loads_json
 from annotator.models import AttributeSet, Campaign, Entity, Grade, Membership, Run, Topic, TopicType
-from annotator.rules.vectors import VectorError, check_distribution, exact_number
+from annotator.rules.vectors import TARGET_TOLERANCE, VectorError, check_distribution, exact_number
+from scoring import gfr
 
 __all__ = [
     "CampaignProblem",
@@ -49,7 +50,10 @@ PAPER_SETTINGS = {
     "turn_weight": "one",
     "duplicates_count_once": True,
     "missing_membership": "uniform",
+    "ranked_list_gains": None,  # FairWeb-1's (RANKED_LIST_GAINS) for the grades it names
+    "ranked_list_cutoff": gfr.DEFAULT_CUTOFF,
 }
+RANKED_LIST_GAINS = gfr.DEFAULT_GAINS
 
 
 @dataclass(frozen=True)
@@ -199,6 +203,7 @@ def validate_campaign(data: Any, source: str = "campaign") -> tuple[dict, list[C
             gain = c.number(gain, where, low=0, high=1)
             if gain is not None:
                 spec["grades"].append({"label": label, "level": level, "gain": gain})
+    _ranked_list_settings(c, merged, spec)
 
     spec["topic_types"] = []
     types = top.get("topic_types")
@@ -241,7 +246,7 @@ def validate_campaign(data: Any, source: str = "campaign") -> tuple[dict, list[C
         where = f"topics[{i}]"
         if isinstance(t, str):
             t = {"id": t}
-        t = c.obj(t, where, {"id", "description"}, {"id"})
+        t = c.obj(t, where, {"id", "type", "description"}, {"id"})
         if t is None:
             continue
         tid = c.string(t.get("id"), where + ".id", max_length=32, pattern=TOPIC_RE, hint="e.g. M002")
@@ -250,9 +255,13 @@ def validate_campaign(data: Any, source: str = "campaign") -> tuple[dict, list[C
         if tid in seen_topics:
             c.error(where + ".id", f"topic {tid} is listed twice")
         seen_topics.add(tid)
-        type_code = topic_type_for(tid, [x for x in codes if x])
-        if type_code is None:
-            c.error(where + ".id", f"no topic type for {tid}: its first letter must be a topic type code ({', '.join(sorted(x for x in codes if x))})")
+        known_types = sorted(x for x in codes if x)
+        if "type" in t:  # named (FairWeb-1's pilot topics P001... are of types R, M, T, Y)
+            type_code = c.choice(t["type"], where + ".type", known_types)
+        else:
+            type_code = topic_type_for(tid, known_types)
+            if type_code is None:
+                c.error(where + ".id", f"no topic type for {tid}: its first letter must be a topic type code ({', '.join(known_types)}), or name its \"type\"")
         spec["topics"].append({"code": tid, "type": type_code,
                                "description": c.string(t.get("description", ""), where + ".description", max_length=100_000, required=False) or ""})
 
@@ -266,7 +275,7 @@ def validate_campaign(data: Any, source: str = "campaign") -> tuple[dict, list[C
         where = f"runs[{i}]"
         if isinstance(r, str):
             r = {"name": r}
-        r = c.obj(r, where, {"name", "system", "trial"}, {"name"})
+        r = c.obj(r, where, {"name", "kind", "system", "trial"}, {"name"})
         if r is None:
             continue
         name = c.string(r.get("name"), where + ".name", max_length=100, pattern=re.compile(r"^\S+$"), hint="no spaces")
@@ -276,6 +285,7 @@ def validate_campaign(data: Any, source: str = "campaign") -> tuple[dict, list[C
         named_system, named_trial = Run.system_and_trial_of(name or "")
         spec["runs"].append({
             "name": name,
+            "kind": c.choice(r.get("kind", Run.Kind.CONVERSATIONS), where + ".kind", Run.Kind.values),
             "system": c.string(r.get("system", ""), where + ".system", max_length=100, required=False) or named_system,
             "trial": c.number(r.get("trial", named_trial), where + ".trial", low=1, integer=True) or named_trial,
         })
@@ -286,6 +296,30 @@ def validate_campaign(data: Any, source: str = "campaign") -> tuple[dict, list[C
         organisers = []
     spec["organisers"] = organisers
     return spec, c.problems
+
+
+def _ranked_list_settings(c: _Checker, merged: dict, spec: dict) -> None:
+    """The cutoff and the gain of each grade in ranked lists (GFR): FairWeb-1's L1 -> 1,
+    L2 -> 3 unless the file says otherwise; a grade FairWeb-1 has no gain for must be given."""
+    spec["ranked_list_cutoff"] = c.number(merged["ranked_list_cutoff"], "settings.ranked_list_cutoff", low=1, integer=True)
+    given = merged["ranked_list_gains"]
+    if given is None:
+        given = {}
+    elif not isinstance(given, dict):
+        c.error("settings.ranked_list_gains", 'must map grade labels to gains, e.g. {"L0": 0, "L1": 1, "L2": 3}')
+        given = {}
+    labels = {g["label"] for g in spec["grades"]}
+    for label in given:
+        if label not in labels:
+            c.error(f"settings.ranked_list_gains.{label}", f"no grade {label} in settings.grades")
+    for grade in spec["grades"]:
+        label = grade["label"]
+        if label in given:
+            grade["ranked_list_gain"] = c.number(given[label], f"settings.ranked_list_gains.{label}", low=0, high=1e6)
+        elif label in RANKED_LIST_GAINS:
+            grade["ranked_list_gain"] = RANKED_LIST_GAINS[label]
+        else:
+            c.error("settings.ranked_list_gains", f"give the ranked-list gain of {label} (FairWeb-1's defaults cover L0, L1 and L2)")
 
 
 def _attribute_set(c: _Checker, a: Any, where: str, position: int) -> dict | None:
@@ -322,7 +356,7 @@ def _attribute_set(c: _Checker, a: Any, where: str, position: int) -> dict | Non
         elif isinstance(target, list):
             try:
                 exact = [exact_number(v) for v in target]
-                check_distribution(exact, length=len(groups))
+                check_distribution(exact, length=len(groups), tolerance=TARGET_TOLERANCE)
                 values = [float(v) for v in exact]
             except VectorError as error:
                 c.error(where + ".target", f"the target {error}")
@@ -426,7 +460,8 @@ def load_campaign(data: Any, source: str = "campaign") -> LoadReport:
     warnings: list[str] = []
     if created:
         campaign = Campaign(slug=spec["slug"])
-    fields = {k: spec[k] for k in ("name", "description", "patience", "alpha", "method", "empty_turns", "turn_weight", "duplicates_count_once", "missing_membership")}
+    fields = {k: spec[k] for k in ("name", "description", "patience", "alpha", "method", "empty_turns", "turn_weight",
+                                   "duplicates_count_once", "missing_membership", "ranked_list_cutoff")}
     if _set(campaign, changes, "settings", **fields) and not created:
         campaign.version += 1
     campaign.save()
@@ -441,14 +476,15 @@ def load_campaign(data: Any, source: str = "campaign") -> LoadReport:
     for g in spec["grades"]:
         grade = existing.get(g["label"])
         if grade is None:
-            Grade.objects.create(campaign=campaign, label=g["label"], level=g["level"], gain=g["gain"])
+            Grade.objects.create(campaign=campaign, label=g["label"], level=g["level"], gain=g["gain"],
+                                 ranked_list_gain=g["ranked_list_gain"])
             changes.append(f"grade {g['label']} added")
-        elif (grade.level, grade.gain) != (g["level"], g["gain"]):
+        elif (grade.level, grade.gain, grade.ranked_list_gain) != (g["level"], g["gain"], g["ranked_list_gain"]):
             Grade.objects.filter(pk=grade.pk).update(level=g["level"] + 10_000)
     for g in spec["grades"]:
         grade = existing.get(g["label"])
-        if grade is not None and (grade.level, grade.gain) != (g["level"], g["gain"]):
-            Grade.objects.filter(pk=grade.pk).update(level=g["level"], gain=g["gain"])
+        if grade is not None and (grade.level, grade.gain, grade.ranked_list_gain) != (g["level"], g["gain"], g["ranked_list_gain"]):
+            Grade.objects.filter(pk=grade.pk).update(level=g["level"], gain=g["gain"], ranked_list_gain=g["ranked_list_gain"])
             changes.append(f"grade {g['label']} changed")
 
     # topic types and attribute sets
@@ -504,9 +540,14 @@ def load_campaign(data: Any, source: str = "campaign") -> LoadReport:
     for r in spec["runs"]:
         run = runs.get(r["name"])
         if run is None:
-            Run.objects.create(campaign=campaign, name=r["name"], system=r["system"], trial=r["trial"])
+            Run.objects.create(campaign=campaign, name=r["name"], kind=r["kind"], system=r["system"], trial=r["trial"])
             changes.append(f"run {r['name']} added")
-        elif _set(run, changes, f"run {r['name']} changed", system=r["system"], trial=r["trial"]):
+            continue
+        if run.kind != r["kind"] and (run.conversations.exists() or run.ranked_documents.exists()):
+            problems.append(CampaignProblem(source, "runs", f"run {r['name']} holds {run.get_kind_display()}: "
+                                            f"it cannot become a run of {Run.Kind(r['kind']).label}"))
+            continue
+        if _set(run, changes, f"run {r['name']} changed", kind=r["kind"], system=r["system"], trial=r["trial"]):
             run.save()
 
     if problems:

@@ -33,6 +33,8 @@ def neutralise(value: object) -> object:
     if isinstance(value, (dict, list)):
         value = json.dumps(value, ensure_ascii=False, sort_keys=True)
     text = str(value)
+    if text in ("-", "+"):  # a lone sign is no formula: NTCIREVAL-style "-" for "no attribute set"
+        return text
     if text.startswith(FORMULA_STARTS) and not _is_number(text):
         return "'" + text
     return text

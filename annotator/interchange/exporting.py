@@ -35,6 +35,8 @@ from annotator.interchange.csvsafe import csv_lines, frame_csv
 from annotator.interchange.formats import ParsedConversation, ParsedMembership, ParsedNugget, ParsedTurn
 from annotator.interchange.formats.jsonl import iter_jsonl
 from annotator.interchange.formats.paper import iter_paper
+from annotator.rules.identity import document_key
+from annotator.scores.ranked_lists import document_judgments
 from annotator.models import AttributeSet, Campaign, Conversation, Entity, Membership, Nugget, Turn, TurnLabel
 from annotator.rules.vectors import format_vector
 from annotator.scores import campaign_tables
@@ -243,31 +245,49 @@ def qrels_id(key: str) -> str:
     return _SPACE.sub(lambda m: "%{:02X}".format(ord(m.group(0))) if ord(m.group(0)) < 256 else "%20", key)
 
 
-def _judged_entities(campaign: Campaign, annotator=None) -> list[Entity]:
-    """The entities the judges' nuggets point at, one per (topic, key), in topic/key order."""
+def _judged_entities(campaign: Campaign, annotator=None) -> tuple[list[Entity], set[int]]:
+    """The entities the judges' nuggets point at and the documents judged for ranked lists
+    (entities no nugget points at, of each topic's document judge), one per (topic, key), in
+    topic/key order; and the ids of the documents."""
     ids: set[int] = set()
     for batch in _conversation_batches(campaign, annotator):
         for nuggets in batch.nuggets.values():
             ids.update(n.entity_id for n in nuggets)
+    documents = set(_document_entities(campaign, annotator))
+    ids.update(documents)
     chosen: dict[tuple[str, str], Entity] = {}
     id_list = sorted(ids)
     for i in range(0, len(id_list), 500):
         for entity in Entity.objects.filter(pk__in=id_list[i : i + 500]).select_related("topic__topic_type", "grade").order_by("pk"):
             chosen.setdefault((entity.topic.code, entity.key), entity)
-    return [chosen[k] for k in sorted(chosen)]
+    return [chosen[k] for k in sorted(chosen)], documents
+
+
+def _document_entities(campaign: Campaign, annotator=None) -> list[int]:
+    """The judgments of documents that score ranked lists (scores.ranked_lists.document_judgments,
+    of `annotator` when given) that no nugget points at."""
+    judged = document_judgments(campaign, annotator)["entity_id"].tolist()
+    with_nuggets = set(Nugget.objects.filter(entity__topic__campaign=campaign).values_list("entity_id", flat=True))
+    return [pk for pk in judged if pk not in with_nuggets]
+
+
+def _qrels_document(entity: Entity) -> str:
+    """How the NTCIREVAL files name an entity: a document by the id it was imported with (its
+    name, when that is what the key came from), anything else by its key."""
+    return qrels_id(entity.name if entity.name and document_key(entity.name) == entity.key else entity.key)
 
 
 def qrels_files(campaign: Campaign, annotator=None) -> Iterator[tuple[str, Iterator[str]]]:
     """(file name, chunks) of the NTCIREVAL files: qrels, one .gmemb per attribute set
     (every judged entity of the type's topics; uniform where no membership was given, as
     FairWeb does), one .golddistr per attribute set (its target)."""
-    entities = _judged_entities(campaign, annotator)
+    entities, documents = _judged_entities(campaign, annotator)
     slug = campaign.slug
 
     def qrels() -> Iterator[str]:
         for e in entities:
             if e.grade_id is not None:
-                yield f"{e.topic.code} {qrels_id(e.key)} {e.grade.label}\n"
+                yield f"{e.topic.code} {_qrels_document(e)} {e.grade.label}\n"
 
     yield f"{slug}.qrels", qrels()
     memberships: dict[tuple[int, int], list[float]] = {}
@@ -283,9 +303,12 @@ def qrels_files(campaign: Campaign, annotator=None) -> Iterator[tuple[str, Itera
         def gmemb(a=a) -> Iterator[str]:
             uniform = [1.0 / a.size] * a.size
             for e in entities:
-                if e.topic.topic_type_id == a.topic_type_id and e.grade_id is not None:
+                # an ungraded document is written only with a membership of its own
+                if e.topic.topic_type_id == a.topic_type_id and (
+                    e.grade_id is not None or (e.pk in documents and (e.pk, a.pk) in memberships)
+                ):
                     vector = memberships.get((e.pk, a.pk), uniform)
-                    yield f"{e.topic.code} {qrels_id(e.key)} " + " ".join(repr(float(v)) for v in vector) + "\n"
+                    yield f"{e.topic.code} {_qrels_document(e)} " + " ".join(repr(float(v)) for v in vector) + "\n"
 
         def golddistr(a=a) -> Iterator[str]:
             for p in a.target:

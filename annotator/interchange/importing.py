@@ -305,6 +305,9 @@ class _Importer:
         for p in plans:
             key = (p.topic, p.run)
             where = _where(p.conv.source, p.conv.line)
+            if p.run in self.runs and self.runs[p.run].kind != Run.Kind.CONVERSATIONS:
+                self.error(p.conv.source, p.conv.line, f"run {p.run} is a ranked-list run: it holds no conversations")
+                continue
             if key in seen:
                 self.error(p.conv.source, p.conv.line, f"conversation {p.topic} / {p.run} is also in {seen[key]}")
                 continue

@@ -48,7 +48,7 @@ def rekey_entities(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("annotator", "0006_import_jobs"),  # the leaf on main (0008 comes before 0004 there); ImportJob is created in 0006
+        ("annotator", "0009_i19_ranked_lists"),  # chained after main's leaf (ImportJob is created in 0006)
     ]
 
     operations = [

@@ -25,7 +25,7 @@ from urllib.parse import unquote_plus, urlsplit
 from scoring.words import tokenise
 
 __all__ = [
-    "normalise_url", "find_url", "entity_key_and_name", "name_key", "NAME_PREFIX", "TRACKING_PARAMETERS",
+    "normalise_url", "find_url", "entity_key_and_name", "name_key", "document_key", "NAME_PREFIX", "TRACKING_PARAMETERS",
     "is_grounding_redirect",
 ]
 
@@ -130,6 +130,16 @@ def _trim(url: str) -> str:
         else:
             break
     return url
+
+
+_DOCUMENT_URL_RE = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
+
+
+def document_key(document: str) -> str:
+    """The entity key of a ranked list's document (a qrels or run file's id): the normalised
+    URL when the id is a URL, so a page judged as a conversation's nugget is the same entity;
+    else the id itself (a collection's document id, kept as written)."""
+    return normalise_url(document) if _DOCUMENT_URL_RE.fullmatch(document) else document
 
 
 def name_key(name: str) -> str:

@@ -56,3 +56,27 @@ def test_unknown_campaigns_measures_and_unbounded_permutations_are_refused(campa
     assert "no campaign" in refused("compare_runs", campaign="nope")[0]
     assert "no measure GF_NOPE" in refused("compare_runs", campaign="fw", measure=["GF_NOPE"])[0]
     assert "--permutations" in refused("compare_runs", campaign="fw", permutations=10**7)[0]
+
+
+def test_a_gfr_variant_compares_the_ranked_list_runs_and_matches_the_analysis(campaign):
+    from annotator.scores.ranked_lists import score_ranked_lists
+    from tests.console.helpers import add_ranked_list_runs
+
+    add_ranked_list_runs(campaign)
+    out, _ = run("compare_runs", campaign="fw", measure=["GFR-ERR+RNOD+JSD"], permutations=500, seed=1)
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert {r["measure"] for r in rows} == {"GFR-ERR+RNOD+JSD"} and len(rows) == 3
+    assert {r["run_a"] for r in rows} | {r["run_b"] for r in rows} == {"web-a", "web-b", "web-c"}
+    matrix = run_comparison.topic_run_matrix(score_ranked_lists(campaign).table, "GFR-ERR+RNOD+JSD")
+    for row in rows:
+        a, b = matrix.runs.index(row["run_a"]), matrix.runs.index(row["run_b"])
+        assert float(row["diff"]) == pytest.approx(matrix.scores[:, a].mean() - matrix.scores[:, b].mean(), abs=1e-12)
+
+
+def test_every_measure_by_default_includes_the_ranked_list_ones_when_there_are_ranked_list_runs(campaign):
+    from tests.console.helpers import add_ranked_list_runs
+
+    add_ranked_list_runs(campaign)
+    out, _ = run("compare_runs", campaign="fw", permutations=100, seed=1)
+    measures = {r["measure"] for r in csv.DictReader(io.StringIO(out))}
+    assert {"GFRC", "ERR", "iRBU", "GFR-iRBU+NMD+JSD"} <= measures

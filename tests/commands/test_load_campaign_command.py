@@ -102,7 +102,7 @@ def test_every_problem_is_listed_with_its_json_path_and_nothing_is_loaded(tmp_pa
         "Africa, America, Antarctica, Asia, Caribbean, Europe, Middle East, Oceania",
         f"{path}: topic_types[0].attribute_sets[1].target: the target has 7 values, expected 8",
         f"{path}: topic_types[1].attribute_sets[1].divergence: nominal groups have no order: use jsd",
-        f"{path}: topics[1].id: no topic type for Q001: its first letter must be a topic type code (M, R, T, Y)",
+        f"{path}: topics[1].id: no topic type for Q001: its first letter must be a topic type code (M, R, T, Y), or name its \"type\"",
     ]
     assert row_counts()["Campaign"] == 0
 

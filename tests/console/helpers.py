@@ -39,3 +39,27 @@ def attribute_set_post(attribute_set: AttributeSet, **changes) -> dict:
     }
     data.update(changes)
     return data
+
+
+def add_ranked_list_runs(campaign: Campaign) -> None:
+    """Three ranked-list runs (web-a, web-b, web-c) on the demo's topics M001 and M002, over
+    eight judged pages per topic, through the NTCIREVAL importers."""
+    from annotator.interchange.ntcireval import import_ntcireval
+    from annotator.interchange.ranked_runs import import_runs
+
+    topics = ["M001", "M002"]
+    levels = ["L2", "L1", "L0", "L1", "L2", "L0", "L1", "L0"]
+    qrels = "".join(f"{t} d{i} {level}\n" for t in topics for i, level in enumerate(levels))
+    ratings = "".join(f"{t} d{i} " + " ".join("1" if g == i % 4 else "0" for g in range(4)) + "\n" for t in topics for i in range(8))
+    origin = "".join(f"{t} d{i} " + " ".join("1" if g == i % 8 else "0" for g in range(8)) + "\n" for t in topics for i in range(8))
+    result = import_ntcireval(campaign, [("demo.qrels", qrels.encode()), ("demo.M-RATINGS.gmemb", ratings.encode()),
+                                         ("demo.M-ORIGIN.gmemb", origin.encode())])
+    assert not result.errors, result.errors
+    orders = {"web-a": [0, 4, 1, 3, 6, 2], "web-b": [2, 5, 7, 0, 1, 4], "web-c": [1, 0, 2, 3, 4, 5]}
+    files = []
+    for name, order in orders.items():
+        lines = [f"{t} Q0 d{(i + k) % 8} {rank} {10 - rank} {name}\n" for k, t in enumerate(topics)
+                 for rank, i in enumerate(order, 1)]
+        files.append((name, "".join(lines).encode()))
+    result = import_runs(campaign, files)
+    assert not result.errors, result.errors

@@ -67,3 +67,12 @@ def test_a_harvest_whose_citations_the_judge_holds_still_gets_a_person(organiser
     carol = make_user("carol")
     organiser.post(url(campaign), {"annotators": [carol.pk], "per_conversation": 1, "topics": [conversation.topic_id]})
     assert set(conversation.assignments.values_list("annotator__username", flat=True)) == {"citations", "carol"}
+
+
+def test_ranked_list_runs_are_not_offered_for_assignment(organiser, campaign):
+    from tests.console.helpers import add_ranked_list_runs
+
+    add_ranked_list_runs(campaign)
+    response = organiser.get(reverse("console:assign", kwargs={"slug": campaign.slug}))
+    offered = {run.name for run in response.context["form"].fields["runs"].queryset}
+    assert offered == {"bard-trial1", "bing-trial1", "chatgpt-trial1"}

@@ -27,3 +27,12 @@ def test_the_assignments_counted_are_peoples_not_automatic_judges(organiser, cam
     AnnotatorProfile.mark(demo[2][1])
     counts = organiser.get(url(campaign)).context["counts"]
     assert counts["assignments"] == everyone - Assignment.objects.filter(annotator=demo[2][1]).count() < everyone
+
+
+def test_the_overview_counts_conversation_runs_and_ranked_list_runs_apart(organiser, campaign):
+    from tests.console.helpers import add_ranked_list_runs
+
+    add_ranked_list_runs(campaign)
+    response = organiser.get(reverse("console:overview", kwargs={"slug": campaign.slug}))
+    assert (response.context["counts"]["runs"], response.context["counts"]["ranked_list_runs"]) == (3, 3)
+    assert "ranked-list runs" in response.content.decode()

@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from annotator.console.reports import mean_ci
 from tests.console.conftest import assert_only_the_organiser_gets_in
-from tests.console.helpers import settings_post
+from tests.console.helpers import add_ranked_list_runs, settings_post
 
 
 def url(campaign):
@@ -83,3 +83,31 @@ def test_only_the_organiser_may_post_quick_settings(client_as, campaign):
     assert_only_the_organiser_gets_in(client_as, url(campaign), "post", {"patience": 5, "alpha": 0.5, "version": 1})
     campaign.refresh_from_db()
     assert campaign.patience == 1250
+
+
+def test_ranked_list_runs_are_reported_apart_from_conversation_runs_with_their_gfr_means(organiser, campaign):
+    add_ranked_list_runs(campaign)
+    response = organiser.get(url(campaign))
+    report = response.context["report"]
+    assert [r["run"] for r in report.runs] == ["bard-trial1", "bing-trial1", "chatgpt-trial1"]
+    assert [r["run"] for r in report.ranked.runs] == ["web-a", "web-b", "web-c"]
+    assert report.ranked.columns == ["ERR", "iRBU", "GFR-ERR+NMD+JSD", "GFR-ERR+RNOD+JSD", "GFR-iRBU+NMD+JSD", "GFR-iRBU+RNOD+JSD"]
+    cell = report.ranked.runs[0]["cells"]["GFR-ERR+RNOD+JSD"]
+    assert 0 < cell.mean < 1 and cell.low <= cell.mean <= cell.high
+    content = response.content.decode()
+    assert "Ranked-list runs: GFR@20" in content and 'id="ranked-run-table"' in content
+    assert "Conversation run" in content
+
+
+def test_the_report_of_a_campaign_without_ranked_lists_has_no_ranked_list_section(organiser, campaign):
+    response = organiser.get(url(campaign))
+    assert response.context["report"].ranked is None
+    assert 'id="ranked-run-table"' not in response.content.decode()
+
+
+def test_the_report_csv_adds_the_ranked_list_runs_after_the_conversations(organiser, campaign):
+    add_ranked_list_runs(campaign)
+    response = organiser.get(reverse("console:report_csv", kwargs={"slug": campaign.slug}))
+    content = b"".join(response.streaming_content).decode()
+    assert "# ranked-list runs (GFR@20): mean and 95% t confidence interval over topics" in content
+    assert content.index("# per conversation") < content.index("# ranked-list runs")

@@ -89,3 +89,27 @@ def test_unticking_duplicates_count_once_turns_the_rule_off(organiser, campaign)
     organiser.post(url(campaign), data)
     campaign.refresh_from_db()
     assert campaign.duplicates_count_once is False
+
+
+def test_ranked_list_gains_and_cutoff_are_settings_the_ranked_list_scores_follow(organiser, campaign):
+    from annotator.scores.ranked_lists import score_ranked_lists
+    from tests.console.helpers import add_ranked_list_runs
+
+    add_ranked_list_runs(campaign)
+    before = score_ranked_lists(campaign).table["ERR"].tolist()
+    data = settings_post(campaign, ranked_list_cutoff=3)
+    data.update({f"grades-{i}-ranked_list_gain": gain for i, gain in enumerate([0, 1, 7])})
+    response = organiser.post(url(campaign), data)
+    assert response.status_code == 302
+    campaign.refresh_from_db()
+    assert campaign.ranked_list_cutoff == 3
+    assert dict(Grade.objects.filter(campaign=campaign).values_list("label", "ranked_list_gain")) == {"L0": 0, "L1": 1, "L2": 7}
+    assert score_ranked_lists(campaign).table["ERR"].tolist() != before
+
+
+def test_a_new_grade_left_without_a_ranked_list_gain_needs_one_unless_fairweb_has_it(organiser, campaign):
+    data = settings_post(campaign)
+    data.update({"grades-3-label": "L3", "grades-3-level": 3, "grades-3-gain": 1})
+    response = organiser.post(url(campaign), data)
+    assert response.status_code == 200
+    assert "Give the ranked-list gain of L3" in response.content.decode()

@@ -6,6 +6,7 @@ from django.urls import reverse
 from annotator.evaluation import run_comparison
 from annotator.scores.campaign_tables import score_table
 from tests.console.conftest import assert_only_the_organiser_gets_in
+from tests.console.helpers import add_ranked_list_runs
 from tests.factories import make_conversation
 
 
@@ -87,3 +88,27 @@ def test_the_queries_do_not_grow_with_the_runs_compared(organiser, campaign):
     # session, user, campaign; then score_table: conversations, judges' assignments, topic types
     # with attribute sets (2), and per topic type turns, nuggets, memberships
     assert queries() == before
+
+
+def test_a_gfr_variant_compares_the_ranked_list_runs_only(organiser, campaign):
+    add_ranked_list_runs(campaign)
+    response = organiser.get(url(campaign), {"measure": "GFR-ERR+RNOD+JSD", "permutations": 200, "seed": 1})
+    assert response.status_code == 200
+    assert {r["run"] for r in response.context["rows"]} == {"web-a", "web-b", "web-c"}
+    cells = [c for r in response.context["rows"] for c in r["cells"] if c]
+    assert all(c["effect_size"] == c["effect_size"] for c in cells)  # computed, not NaN
+    assert 'data-testid="runs-kind">(ranked-list runs)' in response.content.decode()
+    gfrc = organiser.get(url(campaign), {"measure": "GFRC", "permutations": 200})
+    assert {r["run"] for r in gfrc.context["rows"]} == {"bard-trial1", "bing-trial1", "chatgpt-trial1"}
+
+
+def test_the_measure_choice_groups_conversation_and_ranked_list_measures(organiser, campaign):
+    add_ranked_list_runs(campaign)
+    choices = organiser.get(url(campaign)).context["form"].fields["measure"].choices
+    assert [label for label, _ in choices] == ["Conversation runs (GFRC)", "Ranked-list runs (GFR)"]
+    assert [name for name, _ in choices[1][1]] == ["ERR", "iRBU", "GFR-ERR+NMD+JSD", "GFR-ERR+RNOD+JSD", "GFR-iRBU+NMD+JSD",
+                                                   "GFR-iRBU+RNOD+JSD"]
+
+
+def test_a_gfr_measure_is_refused_where_the_campaign_has_no_ranked_list_runs(organiser, campaign):
+    assert organiser.get(url(campaign), {"measure": "GFR-ERR+RNOD+JSD"}).status_code == 400

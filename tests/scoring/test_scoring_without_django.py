@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PURE_MODULES = ["scoring", "scoring.words", "scoring.divergence", "scoring.gfrc", "scoring.usefulness",
+PURE_MODULES = ["scoring", "scoring.words", "scoring.divergence", "scoring.gfrc", "scoring.gfr", "scoring.usefulness",
                 "scoring.reference", "scoring.rankings"]
 # Statistics over run scores may use scipy.stats too (still no Django).
 STATISTICS_MODULES = ["scoring.significance"]
@@ -55,3 +55,9 @@ def test_the_statistics_module_compares_runs_with_django_made_unimportable_using
         "significance.topics_for_anova(0.02, 0.05, 3); significance.standardise(np.ones((2, 2)))"
     )
     assert _loaded(STATISTICS_MODULES, ("numpy", "scipy", "cython_runtime", "scoring"), call) == {"django": [], "outside": []}
+
+
+def test_the_ntcireval_file_readers_import_with_django_made_unimportable():
+    call = "from annotator.interchange.formats.ntcireval import read_run; read_run(b'P1 Q0 d 1 1.0 t\\n', 'r')"
+    loaded = _loaded(["annotator.interchange.formats.ntcireval"], ("numpy", "scoring", "annotator"), call)
+    assert loaded["django"] == []

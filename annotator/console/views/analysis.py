@@ -24,12 +24,13 @@ from scoring.words import tokenise
 
 def _compared(campaign: Campaign, query) -> tuple[AnalysisForm, run_comparison.MeasureComparison | None]:
     """The run comparison the query asks for; None when the form refuses it."""
-    table = score_table(campaign)
-    form = AnalysisForm.from_query(query, measures=run_comparison.measures_of(table))
+    tables = run_comparison.run_tables(campaign)
+    form = AnalysisForm.from_query(query, measures=tables.measure_groups())
     if not form.is_valid():
         return form, None
     p = form.cleaned_data
-    return form, run_comparison.compare_measure(table, p["measure"], p["permutations"], p["seed"], p["standardise"])
+    return form, run_comparison.compare_measure(tables.table_for(p["measure"]), p["measure"], p["permutations"], p["seed"],
+                                                p["standardise"])
 
 
 @login_required
@@ -48,6 +49,7 @@ def significance(request: HttpRequest, slug: str) -> HttpResponse:
         "rows": comparison.table(p["alpha"]),
         "topic_set_size": run_comparison.topic_set_size(comparison, p["min_diff"], p["alpha"]),
         "csv_query": request.GET.urlencode(),
+        "runs_kind": "ranked-list runs" if comparison.measure in run_comparison.RANKED_LIST_MEASURES else "conversation runs",
     })
     return render(request, "console/significance.html", context)
 

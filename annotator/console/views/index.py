@@ -12,7 +12,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from annotator.access import campaign_for_organiser, organised_campaigns
-from annotator.models import AnnotatorProfile, Assignment, Conversation, Nugget
+from annotator.models import AnnotatorProfile, Assignment, Conversation, Nugget, Run
 
 
 @login_required
@@ -33,7 +33,8 @@ def overview(request: HttpRequest, slug: str) -> HttpResponse:
     )
     counts = {
         "topics": campaign.topics.count(),
-        "runs": campaign.runs.count(),
+        "runs": campaign.runs.filter(kind=Run.Kind.CONVERSATIONS).count(),
+        "ranked_list_runs": campaign.runs.filter(kind=Run.Kind.RANKED_LISTS).count(),
         "conversations": conversations.count(),
         "unassigned": conversations.filter(assignments__isnull=True).count(),
         "assignments": assignments.count(),

@@ -9,7 +9,6 @@ from django.http import QueryDict
 from annotator.evaluation import run_comparison
 from annotator.console.forms import ComparisonForm
 from annotator.models import Campaign
-from annotator.scores.campaign_tables import score_table
 from scoring import significance
 
 
@@ -22,7 +21,8 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--campaign", required=True, metavar="SLUG")
         parser.add_argument("--measure", action="append", metavar="MEASURE",
-                            help="R, GF, GF_<attribute set> or GFRC; repeat for several (default: all)")
+                            help="R, GF, GF_<attribute set> or GFRC (conversation runs); ERR, iRBU or a GFR variant such "
+                                 "as GFR-ERR+RNOD+JSD (ranked-list runs); repeat for several (default: all)")
         parser.add_argument("--permutations", type=int, default=significance.DEFAULT_PERMUTATIONS, metavar="B")
         parser.add_argument("--seed", type=int, default=0, metavar="S")
         parser.add_argument("--standardise", action="store_true", help="compare standardised scores")
@@ -39,8 +39,8 @@ class Command(BaseCommand):
         form = ComparisonForm.from_query(query)
         if not form.is_valid():
             raise CommandError("; ".join(f"--{name}: {' '.join(errors)}" for name, errors in form.errors.items()))
-        table = score_table(campaign_obj)
-        known = run_comparison.measures_of(table)
+        table = run_comparison.run_tables(campaign_obj)
+        known = table.measures()
         unknown = [m for m in measure or [] if m not in known]
         if unknown:
             raise CommandError(f"no measure {', '.join(unknown)} in {campaign}: choose from {', '.join(known)}")

@@ -8,16 +8,11 @@ are printed as warnings. Each file's format is told by its content, and said
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
-
 from annotator.interchange.importing import import_files
-from annotator.models import Campaign
+from annotator.management.commands._files import FileCommand
 
 
-class Command(BaseCommand):
+class Command(FileCommand):
     help = (
         "Import conversation files into a campaign, all or nothing: the paper's annotated text format, JSONL, or "
         "harvested chats (ChatGPT export, OpenAI, Gemini, Perplexity, Anthropic, ShareGPT, LMSYS/WildChat rows), "
@@ -25,8 +20,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("files", nargs="+", metavar="FILE")
-        parser.add_argument("--campaign", required=True, metavar="SLUG")
+        super().add_arguments(parser)
         parser.add_argument("--run", metavar="RUN", help="the run of every conversation (default: the file's run=, else the file name)")
         parser.add_argument("--topic", metavar="TOPIC",
                             help="the topic of harvested conversations (a harvest carries none); files with topics keep theirs")
@@ -35,27 +29,9 @@ class Command(BaseCommand):
         parser.add_argument("--replace", action="store_true", help="replace conversations already imported (with every judgment on them)")
 
     def handle(self, *args, files, campaign, run, topic, annotator, replace, **options):
-        campaign_obj = Campaign.objects.filter(slug=campaign).first()
-        if campaign_obj is None:
-            raise CommandError(f"no campaign {campaign!r} (load one with load_campaign)")
-        user = None
-        if annotator is not None:
-            user = get_user_model().objects.filter(username=annotator).first()
-            if user is None:
-                raise CommandError(f"no user named {annotator!r}")
-        contents = []
-        for name in files:
-            try:
-                contents.append((name, Path(name).read_bytes()))
-            except OSError as error:
-                raise CommandError(f"{name}: {error.strerror or error}") from None
-        result = import_files(campaign_obj, contents, run=run, topic=topic, annotator=user, replace=replace)
+        campaign_obj = self.campaign(campaign)
+        user = self.user(annotator) if annotator is not None else None
+        result = import_files(campaign_obj, self.read(files), run=run, topic=topic, annotator=user, replace=replace)
         for said in result.read:
             self.stdout.write(said)
-        for warning in result.warnings:
-            self.stderr.write(f"warning: {warning}")
-        if result.errors:
-            for error in result.errors:
-                self.stderr.write(str(error))
-            raise CommandError(f"{len(result.errors)} problem(s): nothing was imported")
-        self.stdout.write(result.summary())
+        self.report(result)

@@ -15,21 +15,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..model import ParsedConversation
-from .common import (
-    Bad,
-    Call,
-    Cite,
-    Message,
-    Reading,
-    Unit,
-    dict_at,
-    join,
-    list_at,
-    messages_conversation,
-    read_units,
-    request_and_response,
-    shown,
-)
+from .common import Bad, Cite, Message, Reading, Unit, dict_at, join, list_at, read_chat
 
 NAME = "Anthropic Messages"
 SUPPORTED = "Anthropic Messages (messages arrays with web search citations, or request/response logs)"
@@ -66,20 +52,9 @@ def claims(value: Any) -> bool:
 
 
 def read(units: Iterable[Unit], reading: Reading, emit: Callable[[ParsedConversation], object]) -> None:
-    read_units(units, reading, emit, call=_call, single=_conversation)
-
-
-def _conversation(unit: Unit, reading: Reading) -> ParsedConversation | None:
-    if isinstance(unit.value, dict) and unit.value.get("type") == "message":
-        raise Bad(unit.field, 'a response holds only the system\'s answer: give the request\'s messages too '
-                  '({"messages": [...]} with it appended, or {"request": ..., "response": ...} per call)')
-    return messages_conversation(unit, reading, message)
-
-
-def _call(unit: Unit, reading: Reading) -> Call:
-    request, response = request_and_response(unit)
-    history = shown(request.get("messages"), unit.at("request", "messages"), message, reading, unit.line)
-    return Call(unit, history, message(response, unit.at("response"), reading, unit.line), response.get("id"))
+    read_chat(units, reading, emit, message=message, answer=message, alone=lambda value: value.get("type") == "message",
+              alone_says='a response holds only the system\'s answer: give the request\'s messages too '
+                         '({"messages": [...]} with it appended, or {"request": ..., "response": ...} per call)')
 
 
 def message(raw: Any, where: str, reading: Reading, line: int) -> Message | None:

@@ -50,6 +50,7 @@ __all__ = [
     "messages_conversation",
     "request_and_response",
     "read_units",
+    "read_chat",
 ]
 
 WORD_RE = re.compile(r"\S+")  # \S is the complement of str.isspace, the word rule of scoring.words
@@ -423,3 +424,27 @@ def read_units(units: Iterable[Unit], reading: Reading, emit: Callable[[ParsedCo
     for conv in each(units, reading, lambda u: single(u, reading)):
         if conv is not None:
             emit(conv)
+
+
+ReadAnswer = Callable[[dict, str, Reading, int], "Message | None"]
+
+
+def read_chat(units: Iterable[Unit], reading: Reading, emit: Callable[[ParsedConversation], object], *,
+              message: ReadMessage, answer: ReadAnswer, alone: Callable[[dict], bool] | None = None,
+              alone_says: str = ONLY_ANSWER) -> None:
+    """A chat API's file: logged calls whose request holds the ``messages`` so far (``answer``
+    reads the response), or, when ``alone`` is given, messages arrays (a bare one, or
+    ``{"messages": [...]}``), an object that is ``alone`` (a response without its request)
+    being refused with ``alone_says``."""
+
+    def single(unit: Unit, reading: Reading) -> ParsedConversation | None:
+        if isinstance(unit.value, dict) and alone(unit.value):
+            raise Bad(unit.field, alone_says)
+        return messages_conversation(unit, reading, message)
+
+    def call(unit: Unit, reading: Reading) -> Call:
+        request, response = request_and_response(unit)
+        history = shown(request.get("messages"), unit.at("request", "messages"), message, reading, unit.line)
+        return Call(unit, history, answer(response, unit.at("response"), reading, unit.line), response.get("id"))
+
+    read_units(units, reading, emit, call=call, single=single if alone is not None else None)

@@ -16,25 +16,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..model import ParsedConversation
-from .common import (
-    ONLY_ANSWER,
-    Bad,
-    Call,
-    Cite,
-    Message,
-    Reading,
-    Unit,
-    dict_at,
-    join,
-    list_at,
-    locate,
-    messages_conversation,
-    read_units,
-    request_and_response,
-    shown,
-    strip_reasoning,
-    text_of,
-)
+from .common import Bad, Cite, Message, Reading, Unit, dict_at, join, list_at, locate, read_chat, strip_reasoning, text_of
 
 NAME = "OpenAI Chat Completions"
 SUPPORTED = "OpenAI Chat Completions (messages arrays, or request/response logs)"
@@ -58,19 +40,7 @@ def claims(value: Any) -> bool:
 
 
 def read(units: Iterable[Unit], reading: Reading, emit: Callable[[ParsedConversation], object]) -> None:
-    read_units(units, reading, emit, call=_call, single=_conversation)
-
-
-def _conversation(unit: Unit, reading: Reading) -> ParsedConversation | None:
-    if isinstance(unit.value, dict) and "messages" not in unit.value:
-        raise Bad(unit.field, ONLY_ANSWER)
-    return messages_conversation(unit, reading, message)
-
-
-def _call(unit: Unit, reading: Reading) -> Call:
-    request, response = request_and_response(unit)
-    history = shown(request.get("messages"), unit.at("request", "messages"), message, reading, unit.line)
-    return Call(unit, history, answer_of(response, unit.at("response"), reading, unit.line), response.get("id"))
+    read_chat(units, reading, emit, message=message, answer=answer_of, alone=lambda value: "messages" not in value)
 
 
 def answer_of(response: dict, where: str, reading: Reading, line: int) -> Message | None:

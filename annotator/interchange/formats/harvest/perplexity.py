@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..model import ParsedConversation
-from .common import Bad, Call, Cite, Reading, Unit, join, read_units, request_and_response, shown
+from .common import Bad, Cite, Message, Reading, Unit, join, read_chat
 from .openai_chat import answer_of, message
 
 NAME = "Perplexity"
@@ -32,26 +32,25 @@ def claims(value: Any) -> bool:
 
 
 def read(units: Iterable[Unit], reading: Reading, emit: Callable[[ParsedConversation], object]) -> None:
-    read_units(units, reading, emit, call=_call)
+    read_chat(units, reading, emit, message=message, answer=_answer)
 
 
-def _call(unit: Unit, reading: Reading) -> Call:
-    request, response = request_and_response(unit)
-    history = shown(request.get("messages"), unit.at("request", "messages"), message, reading, unit.line)
-    answer = answer_of(response, unit.at("response"), reading, unit.line)
+def _answer(response: dict, where: str, reading: Reading, line: int) -> Message | None:
+    """The answer, its [n] markers citing this response's sources."""
+    answer = answer_of(response, where, reading, line)
     if answer is not None:
-        sources = _sources(response, unit.at("response"))
+        sources = _sources(response, where)
         for m in MARKER_RE.finditer(answer.text):
             n = int(m.group(1))
             if not 1 <= n <= len(sources):
-                reading.warn(unit.line, answer.field, f"marker [{n}] names no source of this response ({len(sources)} given): skipped")
+                reading.warn(line, answer.field, f"marker [{n}] names no source of this response ({len(sources)} given): skipped")
                 continue
-            url, title, where = sources[n - 1]
+            url, title, source_at = sources[n - 1]
             if not url:
-                reading.warn(unit.line, where or answer.field, f"source {n} has no URL: marker [{n}] skipped")
+                reading.warn(line, source_at or answer.field, f"source {n} has no URL: marker [{n}] skipped")
                 continue
-            answer.cites.append(Cite(m.start(), m.end(), url, title, where, marker=True))
-    return Call(unit, history, answer, response.get("id"))
+            answer.cites.append(Cite(m.start(), m.end(), url, title, source_at, marker=True))
+    return answer
 
 
 def _sources(response: dict, where: str) -> list[tuple[str, str, str]]:

@@ -1,0 +1,72 @@
+"""import_runs: TREC run files become ranked-list runs, in file order, all or nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotator.models import Campaign, RankedDocument, Run
+
+from .helpers import refused, row_counts, run, write
+from .pilot import PILOT_CAMPAIGN, RUN_FILES
+
+pytestmark = pytest.mark.django_db
+
+
+def _load() -> None:
+    run("load_campaign", str(PILOT_CAMPAIGN))
+
+
+def test_the_pilot_runs_import_under_their_tags_whatever_the_file_names():
+    _load()
+    out, err = run("import_runs", "--campaign", "fairweb1pilot", *map(str, RUN_FILES))
+    assert err == ""
+    assert out.strip() == ("run Anserini-bm25: 4 topic(s), 400 document(s); run Anserini-qld: 4 topic(s), 400 document(s); "
+                           "run Anserini-qljm: 4 topic(s), 400 document(s)")
+    assert sorted(Run.objects.values_list("name", "kind")) == [
+        ("Anserini-bm25", "ranked_lists"), ("Anserini-qld", "ranked_lists"), ("Anserini-qljm", "ranked_lists")]
+    first = RankedDocument.objects.get(run__name="Anserini-bm25", topic__code="P001", rank=1)
+    assert (first.document, first.stated_rank, first.score) == ("d40ba8f7-7f55-4118-8e7a-cfdcdd8598fc", 1, 7.6957)
+
+
+def test_the_list_is_the_files_order_with_a_warning_where_ranks_or_scores_disagree(tmp_path):
+    _load()
+    path = write(tmp_path, "r.txt", "P001 Q0 a 2 5.0 sys\nP001 Q0 b 1 6.0 sys\nP002 Q0 c 1 1.0 sys\n")
+    out, err = run("import_runs", "--campaign", "fairweb1pilot", "--name", "mine", path)
+    assert err.splitlines() == [f"warning: {path}:2: P001: the rank disagrees with the file's order (line 1); "
+                                "the list is scored in the file's order, as NTCIREVAL does"]
+    assert list(RankedDocument.objects.filter(topic__code="P001").values_list("rank", "document", "stated_rank")) == [
+        (1, "a", 2), (2, "b", 1)]
+    assert out.strip() == "run mine: 2 topic(s), 3 document(s)"
+
+
+def test_importing_a_run_again_replaces_its_lists(tmp_path):
+    _load()
+    run("import_runs", "--campaign", "fairweb1pilot", write(tmp_path, "a", "P001 Q0 a 1 2 sys\nP001 Q0 b 2 1 sys\n"))
+    out, _ = run("import_runs", "--campaign", "fairweb1pilot", write(tmp_path, "b", "P002 Q0 z 1 2 sys\n"))
+    assert out.strip() == "run sys: 1 topic(s), 1 document(s) (replaced)"
+    assert list(RankedDocument.objects.values_list("topic__code", "document")) == [("P002", "z")]
+
+
+def test_duplicate_documents_unknown_topics_and_bad_lines_are_refused_with_file_and_line(tmp_path):
+    _load()
+    run("import_runs", "--campaign", "fairweb1pilot", write(tmp_path, "keep", "P001 Q0 a 1 2 kept\n"))
+    bad = write(tmp_path, "bad", "P001 Q0 a 1 2 x\nP001 Q0 a 2 1 x\nZ9 Q0 b 1 1 x\nZ9 Q0 c 2 1 x\nP001 Q0 d one 1 x\n"
+                                 "P001 Q0 http://example.org/p 3 1 x\nP001 Q0 https://EXAMPLE.org/p/ 4 1 x\nP001 Q0 e 5 1 y\n")
+    before = row_counts()
+    message, err = refused("import_runs", "--campaign", "fairweb1pilot", bad)
+    assert message == "5 problem(s): nothing was imported"
+    assert err.splitlines() == [
+        f"{bad}:2: a is ranked twice for P001 (first at line 1)",
+        f"{bad}:5: the rank 'one' is not a whole number",
+        f"{bad}:8: a second run tag 'y' (the file's is 'x'): one run a file",
+        f"{bad}:3: no topic 'Z9' in the campaign",
+        f"{bad}:7: https://EXAMPLE.org/p/ is the page ranked at line 6 for P001",
+    ]
+    assert row_counts() == before
+
+
+def test_a_conversation_run_is_not_replaced_by_a_ranked_list(tmp_path):
+    _load()
+    Run.objects.create(campaign=Campaign.objects.get(), name="bing-trial1")
+    message, err = refused("import_runs", "--campaign", "fairweb1pilot", write(tmp_path, "r", "P001 Q0 a 1 1 bing-trial1\n"))
+    assert "is a conversation run" in err and message == "1 problem(s): nothing was imported"

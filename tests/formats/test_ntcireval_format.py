@@ -1,0 +1,53 @@
+"""NTCIREVAL's files read without a database: qrels, memberships named by type and attribute
+set, TREC runs in file order; every problem with its line."""
+
+from __future__ import annotations
+
+from annotator.interchange.formats.ntcireval import gmemb_name, read_gmemb, read_qrels, read_run
+
+
+def test_a_qrels_file_gives_topic_document_and_level_per_line_skipping_blank_lines():
+    read = read_qrels(b"P001 a L0\n\nP001 b L2\n", "q")
+    assert [(q.topic, q.document, q.level, q.line) for q in read.content] == [("P001", "a", "L0", 1), ("P001", "b", "L2", 3)]
+    assert read.errors == []
+
+
+def test_a_qrels_level_must_be_lk_and_a_document_is_judged_once():
+    read = read_qrels(b"P001 a 2\nP001 b L1\nP001 b L2\n", "q")
+    assert [str(e) for e in read.errors] == ["q:1: '2' is not a relevance level (L0, L1, ...)",
+                                             "q:3: P001 b is judged twice (first at line 2)"]
+
+
+def test_membership_file_names_say_the_topic_type_and_attribute_set():
+    assert gmemb_name("x/fairweb1pilot.M-ORIGIN.gmemb") == ("M", "ORIGIN")
+    assert gmemb_name("R-GENDER.gmemb") == ("R", "GENDER")
+    assert gmemb_name("memberships.txt") is None
+
+
+def test_a_membership_vector_is_read_exactly_and_must_be_a_distribution():
+    read = read_gmemb(b"P1 a 0.3333333333333333 0.3333333333333333 0.3333333333333333\nP1 b 1/2 1/2\nP1 c 0.5 nan\n", "m")
+    assert [m.vector for m in read.content] == [(1 / 3, 1 / 3, 1 / 3), (0.5, 0.5)]
+    assert [e.line for e in read.errors] == [3]
+
+
+def test_a_run_keeps_the_files_order_and_warns_once_per_topic_where_ranks_or_scores_disagree():
+    read = read_run(b"T1 Q0 a 1 3.0 sys\nT1 Q0 b 2 4.0 sys\nT1 Q0 c 1 1.0 sys\nT2 Q0 a 5 1 sys\n", "r")
+    assert read.content.tag == "sys" and [(l.topic, l.document) for l in read.content.lines] == [
+        ("T1", "a"), ("T1", "b"), ("T1", "c"), ("T2", "a")]
+    assert [str(w) for w in read.warnings] == [
+        "r:2: T1: the score disagrees with the file's order (line 1); the list is scored in the file's order, as NTCIREVAL does"]
+
+
+def test_a_run_line_needs_six_fields_a_whole_rank_a_finite_score_and_one_tag():
+    read = read_run(b"T1 Q0 a 1 1 s\nT1 Q0 b 2\nT1 Q0 c x 1 s\nT1 Q0 d 4 inf s\nT1 Q0 e 5 1 other\n", "r")
+    assert [(e.line, e.message) for e in read.errors] == [
+        (2, "expected `topic Q0 doc rank score tag`, found 4 fields"),
+        (3, "the rank 'x' is not a whole number"),
+        (4, "the score 'inf' is not a finite number"),
+        (5, "a second run tag 'other' (the file's is 's'): one run a file"),
+    ]
+
+
+def test_files_that_are_not_utf8_are_refused_with_the_line():
+    read = read_qrels(b"P1 a L1\nP1 \xff L1\n", "q")
+    assert read.errors and read.errors[0].line == 2
