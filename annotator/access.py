@@ -134,16 +134,32 @@ def entity_for_annotator(user, entity_id: int) -> Entity:
     return entity
 
 
+def _annotator_accounts() -> QuerySet:
+    """Accounts an organiser may ever act on: staff and superusers are never theirs."""
+    return get_user_model().objects.filter(is_staff=False, is_superuser=False)
+
+
+def assignable_annotators(user, campaign: Campaign) -> QuerySet:
+    """Active accounts the user may assign in the campaign: people who work in (or organise) one
+    of the user's campaigns, and accounts that work in no campaign yet; never staff, superusers
+    or other campaigns' people."""
+    campaigns = organised_campaigns(user)
+    mine = Q(assignments__conversation__topic__campaign__in=campaigns) | Q(organised_campaigns__in=campaigns)
+    unattached = ~Q(pk__in=Assignment.objects.values("annotator_id")) & ~Q(pk__in=Campaign.organisers.through.objects.values("user_id"))
+    return _annotator_accounts().filter(is_active=True).filter(mine | unattached).distinct()
+
+
+def campaign_annotators(campaign: Campaign) -> QuerySet:
+    """The accounts an organiser of the campaign sees and acts on (tokens, lockouts): those with
+    an assignment in it, never staff or superusers."""
+    return _annotator_accounts().filter(assignments__conversation__topic__campaign=campaign).distinct()
+
+
 def annotator_for_organiser(user, campaign: Campaign, annotator_id: int):
-    """An annotator with an assignment in a campaign the user organises."""
+    """An annotator (never staff or a superuser) with an assignment in a campaign the user organises."""
     if not is_organiser_of(user, campaign):
         raise Http404("No such annotator in this campaign.")
-    annotator = (
-        get_user_model()
-        .objects.filter(pk=annotator_id, assignments__conversation__topic__campaign=campaign)
-        .distinct()
-        .first()
-    )
+    annotator = campaign_annotators(campaign).filter(pk=annotator_id).first()
     if annotator is None:
         raise Http404("No such annotator in this campaign.")
     return annotator

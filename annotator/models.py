@@ -502,6 +502,13 @@ class AnnotatorProfile(models.Model):
         """Rows whose user (reached through `prefix`, e.g. "annotator__") is an automatic judge."""
         return Q(**{f"{prefix}annotator_profile__is_automatic": True})
 
+    def save(self, *args, **kwargs) -> None:
+        """A judge is never gold: marking an account (here, on the console or in the admin) hands
+        the conversations it was the gold of back to their human annotators."""
+        super().save(*args, **kwargs)
+        if self.is_automatic:
+            Conversation.objects.filter(gold_annotator_id=self.user_id).update(gold_annotator=None)
+
     @classmethod
     def mark(cls, user, *, automatic: bool = True, description: str | None = None) -> AnnotatorProfile:
         profile, _ = cls.objects.get_or_create(user=user)
@@ -560,6 +567,10 @@ class ImportJob(models.Model):
     errors = models.JSONField(default=list, blank=True, help_text="file:line: reason, when nothing was imported")
     warnings = models.JSONField(default=list, blank=True)
     task_id = models.CharField(max_length=64, blank=True, help_text="The django-tasks result running this job")
+    worker = models.CharField(
+        max_length=300, blank=True, help_text="The process running it: host, pid and start time (annotator.interchange.import_jobs)"
+    )
+    heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="Last sign of life of that process")
 
     class Meta:
         ordering = ["-created_at", "-id"]

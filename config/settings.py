@@ -76,6 +76,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "annotator.throttling.retry_after",  # adds Retry-After to axes' lockout page
     "axes.middleware.AxesMiddleware",  # last: turns a lockout into a 429 page
 ]
 

@@ -72,9 +72,19 @@ def anova(scores: np.ndarray) -> Anova:
     x = np.asarray(scores, dtype=float)
     n, m = x.shape
     grand = x.mean()
-    ss_run = n * float(((x.mean(axis=0) - grand) ** 2).sum())
-    ss_topic = m * float(((x.mean(axis=1) - grand) ** 2).sum())
-    ss_residual = max(float(((x - grand) ** 2).sum()) - ss_run - ss_topic, 0.0)
+    run_means, topic_means = x.mean(axis=0), x.mean(axis=1)
+    # Each sum of squares from its own deviations (no subtraction of totals), and a sum no larger
+    # than the rounding of the means is zero: runs identical on every topic then have no run
+    # effect and no residual (F undefined) instead of whatever the last bits of the means say.
+    noise = x.size * (32 * np.finfo(float).eps * float(np.abs(x).max(initial=0.0))) ** 2
+
+    def sum_of_squares(deviations: np.ndarray, weight: int = 1) -> float:
+        total = weight * float((deviations**2).sum())
+        return total if total > noise else 0.0
+
+    ss_run = sum_of_squares(run_means - grand, n)
+    ss_topic = sum_of_squares(topic_means - grand, m)
+    ss_residual = sum_of_squares(x - topic_means[:, None] - run_means[None, :] + grand)
     df_run, df_topic, df_residual = m - 1, n - 1, (m - 1) * (n - 1)
     V_E = ss_residual / df_residual if df_residual else math.nan
 
@@ -236,7 +246,9 @@ def topics_for_paired_t(V_E: float, min_diff: float, alpha: float = 0.05, power:
         df = n - 1
         critical = stats.t.ppf(1 - alpha / 2, df)
         shift = math.sqrt(n) * min_diff / sd
-        achieved = stats.nct.sf(critical, df, shift) + stats.nct.cdf(-critical, df, shift)
+        # the lower tail P(T <= -c | shift) as P(T >= c | -shift): scipy's nct.cdf is NaN once the
+        # shift passes about 6, which would skip every size with a large effect
+        achieved = stats.nct.sf(critical, df, shift) + stats.nct.sf(critical, df, -shift)
         return achieved >= power
 
     return _smallest_n(enough, 2)
@@ -273,6 +285,9 @@ def standardise(scores: np.ndarray) -> np.ndarray:
         warnings.simplefilter("ignore", RuntimeWarning)  # a topic with fewer than two runs has no SD
         mean = np.nanmean(x, axis=1, keepdims=True)
         sd = np.nanstd(x, axis=1, ddof=1, keepdims=True)
-        z = np.where(sd > 0, (x - mean) / np.where(sd > 0, sd, 1.0), 0.0)
+        # equal scores are a constant topic, decided on the scores themselves: their mean can be
+        # a rounding step off them, leaving an SD of 1e-17 that would blow that step up to a z
+        varies = (np.nanmax(x, axis=1, keepdims=True) > np.nanmin(x, axis=1, keepdims=True)) & (sd > 0)
+        z = np.where(varies, (x - mean) / np.where(varies, sd, 1.0), 0.0)
     z = np.where(np.isnan(x), np.nan, z)
     return stats.norm.cdf(z)

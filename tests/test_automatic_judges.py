@@ -53,3 +53,34 @@ def test_progress_figures_count_people_only(demo_with_judge):
     figures = reports.progress(campaign)
     assert [p["annotator"] for p in figures["annotators"]] == [ann]
     assert sum(t["assigned"] for t in figures["topics"]) == Assignment.objects.filter(annotator=ann).count()
+
+
+def test_a_judges_file_that_creates_a_conversation_does_not_make_the_judge_its_gold(db):
+    from annotator.interchange.importing import import_files
+    from annotator.models import Campaign, Conversation
+    from tests.commands.helpers import EXAMPLE, load_fairweb
+    from tests.factories import make_user
+
+    load_fairweb()
+    campaign = Campaign.objects.get(slug="fairweb1")
+    robot = make_user("robot")
+    AnnotatorProfile.mark(robot, description="GPT-4o")
+    result = import_files(campaign, [("M002-bing-trial1.txt", EXAMPLE.read_bytes())], annotator=robot)
+    assert result.ok, result.errors
+    conversation = Conversation.objects.get()
+    assert conversation.gold_annotator is None
+    assert judges([conversation]) == {conversation.pk: None}
+    # the human's judgments, added later, are the gold
+    ann = make_user("ann")
+    assert import_files(campaign, [("M002-bing-trial1.txt", EXAMPLE.read_bytes())], annotator=ann).ok
+    assert judges([conversation]) == {conversation.pk: ann.pk}
+
+
+def test_marking_a_gold_annotator_as_a_judge_leaves_the_conversation_to_the_humans(demo_with_judge):
+    _, ann, _, doubled = demo_with_judge
+    conversation = doubled[0]
+    conversation.gold_annotator = ann
+    conversation.save()
+    AnnotatorProfile.mark(ann)
+    conversation.refresh_from_db()
+    assert conversation.gold_annotator is None and judges([conversation]) == {conversation.pk: None}

@@ -68,7 +68,7 @@ def test_reserved_and_unwritable_attribute_names_are_refused():
     _, problems = validate_campaign(data, "c.json")
     assert [str(p) for p in problems] == [
         "c.json: topic_types[0].attribute_sets[1].name: SPAN is reserved by the paper format (#SPAN:, #ENTITY:, #COMMENT:)",
-        "c.json: topic_types[0].attribute_sets[2].name: 'TWO WORDS' is not allowed: letters, digits, _ and -, starting with a letter",
+        "c.json: topic_types[0].attribute_sets[2].name: attribute set id 'TWO WORDS' holds whitespace (files separate their fields by it)",
     ]
 
 
@@ -76,6 +76,14 @@ def test_a_topic_type_is_the_longest_code_its_id_starts_with():
     assert topic_type_for("M002", ["M", "R"]) == "M"
     assert topic_type_for("RX01", ["R", "RX"]) == "RX"
     assert topic_type_for("Q001", ["M"]) is None
+
+
+def test_a_topic_id_or_attribute_set_name_ending_in_a_line_break_is_refused():
+    data = {**json.loads(json.dumps(MINIMAL)), "topics": [{"id": "M002\n"}], "runs": ["bing\n"]}
+    data["topic_types"][0]["attribute_sets"][0]["name"] = "RATINGS\n"
+    _, problems = validate_campaign(data, "c.json")
+    assert {p.where for p in problems} == {"topics[0].id", "runs[0].name", "topic_types[0].attribute_sets[0].name"}
+    assert all("line break" in p.message for p in problems)
 
 
 def test_a_topic_may_name_its_type_and_otherwise_its_first_letter_decides():

@@ -26,7 +26,12 @@ def test_a_text_cell_a_spreadsheet_would_run_is_written_as_text(text):
     assert neutralise(text) == "'" + text
 
 
-@pytest.mark.parametrize("value", [-0.5, -3, 0.25, "-0.5", "-1e-3", "plain text", "(0,1/2,1/2)"])
+@pytest.mark.parametrize("text", ["-inf", "+nan", "-1_000", "-Infinity", "+ 1", "-1\n", "-0x10"])
+def test_text_that_python_but_no_spreadsheet_reads_as_a_number_is_written_as_text(text):
+    assert neutralise(text) == "'" + text
+
+
+@pytest.mark.parametrize("value", [-0.5, -3, 0.25, "-0.5", "-1e-3", "+2", "-.5", "plain text", "(0,1/2,1/2)"])
 def test_numbers_and_ordinary_text_stay_as_they_are(value):
     assert neutralise(value) == value
 

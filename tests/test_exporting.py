@@ -10,6 +10,7 @@ import zipfile
 import pandas as pd
 import pytest
 from django.contrib.auth import get_user_model
+from django.urls import reverse
 
 from annotator.judgments import edits
 from annotator.interchange import exporting
@@ -187,3 +188,34 @@ def test_export_commands_refuse_unknown_campaigns_and_annotators(judged):
     assert refused("export_annotations", "--campaign", "nope", "--format", "paper")[0] == "no campaign 'nope'"
     assert refused("export_annotations", "--campaign", "fairweb1", "--format", "paper", "--annotator", "x")[0] == "no user named 'x'"
     assert refused("export_scores", "--campaign", "nope")[0] == "no campaign 'nope'"
+
+
+FORGING_TOPIC = "M9 a L0\nM002 evil L2\nM9"
+
+
+def test_a_topic_id_that_would_forge_an_export_line_is_refused_at_import_by_file_and_line(db):
+    from annotator.interchange.formats import parse_paper, write_jsonl
+    from tests.commands.helpers import load_fairweb
+
+    load_fairweb()
+    campaign = Campaign.objects.get(slug="fairweb1")
+    conversation = parse_paper(EXAMPLE.read_text(), "x").conversations[0]
+    conversation.topic = FORGING_TOPIC
+    result = import_files(campaign, [("forged.jsonl", b"\n" + write_jsonl([conversation]).encode())])
+    assert [(e.path, e.line) for e in result.errors] == [("forged.jsonl", 2)]
+    assert "line break" in result.errors[0].message
+    assert not Topic.objects.filter(code=FORGING_TOPIC).exists()
+
+
+@pytest.mark.parametrize("kind", ["paper", "qrels", "jsonl"])
+def test_a_campaign_holding_such_an_id_from_before_is_refused_whole_not_cut_mid_stream(client, judged, kind):
+    campaign, _ = judged
+    Topic.objects.filter(campaign=campaign).update(code=FORGING_TOPIC)
+    client.force_login(get_user_model().objects.create_superuser("root", "root@example.org", "root-pw-123456"))
+    response = client.get(reverse("console:download", kwargs={"slug": campaign.slug, "kind": kind}))
+    assert response.status_code == 409
+    assert "line break" in response.content.decode()
+
+
+def test_qrels_write_entity_keys_with_line_breaks_as_one_field():
+    assert exporting.qrels_id("name:x\nM002 evil L2") == "name:x%0AM002%20evil%20L2"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
@@ -284,3 +286,45 @@ def test_a_refused_import_reports_no_writing(campaign):
     result = import_files(campaign, [("p.jsonl", data)], progress=lambda stage, done: reports.append(stage))
     assert not result.ok
     assert "parsing" in reports and "writing" not in reports and "written" not in reports
+
+
+@pytest.mark.parametrize("field", ["turn", "run", "entity name", "comment", "label", "membership key"])
+def test_a_lone_surrogate_anywhere_in_a_jsonl_file_is_an_error_at_its_line_and_path(campaign, field):
+    conversation = json.loads(many_conversations(1))
+    nugget = conversation["nuggets"][0]
+    if field == "turn":
+        conversation["turns"][1]["text"] += " \ud800"
+    elif field == "run":
+        conversation["run"] = "bing\udfff"
+    elif field == "entity name":
+        nugget["entity"] = {"key": "name:x", "name": "X \ud800"}
+    elif field == "comment":
+        nugget["comment"] = "\ud800"
+    elif field == "label":
+        conversation["turns"][1]["label"] = "\ud800"
+    else:
+        nugget["memberships"]["\ud800"] = nugget["memberships"].pop(next(iter(nugget["memberships"])))
+    data = b"\n" + json.dumps(conversation).encode()  # ensure_ascii: the surrogate as an escape
+    result = import_files(campaign, [("bad.jsonl", data)])
+    assert [(e.path, e.line) for e in result.errors] == [("bad.jsonl", 2)]
+    assert "surrogate" in result.errors[0].message
+    assert not Conversation.objects.exists()
+
+
+def test_checking_a_conversations_nuggets_reads_each_turn_once_whatever_the_number_of_nuggets(campaign, monkeypatch):
+    """Linear, not quadratic: 30,000 nuggets took more than 30 s when every nugget re-read its turn
+    and was compared with every earlier span (bench/bench_nugget_import.py measures it)."""
+    from annotator.interchange.formats.model import ParsedConversation
+
+    reads = []
+    original = ParsedConversation.words
+    monkeypatch.setattr(ParsedConversation, "words", lambda self, turn: reads.append(turn) or original(self, turn))
+    n = 3000
+    line = {"topic": "M002", "run": "many-trial1",
+            "turns": [{"role": "user", "text": "Name everything"}, {"role": "system", "text": " ".join(f"w{i}" for i in range(n))}],
+            "nuggets": [{"turn": 2, "start": i, "end": i, "grade": "L0", "entity": {"key": f"name:w{i}"}} for i in range(n)]}
+    line["nuggets"].append({"turn": 2, "start": 5, "end": 5, "grade": "L0", "entity": {"key": "name:w5"}})
+    result = import_files(campaign, [("many.jsonl", json.dumps(line).encode())])
+    assert [str(e) for e in result.errors] == [
+        "many.jsonl:1: nuggets[3000]: this nugget overlaps the nugget at line 1 (nuggets of one annotator never overlap)"]
+    assert len(reads) <= 2

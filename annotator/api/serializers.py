@@ -6,6 +6,7 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from annotator.judgments.edits import MAX_SUBMITTED_NUGGETS
 from annotator.models import AttributeSet, Campaign, Conversation, Entity, Grade, Nugget, Run, Topic, Turn, TurnLabel
 from scoring.words import tokenise
 
@@ -180,10 +181,11 @@ class NuggetUpdateSerializer(serializers.Serializer):
 class ScoresSerializer(serializers.Serializer):
     conversation = serializers.IntegerField()
     annotator = serializers.IntegerField(allow_null=True)
-    R = serializers.FloatField()
-    GF = serializers.FloatField()
-    GF_m = serializers.DictField(child=serializers.FloatField())
-    GFRC = serializers.FloatField()
+    R = serializers.FloatField(allow_null=True)
+    GF = serializers.FloatField(allow_null=True)
+    GF_m = serializers.DictField(child=serializers.FloatField(), allow_null=True)
+    GFRC = serializers.FloatField(allow_null=True)
+    detail = serializers.CharField(required=False, help_text="Why there are no scores: the conversation has no gold yet")
 
 
 class NuggetWithScoresSerializer(serializers.Serializer):
@@ -220,7 +222,10 @@ class JudgedNuggetSerializer(serializers.Serializer):
 class JudgmentsSerializer(serializers.Serializer):
     """A whole conversation's judgments by the requesting annotator: they replace what was there."""
 
-    nuggets = JudgedNuggetSerializer(many=True)
+    nuggets = JudgedNuggetSerializer(
+        many=True, max_length=MAX_SUBMITTED_NUGGETS,
+        help_text=f"At most {MAX_SUBMITTED_NUGGETS:,} (larger judgments: import a file); more is a 400",
+    )
     labels = serializers.DictField(
         child=serializers.ChoiceField(choices=TurnLabel.Label.values), required=False, help_text='e.g. {"S1": "o", "S2": "x"}'
     )

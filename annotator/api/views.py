@@ -59,6 +59,10 @@ def query_id(request: Request, name: str) -> int | None:
         raise ValidationError({name: f"{error}: give a number."}) from None
 
 
+NO_GOLD = ("This conversation has no gold yet: only automatic judges annotated it, and a judge is never gold. "
+           "Its scores come with a human annotator's judgments (or ask for a judge's with ?annotator=).")
+
+
 def conversation_scores(conversation: Conversation, annotator) -> dict:
     score = score_conversation(conversation, annotator)
     return {
@@ -235,6 +239,9 @@ class ConversationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiV
             return Response(conversation_scores(conversation, request.user))
         require_organiser(request.user, conversation.topic.campaign)
         annotator = query_id(request, "annotator") or judges([conversation])[conversation.pk]
+        if annotator is None:
+            return Response({"conversation": conversation.pk, "annotator": None, "R": None, "GF": None, "GF_m": None,
+                             "GFRC": None, "detail": NO_GOLD})
         return Response(conversation_scores(conversation, annotator))
 
 

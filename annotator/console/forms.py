@@ -17,7 +17,10 @@ from django.db import transaction
 from django.db.models import F
 
 from annotator.rules.evidence import EvidenceError, derived_target
-from annotator.models import AnnotatorProfile, AttributeSet, Campaign, Grade, Run, Topic, TopicType, is_automatic_judge
+from annotator.rules.ids import ATTRIBUTE_SET, id_problem
+from annotator.models import (
+    AnnotatorProfile, Assignment, AttributeSet, Campaign, Grade, Run, Topic, TopicType, is_automatic_judge,
+)
 from annotator.rules.vectors import TARGET_TOLERANCE, VectorError, check_distribution, format_vector, parse_number, parse_vector
 from scoring import significance
 from scoring.gfr import DEFAULT_GAINS as RANKED_LIST_GAINS
@@ -249,8 +252,10 @@ class AttributeSetForm(VersionedForm):
 
     def clean_name(self):
         name = self.cleaned_data["name"].strip()
-        if not re.fullmatch(r"[A-Za-z0-9_/-]+", name):
-            raise forms.ValidationError("Use letters, digits, _, - or / (it becomes a column GF_<name>).")
+        problem = id_problem(ATTRIBUTE_SET, name)
+        if problem is not None:
+            raise forms.ValidationError(f"{problem[0].upper()}{problem[1:]} (it becomes a column GF_<name> and a "
+                                        "#NAME: line of the paper format).")
         clash = AttributeSet.objects.filter(topic_type=self.topic_type, name=name).exclude(pk=self.instance.pk)
         if self.topic_type is not None and clash.exists():
             raise forms.ValidationError(f"This topic type already has an attribute set {name}.")
@@ -428,11 +433,9 @@ class AssignForm(forms.Form):
     topics = forms.ModelMultipleChoiceField(queryset=Topic.objects.none(), required=False, help_text="None chosen: all topics.")
     runs = forms.ModelMultipleChoiceField(queryset=Run.objects.none(), required=False, help_text="None chosen: all runs.")
 
-    def __init__(self, *args, campaign: Campaign, **kwargs):
+    def __init__(self, *args, campaign: Campaign, annotators, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["annotators"].queryset = (
-            get_user_model().objects.filter(is_active=True).select_related("annotator_profile").order_by("username")
-        )
+        self.fields["annotators"].queryset = annotators.select_related("annotator_profile").order_by("username")
         self.fields["topics"].queryset = Topic.objects.filter(campaign=campaign)
         self.fields["runs"].queryset = Run.objects.filter(campaign=campaign, kind=Run.Kind.CONVERSATIONS)
         self.fields["annotators"].label_from_instance = (
@@ -561,8 +564,23 @@ class AutomaticJudgeForm(forms.Form):
 
     def __init__(self, *args, campaign: Campaign, **kwargs):
         super().__init__(*args, **kwargs)
+        self.campaign = campaign
         self.fields["annotator"].queryset = _campaign_annotators(campaign)
         self.fields["annotator"].label_from_instance = lambda u: u.get_username()
+
+    def clean_annotator(self):
+        # The mark is the account's, in every campaign: an organiser may set it only for an
+        # account that works in their campaign alone (never for staff).
+        annotator = self.cleaned_data["annotator"]
+        elsewhere = Assignment.objects.filter(annotator=annotator).exclude(conversation__topic__campaign=self.campaign)
+        if annotator.is_staff or annotator.is_superuser or elsewhere.exists() or (
+            annotator.organised_campaigns.exclude(pk=self.campaign.pk).exists()
+        ):
+            raise forms.ValidationError(
+                f"{annotator.get_username()} also works in other campaigns: marking it here would change their "
+                "scores. Only an administrator can mark such an account (admin, annotator profiles)."
+            )
+        return annotator
 
     def save(self) -> AnnotatorProfile:
         data = self.cleaned_data

@@ -19,6 +19,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
+from annotator.rules.ids import ATTRIBUTE_SET, RUN, TOPIC, id_problem
 from annotator.rules.evidence import derived_target
 from annotator.interchange.formats.model import loads_json
 from annotator.models import AttributeSet, Campaign, Entity, Grade, Membership, Run, Topic, TopicType
@@ -36,10 +37,7 @@ __all__ = [
 ]
 
 SLUG_RE = re.compile(r"^[-a-zA-Z0-9_]+$")
-ATTRIBUTE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_\-]*$")  # writable in the paper format (#NAME: (...))
-RESERVED_ATTRIBUTES = {"SPAN", "ENTITY", "COMMENT"}  # extension lines of the paper format
 GRADE_RE = re.compile(r"^L(\d+)$")
-TOPIC_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.\-]*$")
 
 PAPER_SETTINGS = {
     "L": 1250,
@@ -122,6 +120,14 @@ class _Checker:
             return None
         if pattern is not None and not pattern.match(value):
             self.error(where, f"{value!r} is not allowed{': ' + hint if hint else ''}")
+            return None
+        return value
+
+    def id(self, value: Any, where: str, kind: str) -> str | None:
+        """A topic or attribute-set id, by the one rule on ids (annotator.rules.ids)."""
+        problem = id_problem(kind, value)
+        if problem is not None:
+            self.error(where, problem)
             return None
         return value
 
@@ -230,7 +236,7 @@ def validate_campaign(data: Any, source: str = "campaign") -> tuple[dict, list[C
             aspec = _attribute_set(c, a, f"{where}.attribute_sets[{j}]", j)
             if aspec is None:
                 continue
-            if aspec["name"] in names:
+            if aspec["name"] is not None and aspec["name"] in names:
                 c.error(f"{where}.attribute_sets[{j}].name", f"attribute set {aspec['name']} is defined twice in this topic type")
             names.add(aspec["name"])
             tspec["attribute_sets"].append(aspec)
@@ -249,7 +255,7 @@ def validate_campaign(data: Any, source: str = "campaign") -> tuple[dict, list[C
         t = c.obj(t, where, {"id", "type", "description"}, {"id"})
         if t is None:
             continue
-        tid = c.string(t.get("id"), where + ".id", max_length=32, pattern=TOPIC_RE, hint="e.g. M002")
+        tid = c.id(t.get("id"), where + ".id", TOPIC)
         if tid is None:
             continue
         if tid in seen_topics:
@@ -278,7 +284,7 @@ def validate_campaign(data: Any, source: str = "campaign") -> tuple[dict, list[C
         r = c.obj(r, where, {"name", "kind", "system", "trial"}, {"name"})
         if r is None:
             continue
-        name = c.string(r.get("name"), where + ".name", max_length=100, pattern=re.compile(r"^\S+$"), hint="no spaces")
+        name = c.id(r.get("name"), where + ".name", RUN)
         if name in seen_runs:
             c.error(where + ".name", f"run {name} is listed twice")
         seen_runs.add(name)
@@ -326,9 +332,7 @@ def _attribute_set(c: _Checker, a: Any, where: str, position: int) -> dict | Non
     a = c.obj(a, where, {"name", "kind", "groups", "target", "divergence", "weight", "helper"}, {"name", "kind", "groups"})
     if a is None:
         return None
-    name = c.string(a.get("name"), where + ".name", max_length=50, pattern=ATTRIBUTE_RE, hint="letters, digits, _ and -, starting with a letter")
-    if name in RESERVED_ATTRIBUTES:
-        c.error(where + ".name", f"{name} is reserved by the paper format (#SPAN:, #ENTITY:, #COMMENT:)")
+    name = c.id(a.get("name"), where + ".name", ATTRIBUTE_SET)
     kind = c.choice(a.get("kind"), where + ".kind", AttributeSet.Kind.values)
     groups = a.get("groups")
     if not isinstance(groups, list) or not groups or not all(isinstance(g, str) and g.strip() for g in groups):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Iterable, Iterator
 from numbers import Number
 
@@ -40,12 +41,13 @@ def neutralise(value: object) -> object:
     return text
 
 
+# A plain decimal number: float() also takes "-inf", "+nan", "-1_000" and surrounding spaces,
+# which a spreadsheet reads as text or a formula.
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+
+
 def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+    return _PLAIN_NUMBER.fullmatch(text) is not None
 
 
 def frame_csv(frame: pd.DataFrame, *, sep: str = ",", header: bool = True, float_format: str | None = None) -> str:

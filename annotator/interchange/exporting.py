@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import io
 import json
-import re
 import time
 import zipfile
 from collections import defaultdict
@@ -37,7 +36,8 @@ from annotator.interchange.formats.jsonl import iter_jsonl
 from annotator.interchange.formats.paper import iter_paper
 from annotator.rules.identity import document_key
 from annotator.scores.ranked_lists import document_judgments
-from annotator.models import AttributeSet, Campaign, Conversation, Entity, Membership, Nugget, Turn, TurnLabel
+from annotator.models import AttributeSet, Campaign, Conversation, Entity, Membership, Nugget, Run, Topic, Turn, TurnLabel
+from annotator.rules.ids import ATTRIBUTE_SET, RUN, TOPIC, field_token, id_problem
 from annotator.rules.vectors import format_vector
 from annotator.scores import campaign_tables
 from annotator.scores import per_conversation
@@ -64,8 +64,31 @@ BATCH = 200
 KINDS = ("paper", "jsonl", "nuggets-tsv", "qrels", "scores-csv", "scores-json", "nuggets-csv", "turns-csv")
 
 
+class ExportRefused(ValueError):
+    """The campaign holds ids no export can write whole (stored before the ids rule): nothing is
+    written, and the message names them."""
+
+
+def unwritable_ids(campaign: Campaign) -> list[str]:
+    """The campaign's topic, run and attribute-set ids that break annotator.rules.ids (each would
+    forge a field or a line of a file, or stop the paper writer mid-stream)."""
+    stored = [
+        *((TOPIC, code) for code in Topic.objects.filter(campaign=campaign).values_list("code", flat=True)),
+        *((RUN, name) for name in Run.objects.filter(campaign=campaign).values_list("name", flat=True)),
+        *((ATTRIBUTE_SET, name) for name in AttributeSet.objects.filter(topic_type__campaign=campaign)
+          .values_list("name", flat=True)),
+    ]
+    return [problem for kind, value in stored if (problem := id_problem(kind, value)) is not None]
+
+
 def stream(campaign: Campaign, kind: str, annotator=None) -> Iterator[str | bytes]:
-    """The chunks of one export (str, or bytes for the qrels zip)."""
+    """The chunks of one export (str, or bytes for the qrels zip). Raises ExportRefused, before
+    anything is written, when the campaign holds ids an export cannot write whole."""
+    problems = unwritable_ids(campaign)
+    if problems:
+        raise ExportRefused(f"campaign {campaign.slug} cannot be exported: " + "; ".join(problems[:10])
+                            + (f" and {len(problems) - 10} more" if len(problems) > 10 else "")
+                            + ". Rename them (admin) and export again.")
     if kind == "paper":
         return iter_paper_export(campaign, annotator)
     if kind == "jsonl":
@@ -237,12 +260,11 @@ def iter_nuggets_tsv(campaign: Campaign, annotator=None) -> Iterator[str]:
 
 # -- qrels (NTCIREVAL) ------------------------------------------------------------------------
 
-_SPACE = re.compile(r"\s")
-
 
 def qrels_id(key: str) -> str:
-    """An entity key as one NTCIREVAL token: whitespace percent-encoded (name keys have spaces)."""
-    return _SPACE.sub(lambda m: "%{:02X}".format(ord(m.group(0))) if ord(m.group(0)) < 256 else "%20", key)
+    """An entity key as one NTCIREVAL token: whitespace and control characters percent-encoded
+    (name keys have spaces)."""
+    return field_token(key)
 
 
 def _judged_entities(campaign: Campaign, annotator=None) -> tuple[list[Entity], set[int]]:
@@ -287,7 +309,7 @@ def qrels_files(campaign: Campaign, annotator=None) -> Iterator[tuple[str, Itera
     def qrels() -> Iterator[str]:
         for e in entities:
             if e.grade_id is not None:
-                yield f"{e.topic.code} {_qrels_document(e)} {e.grade.label}\n"
+                yield f"{field_token(e.topic.code)} {_qrels_document(e)} {field_token(e.grade.label)}\n"
 
     yield f"{slug}.qrels", qrels()
     memberships: dict[tuple[int, int], list[float]] = {}
@@ -308,7 +330,7 @@ def qrels_files(campaign: Campaign, annotator=None) -> Iterator[tuple[str, Itera
                     e.grade_id is not None or (e.pk in documents and (e.pk, a.pk) in memberships)
                 ):
                     vector = memberships.get((e.pk, a.pk), uniform)
-                    yield f"{e.topic.code} {_qrels_document(e)} " + " ".join(repr(float(v)) for v in vector) + "\n"
+                    yield f"{field_token(e.topic.code)} {_qrels_document(e)} " + " ".join(repr(float(v)) for v in vector) + "\n"
 
         def golddistr(a=a) -> Iterator[str]:
             for p in a.target:

@@ -8,25 +8,45 @@ ImportJob (its files stored with it) and a django-tasks task on the database bac
 worker (`manage.py db_worker`) runs `run_import_job`, which imports with annotator.interchange.importing
 (all or nothing, errors by file:line) and records its progress on the job for the console's
 job page. The files are deleted when the job ends; the job, its counts and errors stay.
+
+A worker can die mid-import (kill -9, a crash, the machine restarting): its transaction rolls
+back, so nothing is imported, but nothing would end the job either. django-tasks records which
+worker claimed a task, not whether it still lives, so the job records its process (host, pid,
+start time) and a heartbeat; `reap_abandoned` fails a running job whose process is gone (same
+host) or whose heartbeat stopped (another host), deletes its files, and fails its task. The job
+page and the upload page call it, so a dead job ends as soon as someone looks; the files can
+then be uploaded again.
 """
 
 from __future__ import annotations
 
+import os
+import socket
+import threading
 import time
+from datetime import timedelta
+from pathlib import Path
 
 from django.conf import settings
-from django.db import transaction
+from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 from django_tasks import task
+from django_tasks.base import TaskResultStatus
+from django_tasks_db.models import DBTaskResult
 
 from annotator.interchange import importing
 from annotator.interchange.formats import count_conversations
 from annotator.models import Campaign, ImportJob, ImportJobFile
 
-__all__ = ["runs_in_background", "start", "run_import_job", "recent_jobs"]
+__all__ = ["runs_in_background", "start", "run_import_job", "recent_jobs", "reap_abandoned"]
 
 # The job page polls every second: more frequent progress writes would only cost.
 PROGRESS_INTERVAL_SECONDS = 0.5
+HEARTBEAT_SECONDS = 10
+# A worker on another host is taken for dead after this long without a heartbeat. (On SQLite,
+# one host, the process itself is checked: its heartbeat waits while the import's transaction
+# holds the only writer.)
+LEASE_SECONDS = 120
 
 
 def runs_in_background(files: list[tuple[str, bytes]]) -> bool:
@@ -51,7 +71,90 @@ def start(campaign: Campaign, files: list[tuple[str, bytes]], *, run: str | None
 
 
 def recent_jobs(campaign: Campaign, count: int = 10):
+    reap_abandoned(campaign.import_jobs.all())
     return campaign.import_jobs.select_related("created_by").defer("errors", "warnings")[:count]
+
+
+# -- workers that died --------------------------------------------------------------------------
+
+
+def _process_started(pid: int) -> str | None:
+    """When the process started (clock ticks since boot, from /proc), None if there is none: a
+    pid alone could be reused by a later process."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat.rsplit(")", 1)[1].split()[19]  # field 22, counted after the command name
+
+
+def this_worker() -> str:
+    """The running process, as a job records it: ``host pid start``."""
+    pid = os.getpid()
+    return f"{socket.gethostname()} {pid} {_process_started(pid) or 0}"
+
+
+def worker_alive(job: ImportJob, now=None) -> bool:
+    """Whether the process recorded on a running job still runs it: on this host by its pid
+    and start time, elsewhere by a heartbeat within LEASE_SECONDS."""
+    host, _, rest = job.worker.partition(" ")
+    if host == socket.gethostname() and rest:
+        pid, _, started = rest.partition(" ")
+        return pid.isdigit() and _process_started(int(pid)) == started
+    seen = job.heartbeat_at or job.started_at
+    return seen is not None and (now or timezone.now()) - seen < timedelta(seconds=LEASE_SECONDS)
+
+
+ABANDONED = ("Nothing imported: the worker running this import stopped ({}) while {}. "
+             "The import is all or nothing, so nothing of it was written; upload the files again to start it again.")
+
+
+def reap_abandoned(jobs) -> int:
+    """Fail the running jobs among `jobs` whose worker died, delete their files and fail their
+    django-tasks result (which would stay "running"); returns how many."""
+    now = timezone.now()
+    reaped = 0
+    for job in jobs.filter(status=ImportJob.Status.RUNNING).only("pk", "worker", "heartbeat_at", "started_at", "stage", "task_id"):
+        if worker_alive(job, now):
+            continue
+        why = "its process is gone" if job.worker.partition(" ")[0] == socket.gethostname() else (
+            f"no sign of life for {LEASE_SECONDS} s")
+        stage = ImportJob.Stage(job.stage).label.lower()
+        with transaction.atomic():
+            # conditional: a worker that finishes meanwhile keeps its own ending
+            if not ImportJob.objects.filter(pk=job.pk, status=ImportJob.Status.RUNNING).update(
+                status=ImportJob.Status.FAILED, stage=ImportJob.Stage.FINISHED, finished_at=now,
+                summary=ABANDONED.format(why, stage),
+                errors=[f"the worker running this import stopped ({why}) while {stage}"],
+            ):
+                continue
+            ImportJobFile.objects.filter(job_id=job.pk).delete()
+            if job.task_id:
+                DBTaskResult.objects.filter(id=job.task_id, status=TaskResultStatus.RUNNING).update(
+                    status=TaskResultStatus.FAILED, finished_at=now, exception_class_path="annotator.interchange.import_jobs.WorkerDied",
+                    traceback=f"The worker stopped ({why}); found by annotator.interchange.import_jobs.reap_abandoned.",
+                )
+        reaped += 1
+    return reaped
+
+
+class _Heartbeat(threading.Thread):
+    """Marks the job alive every HEARTBEAT_SECONDS from its own connection, until stopped."""
+
+    def __init__(self, job_id: int):
+        super().__init__(name=f"import-job-{job_id}-heartbeat", daemon=True)
+        self.job_id = job_id
+        self.stopped = threading.Event()
+
+    def run(self) -> None:
+        try:
+            while not self.stopped.wait(HEARTBEAT_SECONDS):
+                try:
+                    ImportJob.objects.filter(pk=self.job_id, status=ImportJob.Status.RUNNING).update(heartbeat_at=timezone.now())
+                except DatabaseError:
+                    pass  # SQLite: the import's transaction holds the writer; the pid tells instead
+        finally:
+            connection.close()
 
 
 class _JobProgress:
@@ -84,13 +187,17 @@ class _JobProgress:
 def run_import_job(job_id: int) -> str:
     """The worker's side: import the job's files into its campaign (all or nothing)."""
     # Claimed by one conditional update: a task delivered twice does not import twice.
+    now = timezone.now()
     claimed = ImportJob.objects.filter(pk=job_id, status=ImportJob.Status.QUEUED).update(
-        status=ImportJob.Status.RUNNING, stage=ImportJob.Stage.PARSING, started_at=timezone.now()
+        status=ImportJob.Status.RUNNING, stage=ImportJob.Stage.PARSING, started_at=now, worker=this_worker(),
+        heartbeat_at=now,
     )
     job = ImportJob.objects.select_related("campaign", "created_by", "annotator").get(pk=job_id)
     if not claimed:
         return job.status
     files = [(f.name, bytes(f.data)) for f in job.files.all()]
+    heartbeat = _Heartbeat(job.pk)
+    heartbeat.start()
     try:
         result = importing.import_files(
             job.campaign, files, run=job.run or None, topic=job.topic or None, replace=job.replace, annotator=job.annotator, actor=job.created_by,
@@ -100,6 +207,9 @@ def run_import_job(job_id: int) -> str:
         _finish(job, ImportJob.Status.FAILED, "Nothing imported: the import stopped on an internal error.",
                 errors=[f"internal error: {type(error).__name__}: {error}"])
         raise
+    finally:
+        heartbeat.stopped.set()
+        heartbeat.join()
     if result.errors:
         _finish(job, ImportJob.Status.FAILED, result.summary(), errors=[str(e) for e in result.errors],
                 warnings=[str(w) for w in result.warnings])

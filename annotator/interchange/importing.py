@@ -14,9 +14,10 @@ The annotations in the files are one annotator's judgments (``annotator``; defau
 uploading ``actor``, else the campaign's first organiser, else a user named "gold"). They
 become that annotator's entities (one per topic and identity key: a URL mentioned in several
 conversations is one entity, whose grade and memberships must agree), nuggets and turn
-labels; the annotator is assigned the conversation and becomes its gold annotator.
+labels; the annotator is assigned the conversation and becomes its gold annotator (unless an
+automatic judge: a judge is never gold, and a conversation only judges annotate has none).
 
-The rules are annotator.judgments.edits' (annotator.rules.spans.span_problem: nuggets lie in one system turn
+The rules are annotator.judgments.edits' (annotator.rules.spans, by SpanSweep: nuggets lie in one system turn
 and never overlap; entity_key_and_name for identity; annotator.rules.vectors.check_distribution for vectors),
 applied here to whole files in memory instead of row by row. Every judgment an import
 writes, changes or deletes (with a replaced conversation) is recorded as an AnnotationEvent,
@@ -68,7 +69,8 @@ from annotator.models import (
     TurnLabel,
     is_automatic_judge,
 )
-from annotator.rules.spans import span_problem
+from annotator.rules.ids import ENTITY, RUN, TOPIC, id_problem
+from annotator.rules.spans import SpanSweep
 from annotator.rules.vectors import VectorError, check_distribution, format_vector
 
 __all__ = ["ImportResult", "import_files", "import_parsed", "default_annotator", "run_from_filename", "read_as"]
@@ -257,8 +259,8 @@ class _Importer:
         if not names:
             self.error("", 0, "no files given")
             return self.result
-        if self.run is not None and (not self.run.strip() or any(c.isspace() for c in self.run) or len(self.run) > 100):
-            self.error("", 0, f"run name {self.run!r}: give a name without spaces, at most 100 characters")
+        if self.run is not None and (problem := id_problem(RUN, self.run)) is not None:
+            self.error("", 0, f"{problem}: give a run name without spaces, at most 100 characters")
             return self.result
         if self.topic is not None and (not self.topic.strip() or any(c.isspace() for c in self.topic)):
             self.error("", 0, f"topic {self.topic!r}: give a topic id without spaces")
@@ -405,9 +407,12 @@ class _Importer:
             run = self.run
         elif run is None:
             run = run_from_filename(path, conv.topic)
-        if not run or any(c.isspace() for c in run) or len(run) > 100:
-            self.error(path, line, f"run name {run!r} cannot be used (no spaces, at most 100 characters): give --run")
+        if (problem := id_problem(RUN, run)) is not None:
+            self.error(path, line, f"{problem}: give --run (a name without spaces, at most 100 characters)")
             ok = False
+        if (problem := id_problem(TOPIC, conv.topic)) is not None:
+            self.error(path, line, problem)
+            return None
         topic = self.topics.get(conv.topic)
         if topic is not None:
             type_code = next(code for code, t in self.types.items() if t.pk == topic.topic_type_id)
@@ -418,9 +423,6 @@ class _Importer:
                 self.error(path, line, f"unknown topic {conv.topic}: its first letter names no topic type of "
                            f"campaign {self.campaign.slug} (topic types: {known})")
                 return None
-            if len(conv.topic) > 32:
-                self.error(path, line, f"topic id {conv.topic!r} is longer than 32 characters")
-                return None
         topic_type = self.types[type_code]
         sets = self.sets[topic_type.pk]
         plan = _ConversationPlan(conv=conv, run=run or "", topic=conv.topic, type_code=type_code)
@@ -430,7 +432,7 @@ class _Importer:
             if turn.role == "U" and turn.label:
                 self.error(path, turn.line, "a user turn has no usefulness label", turn.field)
                 ok = False
-        kept: dict[int, list[ParsedNugget]] = {}  # per turn, the nuggets already checked
+        sweeps: dict[int, SpanSweep] = {}  # per turn: each turn's words are counted once
         for n in sorted(conv.nuggets, key=lambda n: (n.turn, n.start_word, n.end_word)):
             nline = n.line or line
             turn = conv.turns[n.turn] if 0 <= n.turn < len(conv.turns) else None
@@ -438,19 +440,19 @@ class _Importer:
                 self.error(path, nline, "nugget in a user turn: only system turns hold nuggets", n.field)
                 ok = False
                 continue
-            words = len(conv.words(n.turn))
-            earlier = kept.setdefault(n.turn, [])
-            problem = span_problem(n.start_word, n.end_word, words=words,
-                                   others=[(e.start_word, e.end_word) for e in earlier])
+            sweep = sweeps.get(n.turn)
+            if sweep is None:
+                sweep = sweeps[n.turn] = SpanSweep(len(conv.words(n.turn)))
+            problem = sweep.check(n.start_word, n.end_word, n)
             if problem is not None and problem.outside:
-                self.error(path, nline, f"span {n.start_word}-{n.end_word} outside {turn.name}, which has {words} words", n.field)
+                self.error(path, nline, f"span {n.start_word}-{n.end_word} outside {turn.name}, which has "
+                           f"{sweep.words} words", n.field)
                 ok = False
                 continue
             if problem is not None:
-                self.error(path, nline, f"this nugget overlaps the nugget at line {earlier[problem.overlaps].line} "
+                self.error(path, nline, f"this nugget overlaps the nugget at line {problem.overlaps.line} "
                            f"(nuggets of one annotator never overlap)", n.field)
                 ok = False
-            earlier.append(n)
             if n.grade is not None and n.grade not in self.grades:
                 self.error(path, n.grade_line or nline,
                            f"grade {n.grade} is not a grade of campaign {self.campaign.slug} ({', '.join(self.grades) or 'none'})",
@@ -459,8 +461,8 @@ class _Importer:
             if n.entity_key is None:
                 self.error(path, nline, "the nugget names no entity: its text has no URL and no name (add #ENTITY:)", n.field)
                 ok = False
-            elif len(n.entity_key) > 1000:
-                self.error(path, nline, "the entity key is longer than 1000 characters", n.field)
+            elif (problem := id_problem(ENTITY, n.entity_key)) is not None:
+                self.error(path, nline, problem, n.field)
                 ok = False
             for name, m in n.memberships.items():
                 mline = m.line or nline
@@ -506,8 +508,8 @@ class _Importer:
             except ValueError:
                 self.warn(path, where, f"the citation of {c.url[:200]!r} is not an http(s) link: not proposed", c.field)
                 continue
-            if len(key) > 1000:
-                self.warn(path, where, "the cited URL is longer than 1000 characters: not proposed", c.field)
+            if (problem := id_problem(ENTITY, key)) is not None:
+                self.warn(path, where, f"the cited URL cannot be an entity ({problem}): not proposed", c.field)
                 continue
             plan.citations.append(Citation(c.turn, c.start_word, c.end_word, key, c.title, position, (path, where, c.field)))
         return ok
@@ -672,6 +674,7 @@ class _Importer:
         if self.annotator is not None and self.annotator.pk is None:
             self.annotator.save()  # the user "gold", first needed now
         campaign, result, annotator = self.campaign, self.result, self.annotator
+        judge_files = is_automatic_judge(annotator)  # a judge's file never makes it gold
         history = _History(actor=self.actor if getattr(self.actor, "pk", None) else None)
         new_topics: dict[str, Topic] = {}
         for p in plans:
@@ -752,7 +755,7 @@ class _Importer:
                 topic=self.topics[p.topic],
                 run=self.runs[p.run],
                 source=PurePath(p.conv.source).name[:500],
-                gold_annotator=annotator if p.has_annotations else None,
+                gold_annotator=annotator if p.has_annotations and not judge_files else None,
             )
             for p in plans
         ]

@@ -12,7 +12,6 @@ of one file, however many runs); any problem in any file and the transaction is 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from django.db import connection, transaction
@@ -21,10 +20,10 @@ from annotator.interchange.formats.model import FormatError
 from annotator.interchange.formats.ntcireval import read_run
 from annotator.models import Campaign, RankedDocument, Run, Topic
 from annotator.rules.identity import document_key
+from annotator.rules.ids import RUN, id_problem
 
 __all__ = ["RunImport", "import_runs"]
 
-RUN_NAME = re.compile(r"^\S{1,100}$")
 BATCH = 5000
 
 
@@ -75,8 +74,8 @@ def _import(campaign: Campaign, files, name, result: RunImport) -> None:
                 result.errors.append(FormatError(path, 0, "no run lines (`topic Q0 doc rank score tag`)"))
             continue
         run_name = name or run_file.tag
-        if not RUN_NAME.match(run_name):
-            result.errors.append(FormatError(path, 0, f"{run_name[:100]!r} cannot name a run (at most 100 characters, no spaces)"))
+        if (problem := id_problem(RUN, run_name)) is not None:
+            result.errors.append(FormatError(path, 0, f"{problem}: it cannot name a run (at most 100 characters, no spaces)"))
             continue
         if run_name in named:
             result.errors.append(FormatError(path, 0, f"run {run_name} is also in {named[run_name]}"))

@@ -32,8 +32,9 @@ from annotator.models import (
     Turn,
     TurnLabel,
 )
-from annotator.rules.spans import span_problem
-from annotator.rules.vectors import VectorError, check_distribution, parse_vector
+from annotator.rules.ids import ENTITY, id_problem
+from annotator.rules.spans import SpanProblem, SpanSweep, span_problem
+from annotator.rules.vectors import VectorError, check_distribution, exact_number, parse_vector
 from scoring.words import tokenise
 
 Event = AnnotationEvent
@@ -156,9 +157,15 @@ def check_span(turn: Turn, annotator, start_word: int, end_word: int, exclude: i
 def _refuse_span(turn: Turn, start_word: int, end_word: int, others: Sequence[tuple[int, int]]) -> None:
     """AnnotationRefused, in the workspace's words, when annotator.rules.spans finds the span wrong."""
     if not turn.is_system:
-        raise AnnotationRefused("Nuggets are parts of system turns; this is a user turn.")
+        raise AnnotationRefused(USER_TURN)
     words = len(tokenise(turn.text))
-    problem = span_problem(start_word, end_word, words=words, others=others)
+    _refuse_problem(span_problem(start_word, end_word, words=words, others=others), turn, start_word, end_word, words)
+
+
+USER_TURN = "Nuggets are parts of system turns; this is a user turn."
+
+
+def _refuse_problem(problem: SpanProblem | None, turn: Turn, start_word: int, end_word: int, words: int) -> None:
     if problem is None:
         return
     if problem.outside:
@@ -183,6 +190,9 @@ def entity_for_text(turn: Turn, annotator, text: str, *, actor, conversation: Co
 
 def entity_for_key(turn: Turn, annotator, key: str, name: str, *, actor, conversation: Conversation | None = None) -> Entity:
     """The annotator's entity of the topic with this identity key; new (named `name`) if unknown."""
+    problem = id_problem(ENTITY, key) if key is not None else None
+    if problem is not None:
+        raise AnnotationRefused(f"The entity cannot be named so: {problem}.")
     topic_id = turn.conversation.topic_id
     entity = Entity.objects.filter(topic_id=topic_id, annotator=annotator, key=key).first()
     if entity is not None:
@@ -366,7 +376,13 @@ def create_nugget(
         entity = entity_for_key(turn, annotator, *cited, actor=actor)
     elif entity is None:
         entity = entity_for_text(turn, annotator, span_text(turn, start_word, end_word), actor=actor)
-    elif entity.topic_id != turn.conversation.topic_id or entity.annotator_id != annotator.pk:
+    return _write_nugget(annotator=annotator, actor=actor, turn=turn, start_word=start_word, end_word=end_word,
+                         entity=entity)
+
+
+def _write_nugget(*, annotator, actor, turn: Turn, start_word: int, end_word: int, entity: Entity) -> Nugget:
+    """The nugget of a span already checked (create_nugget, or a whole submission at once)."""
+    if entity.topic_id != turn.conversation.topic_id or entity.annotator_id != annotator.pk:
         raise AnnotationRefused("That entity belongs to another topic or annotator.")
     nugget = Nugget(turn=turn, annotator=annotator, entity=entity, start_word=start_word, end_word=end_word)
     _save_nugget(nugget)
@@ -604,6 +620,12 @@ def undo_last(conversation: Conversation, annotator, *, actor) -> Undone | None:
 # -- a whole conversation at once (the API's judgments endpoint, automatic judges) -----------
 
 
+# The most nuggets one whole-conversation submission may hold: each is written through the same
+# services as a workspace edit (entity, nugget, history event: a few queries each), all in one
+# transaction that holds SQLite's only writer; a larger judgment goes in by file import (bulk).
+MAX_SUBMITTED_NUGGETS = 2_000
+
+
 @dataclass(frozen=True)
 class JudgedNugget:
     """One nugget of a whole-conversation submission: words of a system turn ("S1"), the entity
@@ -678,25 +700,22 @@ def set_conversation_judgments(
     sets = {a.name: a for a in AttributeSet.objects.filter(topic_type_id=conversation.topic.topic_type_id)}
     for nugget in Nugget.objects.filter(turn__conversation=conversation, annotator=annotator).select_related("turn__conversation"):
         delete_nugget(nugget, actor=actor, expected_version=nugget.version)
+    words = _check_submitted_spans(conversation, annotator, turns, nuggets)
     judged: dict[int, tuple[str | None, dict]] = {}  # entity -> (grade, memberships) as first given
     for i, given in enumerate(nuggets):
         where = f"nuggets[{i}]"
-        turn = turns.get(given.turn)
-        if turn is None:
-            raise AnnotationRefused(f"{where}: no turn {given.turn} in this conversation ({', '.join(turns)}).")
+        turn = turns[given.turn]
         if given.grade is not None and given.grade not in grades:
             raise AnnotationRefused(f"{where}: {given.grade} is not a grade of this campaign ({', '.join(grades)}).")
         unknown = sorted(set(given.memberships or {}) - set(sets))
         if unknown:
             raise AnnotationRefused(f"{where}: {', '.join(unknown)} is not an attribute set of this topic ({', '.join(sets)}).")
         try:
-            entity = None
-            if given.entity:
-                if entity_key_and_name(given.entity)[0] is None:
-                    raise AnnotationRefused(f"{given.entity!r} names no entity (give a URL or a name).")
-                entity = entity_for_text(turn, annotator, given.entity, actor=actor)
-            nugget = create_nugget(annotator=annotator, actor=actor, turn=turn, start_word=given.start_word,
-                                   end_word=given.end_word, entity=entity)
+            if given.entity and entity_key_and_name(given.entity)[0] is None:
+                raise AnnotationRefused(f"{given.entity!r} names no entity (give a URL or a name).")
+            text = given.entity or " ".join(words[turn.pk][given.start_word : given.end_word + 1])
+            nugget = _write_nugget(annotator=annotator, actor=actor, turn=turn, start_word=given.start_word,
+                                   end_word=given.end_word, entity=entity_for_text(turn, annotator, text, actor=actor))
         except AnnotationRefused as refused:
             raise AnnotationRefused(f"{where}: {refused}") from refused
         entity = nugget.entity  # read (or made) by create_nugget, in this transaction
@@ -737,10 +756,49 @@ def set_conversation_judgments(
                         version=judgments_version(conversation, annotator))
 
 
+def _check_submitted_spans(conversation: Conversation, annotator, turns: dict[str, Turn],
+                           nuggets: Sequence[JudgedNugget]) -> dict[int, list[str]]:
+    """The spans of a whole submission checked at once, as create_nugget checks one: each turn
+    locked and tokenised once, overlaps found by one sorted sweep per turn (with whatever of
+    the annotator's nuggets is still there), so that n nuggets cost O(n log n), not O(n^2).
+    Returns the words of each turn (by id)."""
+    list(Turn.objects.select_for_update(of=("self",)).filter(conversation=conversation).order_by()
+         .values_list("pk", flat=True))  # as _lock_turn, for every turn at once
+    spans: dict[int, list[tuple[int, int, int | None]]] = {}  # turn -> (start, end, index in nuggets)
+    for start, end, turn_id in Nugget.objects.filter(turn__conversation=conversation, annotator=annotator).values_list(
+        "start_word", "end_word", "turn_id"
+    ):
+        spans.setdefault(turn_id, []).append((start, end, None))
+    for i, given in enumerate(nuggets):
+        turn = turns.get(given.turn)
+        if turn is None:
+            raise AnnotationRefused(f"nuggets[{i}]: no turn {given.turn} in this conversation ({', '.join(turns)}).")
+        if not turn.is_system:
+            raise AnnotationRefused(f"nuggets[{i}]: {USER_TURN}")
+        spans.setdefault(turn.pk, []).append((given.start_word, given.end_word, i))
+    by_id = {turn.pk: turn for turn in turns.values()}
+    words = {turn_id: tokenise(by_id[turn_id].text) for turn_id in spans}
+    for turn_id, turn_spans in spans.items():
+        sweep = SpanSweep(len(words[turn_id]))
+        # the annotator's stored nuggets (index None) before submitted ones starting at the same word
+        for start, end, index in sorted(turn_spans, key=lambda s: (s[0], s[1], s[2] is not None, s[2] or 0)):
+            problem = sweep.check(start, end, index)
+            # the submitted nugget of the two is at fault (stored ones that are wrong already,
+            # e.g. outside a turn whose text changed, are not this request's doing)
+            blame = index if index is not None or problem is None or problem.outside else problem.overlaps
+            try:
+                _refuse_problem(problem, by_id[turn_id], start, end, sweep.words)
+            except AnnotationRefused as refused:
+                if blame is None:
+                    continue
+                raise AnnotationRefused(f"nuggets[{blame}]: {refused}") from refused
+    return words
+
+
 def _vector(vector, attribute_set: AttributeSet, where: str) -> list[float]:
     """A membership vector as numbers, or as annotators type it: "(0,1/2,0,0,0,1/2,0,0)"."""
     try:
-        values = list(parse_vector(vector)) if isinstance(vector, str) else [float(v) for v in vector]
+        values = list(parse_vector(vector)) if isinstance(vector, str) else [float(exact_number(v)) for v in vector]
         check_distribution(values, length=attribute_set.size)
     except (VectorError, TypeError, ValueError) as error:
         raise AnnotationRefused(f"{where}: the {attribute_set.name} vector {error}.") from error

@@ -2,6 +2,8 @@
 (an automatic judge's token), checked by the workspace's rules, all or nothing, answered with
 the conversation's new scores."""
 
+import json
+
 import pytest
 from rest_framework.test import APIClient
 
@@ -150,3 +152,102 @@ def test_a_submission_never_replaces_changes_it_has_not_seen(api, conversation, 
     # knowingly, with the version now: replaced
     response = api.post(url(conversation), {"nuggets": nuggets[:1], "version": now}, format="json")
     assert response.status_code == 200 and Nugget.objects.filter(annotator=robot).count() == 1
+
+
+def test_a_number_beyond_any_vector_in_a_membership_is_a_400_naming_the_nugget(api, conversation, demo):
+    nuggets = anns_judgments(conversation, demo[2][0])
+    body = json.dumps({"nuggets": [{**nuggets[0], "memberships": {"RATINGS": [10**400, 0, 0, 0]}}]})
+    response = api.post(url(conversation), body, content_type="application/json")
+    assert response.status_code == 400
+    assert "nuggets[0]: the RATINGS vector" in response.json()["detail"]
+    assert "out of range" in response.json()["detail"]
+
+
+@pytest.mark.parametrize("where", ["entity", "memberships"])
+def test_a_lone_surrogate_anywhere_in_a_submission_is_a_400_with_its_json_path(api, conversation, robot, demo, where):
+    nugget = anns_judgments(conversation, demo[2][0])[0]
+    if where == "entity":
+        nugget["entity"] = "Back \ud800 to the Future"
+    else:
+        nugget["memberships"] = {"RAT\ud800INGS": [1, 0, 0, 0]}
+    body = json.dumps({"nuggets": [nugget]})  # ensure_ascii: written as the escape \ud800
+    response = api.post(url(conversation), body, content_type="application/json")
+    assert response.status_code == 400
+    assert "surrogate" in response.json()["detail"] and "nuggets[0]" in response.json()["detail"]
+    assert not Nugget.objects.filter(annotator=robot).exists()
+
+
+def test_a_judge_that_imported_a_conversation_first_cannot_empty_its_gold(db):
+    """The probe: a judge's file creates the conversation, then its token sends no nuggets."""
+    from annotator.interchange.importing import import_files
+    from annotator.models import Campaign, Conversation
+    from tests.commands.helpers import EXAMPLE, load_fairweb
+
+    load_fairweb()
+    campaign = Campaign.objects.get(slug="fairweb1")
+    robot, ann = make_user("robot"), make_user("ann")
+    AnnotatorProfile.mark(robot)
+    assert import_files(campaign, [("M002-bing-trial1.txt", EXAMPLE.read_bytes())], annotator=robot).ok
+    assert import_files(campaign, [("M002-bing-trial1.txt", EXAMPLE.read_bytes())], annotator=ann).ok
+    conversation = Conversation.objects.get()
+    gold = score_conversation(conversation, ann).GFRC
+    assert gold > 0
+    client = APIClient()
+    client.force_authenticate(robot)
+    version = client.get(url(conversation)).json()["version"]
+    assert client.post(url(conversation), {"version": version, "nuggets": []}, format="json").status_code == 200
+    organiser = make_user("olga")
+    campaign.organisers.add(organiser)
+    client.force_authenticate(organiser)
+    scores = client.get(f"/api/conversations/{conversation.pk}/scores/").json()
+    assert scores["annotator"] == ann.pk and scores["GFRC"] == pytest.approx(gold)
+
+
+def test_the_scores_of_a_conversation_only_a_judge_annotated_say_there_is_no_gold(db):
+    from annotator.interchange.importing import import_files
+    from annotator.models import Campaign, Conversation
+    from tests.commands.helpers import EXAMPLE, load_fairweb
+
+    load_fairweb()
+    campaign = Campaign.objects.get(slug="fairweb1")
+    robot, organiser = make_user("robot"), make_user("olga")
+    AnnotatorProfile.mark(robot)
+    campaign.organisers.add(organiser)
+    assert import_files(campaign, [("M002-bing-trial1.txt", EXAMPLE.read_bytes())], annotator=robot).ok
+    client = APIClient()
+    client.force_authenticate(organiser)
+    scores = client.get(f"/api/conversations/{Conversation.objects.get().pk}/scores/").json()
+    assert scores["annotator"] is None and scores["GFRC"] is None
+    assert "no gold" in scores["detail"]
+
+
+def test_an_entity_named_with_a_control_character_is_refused_naming_the_nugget(api, conversation, robot, demo):
+    nugget = {**anns_judgments(conversation, demo[2][0])[0], "entity": "Back\x07 to the Future"}
+    response = api.post(url(conversation), {"nuggets": [nugget]}, format="json")
+    assert response.status_code == 400
+    assert "nuggets[0]" in response.json()["detail"] and "control character" in response.json()["detail"]
+
+
+def test_a_submission_reads_each_turn_once_whatever_the_number_of_nuggets(api, conversation, robot, monkeypatch):
+    """Linear: 6,000 nuggets on a 100,000-word turn took 44 s when every nugget re-read its turn
+    and queried every earlier span of it."""
+    from annotator.models import Turn
+
+    turn = conversation.turns.filter(role="S").order_by("position").first()
+    Turn.objects.filter(pk=turn.pk).update(text=" ".join(f"w{i}" for i in range(2_000)))
+    reads = []
+    original = edits.tokenise
+    monkeypatch.setattr(edits, "tokenise", lambda text: reads.append(len(text)) or original(text))
+    nuggets = [{"turn": str(turn), "start_word": i, "end_word": i, "grade": "L0"} for i in range(0, 2_000, 2)]
+    response = api.post(url(conversation), {"nuggets": nuggets}, format="json")
+    assert response.status_code == 200, response.json()
+    assert response.json()["nuggets"] == 1_000
+    assert len(reads) <= 2 * conversation.turns.count()  # the spans, then the scores of the answer
+
+
+def test_a_submission_over_the_documented_cap_is_refused_before_anything_is_read(api, conversation, robot):
+    nuggets = [{"turn": "S1", "start_word": i, "end_word": i} for i in range(edits.MAX_SUBMITTED_NUGGETS + 1)]
+    response = api.post(url(conversation), {"nuggets": nuggets}, format="json")
+    assert response.status_code == 400
+    assert "2000" in str(response.json()["nuggets"])
+    assert not Nugget.objects.filter(annotator=robot).exists()

@@ -70,3 +70,15 @@ def test_a_conversation_run_is_not_replaced_by_a_ranked_list(tmp_path):
     Run.objects.create(campaign=Campaign.objects.get(), name="bing-trial1")
     message, err = refused("import_runs", "--campaign", "fairweb1pilot", write(tmp_path, "r", "P001 Q0 a 1 1 bing-trial1\n"))
     assert "is a conversation run" in err and message == "1 problem(s): nothing was imported"
+
+
+@pytest.mark.parametrize("name", ["mine\n", "mi\x07ne"])
+def test_a_run_name_that_would_forge_an_export_line_is_refused(tmp_path, name):
+    from annotator.interchange.ranked_runs import import_runs
+
+    _load()
+    result = import_runs(Campaign.objects.get(slug="fairweb1pilot"),
+                         [("r.txt", b"P001 Q0 a 1 5.0 sys\n")], name=name)
+    assert [e.message for e in result.errors] == [
+        f"run id {name!r} holds a line break or a control character: it cannot name a run (at most 100 characters, no spaces)"]
+    assert not Run.objects.filter(name=name).exists()

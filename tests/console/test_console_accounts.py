@@ -33,3 +33,18 @@ def test_the_page_counts_failed_logins_and_offers_to_unlock(organiser, demo, set
     page = response.content.decode()
     assert reverse("console:unlock", args=[campaign.slug, bob.pk]) in page
     assert reverse("console:unlock", args=[campaign.slug, ann.pk]) not in page
+
+
+def test_the_page_never_lists_a_superuser_or_staff_account_even_when_assigned(organiser, demo):
+    from django.contrib.auth import get_user_model
+
+    from annotator.models import Assignment, Conversation
+    from tests.factories import make_user
+
+    campaign = demo[0]
+    conversation = Conversation.objects.filter(topic__campaign=campaign).first()
+    admin = get_user_model().objects.create_superuser("admin", "admin@example.org", "admin-pw-123456")
+    for account in (admin, make_user("staffer", is_staff=True)):
+        Assignment.objects.create(conversation=conversation, annotator=account)
+    listed = {a.username for a in organiser.get(url(campaign)).context["annotators"]}
+    assert listed == {"ann", "bob"}

@@ -69,6 +69,27 @@ def test_a_harvest_whose_citations_the_judge_holds_still_gets_a_person(organiser
     assert set(conversation.assignments.values_list("annotator__username", flat=True)) == {"citations", "carol"}
 
 
+def test_the_assign_page_offers_this_campaigns_people_and_new_accounts_never_staff_or_other_campaigns(organiser, campaign, demo):
+    from django.contrib.auth import get_user_model
+
+    from tests.factories import make_campaign, make_conversation
+
+    ann, bob = demo[2]
+    get_user_model().objects.create_superuser("admin", "admin@example.org", "admin-pw-123456")
+    make_user("staffer", is_staff=True)
+    make_user("newcomer")
+    elsewhere = make_user("elsewhere")
+    make_conversation(make_campaign("other"), [("U", "hi"), ("S", "Primer (2004)")], annotators=[elsewhere])
+    response = organiser.get(url(campaign))
+    offered = {u.get_username() for u in response.context["form"].fields["annotators"].queryset}
+    assert {"ann", "bob", "newcomer"} <= offered
+    assert not offered & {"admin", "staffer", "elsewhere"}
+    admin = get_user_model().objects.get(username="admin")
+    response = organiser.post(url(campaign), {"annotators": [admin.pk], "per_conversation": 1})
+    assert "annotators" in response.context["form"].errors
+    assert not Assignment.objects.filter(annotator=admin).exists()
+
+
 def test_ranked_list_runs_are_not_offered_for_assignment(organiser, campaign):
     from tests.console.helpers import add_ranked_list_runs
 

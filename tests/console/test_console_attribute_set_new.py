@@ -42,3 +42,15 @@ def test_a_duplicate_attribute_set_name_is_refused(organiser, campaign):
         "groups_text": "a, b", "helper_kind": "none",
     })
     assert "already has" in str(response.context["form"].errors["name"])
+
+
+@pytest.mark.parametrize(("name", "reason"), [("a/b", "is not a letter"), ("2x", "is not a letter"),
+                                               ("SPAN", "reserved"), ("GEN DER", "whitespace")])
+def test_a_name_the_exports_cannot_write_is_refused(organiser, campaign, name, reason):
+    response = organiser.post(url(campaign), {
+        "name": name, "kind": "nominal", "divergence": "jsd", "weight": 1, "position": 2,
+        "groups_text": "female, male, other", "target_text": "", "helper_kind": "none",
+    })
+    assert response.status_code != 302
+    assert reason in str(response.context["form"].errors["name"])
+    assert not AttributeSet.objects.filter(name=name).exists()

@@ -44,3 +44,13 @@ def test_a_conversation_of_another_campaign_is_not_found_under_this_one(organise
     conversation = make_conversation(other, [("U", "Hi"), ("S", "Hello")], topic="M001")
     assert organiser.get(url(other, [conversation.pk])).status_code == 200
     assert organiser.get(url(campaign, [conversation.pk])).status_code == 404
+
+
+def test_a_conversation_only_automatic_judges_annotated_says_it_has_no_gold(organiser, campaign):
+    from annotator.models import AnnotatorProfile, Assignment
+
+    conversation = Conversation.objects.filter(topic__campaign=campaign).order_by("pk").first()
+    for assignment in Assignment.objects.filter(conversation=conversation).select_related("annotator"):
+        AnnotatorProfile.mark(assignment.annotator)
+    html = organiser.get(url(campaign, [conversation.pk])).content.decode()
+    assert "No gold yet" in html and "Judged by" not in html.split('class="side-by-side"')[1]

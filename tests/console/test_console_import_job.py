@@ -224,3 +224,76 @@ def test_a_large_chatgpt_export_goes_to_the_background_counted_by_its_conversati
     assert job.status == ImportJob.Status.DONE, job.errors
     assert job.summary.startswith("conversations.json: read as ChatGPT export: 2 conversations, 6 citations. 2 conversation(s)")
     assert Conversation.objects.filter(topic__code="M010").count() == job.conversations == 2
+
+
+def claim_as(job: ImportJob, worker: str, stage: str = "writing", **fields) -> None:
+    """The job as a worker left it when it claimed the task and reached `stage`."""
+    from django.utils import timezone
+
+    DBTaskResult.objects.filter(id=job.task_id).update(status="RUNNING", started_at=timezone.now())
+    ImportJob.objects.filter(pk=job.pk).update(status="running", stage=stage, started_at=timezone.now(),
+                                               worker=worker, **fields)
+
+
+def killed_worker() -> str:
+    """The record of a worker process on this host that was killed (kill -9) and is gone."""
+    import subprocess
+    import sys
+
+    from annotator.interchange import import_jobs
+
+    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        worker = f"{import_jobs.socket.gethostname()} {process.pid} {import_jobs._process_started(process.pid)}"
+    finally:
+        process.kill()
+        process.wait()
+    return worker
+
+
+def test_a_job_whose_worker_was_killed_fails_with_why_drops_its_files_and_can_be_uploaded_again(organiser, campaign):
+    upload(organiser, campaign, jsonl(4))
+    job = ImportJob.objects.get()
+    claim_as(job, killed_worker())
+    before = Conversation.objects.count()
+    page = organiser.get(job_url(job), headers={"HX-Request": "true"}).content.decode()
+    job.refresh_from_db()
+    assert job.status == "failed" and job.finished_at is not None
+    assert "stopped (its process is gone) while writing everything in one transaction" in job.errors[0]
+    assert "hx-trigger" not in page and "the worker running this import stopped" in page  # the polling ends
+    assert not ImportJobFile.objects.exists()
+    assert DBTaskResult.objects.get(id=job.task_id).status == "FAILED"
+    # started again: the same files, uploaded again, are imported by a worker
+    upload(organiser, campaign, jsonl(4))
+    run_worker()
+    assert ImportJob.objects.latest("pk").status == "done" and Conversation.objects.count() == before + 4
+
+
+def test_a_job_whose_worker_still_runs_is_left_running(organiser, campaign):
+    from annotator.interchange import import_jobs
+
+    upload(organiser, campaign, jsonl(4))
+    job = ImportJob.objects.get()
+    claim_as(job, import_jobs.this_worker())  # this test process: alive
+    organiser.get(job_url(job))
+    job.refresh_from_db()
+    assert job.status == "running" and ImportJobFile.objects.filter(job=job).exists()
+
+
+def test_a_worker_on_another_host_is_dead_once_its_heartbeat_is_older_than_the_lease(organiser, campaign):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from annotator.interchange import import_jobs
+
+    upload(organiser, campaign, jsonl(4))
+    job = ImportJob.objects.get()
+    fresh = timezone.now() - timedelta(seconds=import_jobs.LEASE_SECONDS - 30)
+    claim_as(job, "elsewhere 123 456", heartbeat_at=fresh)
+    organiser.get(reverse("console:upload", kwargs={"slug": campaign.slug}))
+    assert ImportJob.objects.get().status == "running"
+    ImportJob.objects.filter(pk=job.pk).update(heartbeat_at=fresh - timedelta(seconds=60))
+    organiser.get(reverse("console:upload", kwargs={"slug": campaign.slug}))
+    job.refresh_from_db()
+    assert job.status == "failed" and f"no sign of life for {import_jobs.LEASE_SECONDS} s" in job.errors[0]

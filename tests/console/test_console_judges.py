@@ -122,3 +122,19 @@ def test_marking_an_account_again_without_a_description_keeps_the_one_it_had(org
     organiser.post(page(campaign), {"annotator": bob.pk, "description": ""})  # unticked, box left empty
     profile = AnnotatorProfile.objects.get(user=bob)
     assert not profile.is_automatic and profile.description == "GPT-4o, prompt v2"
+
+
+def test_an_account_that_works_in_another_campaign_cannot_be_marked_from_this_one(organiser, campaign, demo):
+    from annotator.models import Assignment
+    from annotator.scores.per_conversation import judges
+    from tests.factories import make_campaign, make_conversation
+
+    bob = demo[2][1]
+    elsewhere = make_conversation(make_campaign("other"), [("U", "hi"), ("S", "Primer (2004) is good")],
+                                  annotators=[bob])
+    response = organiser.post(page(campaign), {"annotator": bob.pk, "is_automatic": "on"})
+    assert response.status_code == 400
+    assert "other campaigns" in response.content.decode()
+    assert not AnnotatorProfile.objects.filter(user=bob, is_automatic=True).exists()
+    assert judges([elsewhere]) == {elsewhere.pk: bob.pk}
+    assert Assignment.objects.filter(annotator=bob, conversation=elsewhere).exists()

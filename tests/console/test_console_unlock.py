@@ -51,3 +51,21 @@ def test_a_user_outside_the_campaign_is_not_found(organiser, demo, settings):
     lock_out("outsider", settings)
     assert organiser.post(url(demo[0], make_user("outsider2"))).status_code == 404
     assert not logs_in("outsider")
+
+
+def test_an_organiser_never_unlocks_nor_revokes_a_superuser_assigned_to_the_campaign(organiser, demo, settings):
+    """The probe: the organiser had assigned `admin` (the page listed every account)."""
+    from django.contrib.auth import get_user_model
+    from rest_framework.authtoken.models import Token
+
+    from annotator.models import Assignment, Conversation
+
+    settings.AXES_ENABLED = True
+    campaign = demo[0]
+    admin = get_user_model().objects.create_superuser("admin", "admin@example.org", "admin-pw-123456")
+    Assignment.objects.create(conversation=Conversation.objects.filter(topic__campaign=campaign).first(), annotator=admin)
+    Token.objects.create(user=admin)
+    assert organiser.post(url(campaign, admin)).status_code == 404
+    api = f"/api/campaigns/{campaign.slug}/annotators/{admin.pk}/token/"
+    assert organiser.delete(api).status_code == 404
+    assert Token.objects.filter(user=admin).exists()

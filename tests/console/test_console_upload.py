@@ -127,3 +127,13 @@ def test_a_chatgpt_export_zip_as_downloaded_is_uploaded(organiser, campaign):
     response = organiser.post(url(campaign), {"files": [export], "run": "chatgpt", "topic": "M010"}, follow=True)
     assert "chatgpt-export.zip: read as ChatGPT export: 2 conversations, 6 citations" in response.content.decode()
     assert Conversation.objects.filter(topic__code="M010").count() == 2
+
+
+def test_a_lone_surrogate_in_an_uploaded_file_is_a_400_at_its_line_not_a_500(organiser, campaign):
+    before = Conversation.objects.count()
+    line = b'{"topic": "M002", "run": "x-trial1", "turns": [{"role": "user", "text": "hi \\ud800"}, {"role": "system", "text": "ok"}]}\n'
+    response = organiser.post(url(campaign), {"files": [SimpleUploadedFile("bad.jsonl", b"\n" + line)]})
+    assert response.status_code == 400
+    assert response.context["errors"] == [
+        "bad.jsonl:2: turns[0].text: a lone surrogate (\\ud800-\\udfff) is no text"]
+    assert Conversation.objects.count() == before

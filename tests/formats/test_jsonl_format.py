@@ -183,3 +183,13 @@ def test_paper_and_jsonl_carry_the_same_conversations(convs):
 def test_a_line_nested_too_deeply_is_an_error_at_its_line_not_a_crash():
     result = parse_jsonl("[" * 100_000 + "]" * 100_000 + "\n", "f.jsonl")
     assert [(e.line, e.message) for e in result.errors] == [(1, "invalid JSON at column 1: nested too deeply")]
+
+
+def test_a_lone_surrogate_in_a_membership_key_is_reported_at_that_key():
+    from annotator.interchange.formats import parse_jsonl
+
+    line = ('{"topic": "M002", "run": "r", "turns": [{"role": "user", "text": "hi"}, {"role": "system", "text": "ok"}],'
+            ' "nuggets": [{"turn": 2, "start": 0, "end": 0, "memberships": {"RAT\\ud800": [1]}}]}')
+    result = parse_jsonl(line, "f.jsonl")
+    assert [str(e) for e in result.errors] == [
+        "f.jsonl:1: nuggets[0].memberships.RAT\\ud800: a lone surrogate (\\ud800-\\udfff) is no text"]

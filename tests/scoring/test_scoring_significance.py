@@ -133,3 +133,56 @@ def test_standardisation_is_the_normal_cdf_of_the_z_score_per_topic():
     assert out[0].tolist() == pytest.approx([stats.norm.cdf(-1), 0.5, stats.norm.cdf(1)])
     assert out[1].tolist() == [0.5, 0.5, 0.5]
     assert np.isnan(out[2, 1]) and out[2, 0] == pytest.approx(stats.norm.cdf(-1 / math.sqrt(2)))
+
+
+# -- at the edges (issue 21: checked against Sakai's examples and an independent implementation) --
+
+
+def _paired_t_power(n: int, V_E: float, min_diff: float, alpha: float) -> float:
+    """The power of a two-sided paired t-test, both tails by the survival function (exact
+    where scipy's nct.cdf of a large shift gives NaN)."""
+    df = n - 1
+    critical = stats.t.ppf(1 - alpha / 2, df)
+    shift = math.sqrt(n) * min_diff / math.sqrt(2 * V_E)
+    return stats.nct.sf(critical, df, shift) + stats.nct.sf(critical, df, -shift)
+
+
+@pytest.mark.parametrize(("V_E", "min_diff", "alpha", "expected"), [
+    (0.002, 0.2, 0.01, 5),  # power 0.923 at 5 topics
+    (1.0, 3.5 * math.sqrt(2), 0.05, 3),
+    (0.5, 3.5, 0.05, 3),
+])
+def test_the_paired_t_topic_set_size_is_the_smallest_with_enough_power_even_for_large_effects(V_E, min_diff, alpha, expected):
+    n = significance.topics_for_paired_t(V_E=V_E, min_diff=min_diff, alpha=alpha)
+    assert n == expected
+    assert _paired_t_power(n, V_E, min_diff, alpha) >= 0.8 > _paired_t_power(n - 1, V_E, min_diff, alpha)
+
+
+@pytest.mark.parametrize(("effect", "expected"), [(3.5, 5), (4.5, 4)])
+def test_a_large_standardised_effect_needs_few_topics_at_alpha_one_percent(effect, expected):
+    # Sakai's standardised effect min_diff / sqrt(2 V_E)... here V_E = 1/2, so min_diff is the effect
+    n = significance.topics_for_paired_t(V_E=0.5, min_diff=effect, alpha=0.01)
+    assert n == expected
+    assert _paired_t_power(n, 0.5, effect, 0.01) >= 0.8 > _paired_t_power(n - 1, 0.5, effect, 0.01)
+
+
+@pytest.mark.parametrize("value", [0.1, 0.3, 0.7, 1 / 3, 0.123456789])
+def test_a_topic_on_which_every_run_scores_the_same_standardises_to_one_half(value):
+    out = significance.standardise(np.array([[value] * 7, [0.1, 0.5, 0.9, 0.2, 0.3, 0.4, 0.6]]))
+    assert out[0].tolist() == [0.5] * 7
+
+
+def test_anova_on_runs_identical_on_every_topic_is_undefined_whatever_the_rounding():
+    rng = np.random.default_rng(21)
+    for _ in range(300):
+        topics, runs = rng.integers(2, 30), rng.integers(2, 10)
+        column = rng.random((topics, 1))
+        table = significance.anova(np.repeat(column, runs, axis=1))
+        assert math.isnan(table.p_run) and math.isnan(table.F_run)
+        assert table.V_E == 0
+
+
+def test_anova_still_finds_a_tiny_real_difference_between_runs():
+    x = np.array([[0.2, 0.2 + 1e-9], [0.5, 0.5 + 1e-9], [0.7, 0.7 + 1e-9]])
+    table = significance.anova(x)
+    assert table.p_run == 0.0 and table.F_run == math.inf

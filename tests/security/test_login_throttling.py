@@ -106,3 +106,12 @@ def test_behind_the_proxy_the_address_locked_is_the_clients_not_the_proxys(ann, 
     from_a_colleague = Client().post(LOGIN, {"username": "ann", "password": "ann-pw"},
                                      REMOTE_ADDR="127.0.0.1", HTTP_X_REAL_IP="198.51.100.8")
     assert (from_the_attacker.status_code, from_a_colleague.status_code) == (429, 302)
+
+
+@pytest.mark.parametrize("page", [LOGIN, "/admin/login/"])
+def test_a_locked_out_login_page_says_when_to_try_again(ann, page):
+    for i in range(5):
+        Client().post(page, {"username": "ann", "password": f"guess-{i}"}, REMOTE_ADDR="10.0.6.1")
+    response = Client().post(page, {"username": "ann", "password": "ann-pw"}, REMOTE_ADDR="10.0.6.1")
+    assert response.status_code == 429
+    assert int(response["Retry-After"]) == 15 * 60

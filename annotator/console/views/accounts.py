@@ -8,7 +8,6 @@ from axes.models import AccessAttempt
 from django.conf import settings
 from axes.utils import reset as reset_login_failures
 from django.contrib import messages
-from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.db.models import Exists, OuterRef, Subquery, Sum
 from django.http import HttpRequest, HttpResponse
@@ -17,7 +16,7 @@ from django.views.decorators.http import require_POST
 from rest_framework.authtoken.models import Token
 
 from annotator import tokens
-from annotator.access import annotator_for_organiser, campaign_for_organiser
+from annotator.access import annotator_for_organiser, campaign_annotators, campaign_for_organiser
 
 
 @login_required
@@ -30,9 +29,7 @@ def accounts(request: HttpRequest, slug: str) -> HttpResponse:
         .values("total")
     )
     annotators = (
-        get_user_model()
-        .objects.filter(assignments__conversation__topic__campaign=campaign)
-        .distinct()
+        campaign_annotators(campaign)
         .annotate(has_token=Exists(Token.objects.filter(user=OuterRef("pk"))), failed_logins=Subquery(failures))
         .order_by("username")
     )

@@ -120,6 +120,7 @@ def read_only_conversation(conversation: Conversation) -> dict:
         })
     return {
         "conversation": conversation,
+        "judge": judge,
         "score": score,
         "turns": turns,
         "panel": score_panel_html(score),

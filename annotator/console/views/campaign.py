@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from annotator.console import assigning
 from annotator.interchange import import_jobs
 from annotator.interchange import importing
-from annotator.access import campaign_for_organiser, import_job_for_organiser
+from annotator.access import assignable_annotators, campaign_for_organiser, import_job_for_organiser
 from annotator.console.forms import (
     AssignForm,
     AttributeSetForm,
@@ -19,7 +19,7 @@ from annotator.console.forms import (
     StaleForm,
     UploadForm,
 )
-from annotator.models import AttributeSet, Conversation, TopicType
+from annotator.models import AttributeSet, Conversation, ImportJob, TopicType
 
 
 @login_required
@@ -127,6 +127,8 @@ def upload(request: HttpRequest, slug: str) -> HttpResponse:
 def import_job(request: HttpRequest, slug: str, job: int) -> HttpResponse:
     """A background import's progress; htmx polls the progress fragment until the job ends."""
     job = import_job_for_organiser(request.user, slug, job)
+    if import_jobs.reap_abandoned(ImportJob.objects.filter(pk=job.pk)):
+        job.refresh_from_db()
     template = "console/import_job.html#job-progress" if request.htmx else "console/import_job.html"
     return render(request, template, {"campaign": job.campaign, "job": job, "tab": "upload"})
 
@@ -135,7 +137,7 @@ def import_job(request: HttpRequest, slug: str, job: int) -> HttpResponse:
 def assign(request: HttpRequest, slug: str) -> HttpResponse:
     """Deal conversations out to annotators in bulk, optionally two (or three) per conversation."""
     campaign = campaign_for_organiser(request.user, slug)
-    form = AssignForm(request.POST or None, campaign=campaign)
+    form = AssignForm(request.POST or None, campaign=campaign, annotators=assignable_annotators(request.user, campaign))
     if request.method == "POST" and form.is_valid():
         conversations = Conversation.objects.filter(topic__campaign=campaign).order_by("topic__code", "run__name")
         if form.cleaned_data["topics"]:

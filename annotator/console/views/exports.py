@@ -34,10 +34,17 @@ def export_stream(campaign, kind: str):
     return exporting.stream(campaign, kind)
 
 
-def export_response(campaign, kind: str) -> StreamingHttpResponse:
-    """The streamed download of one export (kind must be in EXPORTS): console and API alike."""
+def export_response(campaign, kind: str) -> HttpResponse:
+    """The streamed download of one export (kind must be in EXPORTS): console and API alike; a
+    campaign whose ids no export can write whole is a 409 naming them, before any byte."""
+    from annotator.interchange.exporting import ExportRefused
+
     _, _, suffix, content_type = EXPORTS[kind]
-    response = StreamingHttpResponse(export_stream(campaign, kind), content_type=content_type)
+    try:
+        chunks = export_stream(campaign, kind)
+    except ExportRefused as refused:
+        return HttpResponse(str(refused), status=409, content_type="text/plain; charset=utf-8")
+    response = StreamingHttpResponse(chunks, content_type=content_type)
     response["Content-Disposition"] = content_disposition_header(True, f"{campaign.slug}-{kind}.{suffix}")
     return response
 

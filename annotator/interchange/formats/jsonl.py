@@ -29,6 +29,7 @@ from .model import (
     ParsedNugget,
     ParsedTurn,
     ParseResult,
+    LoneSurrogate,
     loads_json,
     locate_words,
     exact_number,
@@ -95,6 +96,9 @@ def parse_jsonl(text: str, path: str, on_conversation: Callable[[int], object] |
         p = _Problems(path, no, result)
         try:
             obj = loads_json(raw)
+        except LoneSurrogate as exc:
+            p.error(exc.path.removeprefix("$.").removeprefix("$") or None, LoneSurrogate.REASON)
+            continue
         except json.JSONDecodeError as exc:
             p.error(None, f"invalid JSON at column {exc.colno}: {exc.msg}")
             continue

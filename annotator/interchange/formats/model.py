@@ -13,6 +13,7 @@ object); ``field`` (JSONL only) is the JSON path inside that object, e.g.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -42,11 +43,58 @@ __all__ = [
 def loads_json(text: str | bytes, **options: Any) -> Any:
     """json.loads for untrusted text: arrays or objects nested too deeply for the parser
     (``[[[[...``, a few kilobytes) are a JSONDecodeError like any malformed JSON, not a
-    RecursionError."""
+    RecursionError; so is a string or key holding a lone surrogate (``"\\ud800"``, which no
+    database, file or page can encode), named by its JSON path."""
     try:
-        return json.loads(text, **options)
+        value = json.loads(text, **options)
     except RecursionError:
         raise json.JSONDecodeError("nested too deeply", text if isinstance(text, str) else "", 0) from None
+    # Only an escape can bring a surrogate into decoded text: the walk runs for such texts only.
+    if _SURROGATE_ESCAPE.search(text if isinstance(text, str) else text.decode("utf-8", "replace")):
+        try:
+            where = _surrogate_path(value, "$")
+        except RecursionError:
+            raise json.JSONDecodeError("nested too deeply", "", 0) from None
+        if where is not None:
+            raise LoneSurrogate(where)
+    return value
+
+
+class LoneSurrogate(json.JSONDecodeError):
+    """Valid JSON whose string or key at `path` ("$.turns[0].text") holds a lone surrogate."""
+
+    REASON = "a lone surrogate (\\ud800-\\udfff) is no text"
+
+    def __init__(self, path: str):
+        super().__init__(f"{path}: {self.REASON}", "", 0)
+        self.path = path
+
+    def __str__(self) -> str:
+        return self.msg
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _surrogate_path(value: Any, path: str) -> str | None:
+    """The JSON path of the first string or key of `value` with a lone surrogate, else None."""
+    if isinstance(value, str):
+        return path if _SURROGATE.search(value) else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if _SURROGATE.search(key):
+                return f"{path}.{key.encode('utf-8', 'backslashreplace').decode()}"  # the key itself, escaped
+            found = _surrogate_path(item, f"{path}.{key}")
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found = _surrogate_path(item, f"{path}[{index}]")
+            if found is not None:
+                return found
+    return None
+
 
 Role = Literal["U", "S"]
 

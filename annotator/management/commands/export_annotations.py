@@ -32,6 +32,9 @@ class Command(BaseCommand):
             user = get_user_model().objects.filter(username=annotator).first()
             if user is None:
                 raise CommandError(f"no user named {annotator!r}")
+        problems = exporting.unwritable_ids(campaign_obj)
+        if problems:
+            raise CommandError(f"campaign {campaign_obj.slug} cannot be exported: " + "; ".join(problems[:10]))
         if format == "qrels":
             self.qrels(campaign_obj, user, output)
             return
