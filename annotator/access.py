@@ -45,15 +45,30 @@ def import_job_for_organiser(user, slug: str, job_id: int) -> ImportJob:
     return job
 
 
+def _visible(user, objects: QuerySet, *, assigned: str, organised: str) -> QuerySet:
+    """The one visibility rule: a user sees what they are assigned to and what they organise
+    (a superuser everything). `assigned` and `organised` lead from `objects` to the annotator of
+    an assignment and to the campaign's organisers."""
+    if not user.is_authenticated:
+        return objects.none()
+    if user.is_superuser:
+        return objects.all()
+    return objects.filter(Q(**{assigned: user}) | Q(**{organised: user})).distinct()
+
+
 def visible_conversations(user) -> QuerySet[Conversation]:
     """Conversations the user is assigned to, or organises."""
-    if not user.is_authenticated:
-        return Conversation.objects.none()
-    if user.is_superuser:
-        return Conversation.objects.all()
-    return Conversation.objects.filter(
-        Q(assignments__annotator=user) | Q(topic__campaign__organisers=user)
-    ).distinct()
+    return _visible(user, Conversation.objects, assigned="assignments__annotator", organised="topic__campaign__organisers")
+
+
+def assigned_conversations(user) -> QuerySet[Conversation]:
+    """Conversations in the user's queue (organising a campaign does not put them there)."""
+    return Conversation.objects.filter(assignments__annotator_id=user.pk) if user.is_authenticated else Conversation.objects.none()
+
+
+def visible_campaigns(user) -> QuerySet[Campaign]:
+    """Campaigns the user organises or has an assignment in."""
+    return _visible(user, Campaign.objects, assigned="topics__conversations__assignments__annotator", organised="organisers")
 
 
 def assignment_for_annotator(user, conversation_id: int) -> Assignment:

@@ -20,6 +20,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import F, Q
 
+from annotator.rules.ids import ATTRIBUTE_SET, id_problem
 from annotator.rules.vectors import TARGET_TOLERANCE, VectorError, check_distribution
 
 
@@ -167,6 +168,9 @@ class AttributeSet(models.Model):
         return self.name
 
     def clean(self) -> None:
+        problem = id_problem(ATTRIBUTE_SET, self.name)
+        if problem is not None:
+            raise ValidationError({"name": f"{problem[0].upper()}{problem[1:]}."})
         if not isinstance(self.groups, list) or not self.groups or not all(isinstance(g, str) and g for g in self.groups):
             raise ValidationError({"groups": "Give at least one group label."})
         if len(set(self.groups)) != len(self.groups):

@@ -1,8 +1,7 @@
 """The floor under bench_http.py: the same HTTP stack doing (almost) nothing.
 
 Same gunicorn (one sync worker), same login session, CSRF header and htmx headers, same
-client as bench_http.py, but the POST updates one row and answers "saved" (with the same
-HX-Trigger) and the GET runs one query and answers a number: no scoring, no HTML. What this
+client as bench_http.py, but the POST updates one row and answers "saved" and the GET runs one query and answers a number: no scoring, no HTML. What this
 takes is what any save round trip of this stack (Django, a database session, two requests)
 costs before it does its own work.
 

@@ -18,7 +18,7 @@ def bare_write(request):
 
     with transaction.atomic():
         Nugget.objects.filter(pk=int(request.POST["nugget"]), annotator_id=request.user.pk).update(version=F("version") + 1)
-    return HttpResponse("saved", headers={"HX-Trigger": "annotations-changed"})
+    return HttpResponse("saved")
 
 
 @login_required

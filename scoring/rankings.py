@@ -69,11 +69,17 @@ def _overlap(a: Span, b: Span) -> int:
     return max(0, min(a[2], b[2]) - max(a[1], b[1]) + 1)
 
 
+def exact_matches(gold: Sequence[Span], judge: Sequence[Span]) -> PRF:
+    """Exact span matching, the one definition (judges against the gold, and two annotators'
+    agreement): a span matches when the other side has a span with the same turn and words."""
+    both = set(gold) & set(judge)
+    return PRF(sum(1 for g in gold if g in both), sum(1 for j in judge if j in both), len(gold), len(judge))
+
+
 def compare_spans(gold: Sequence[Span], judge: Sequence[Span]) -> SpanComparison:
     """Exact: a span with the same turn and words on the other side. Overlap: a span sharing
     at least one word. Pairs for grades and memberships: each gold nugget with at most one judge
     nugget and vice versa, the largest overlaps first (an exact match is never split)."""
-    exact_both = set(gold) & set(judge)
     overlaps = [(_overlap(g, j), -gi, -ji) for gi, g in enumerate(gold) for ji, j in enumerate(judge)]
     overlaps = [o for o in overlaps if o[0] > 0]
     gold_hit = {-gi for _, gi, _ in overlaps}
@@ -85,10 +91,8 @@ def compare_spans(gold: Sequence[Span], judge: Sequence[Span]) -> SpanComparison
             used_gold.add(gi)
             used_judge.add(ji)
             pairs.append((gi, ji))
-    exact_gold = sum(1 for g in gold if g in exact_both)
-    exact_judge = sum(1 for j in judge if j in exact_both)
     return SpanComparison(
-        exact=PRF(exact_gold, exact_judge, len(gold), len(judge)),
+        exact=exact_matches(gold, judge),
         overlap=PRF(len(gold_hit), len(judge_hit), len(gold), len(judge)),
         pairs=tuple(sorted(pairs)),
     )

@@ -21,6 +21,18 @@ def word_count(text: str) -> int:
     return len(tokenise(text))
 
 
+def span_text(words: Sequence[str], start_word: int, end_word: int) -> str:
+    """A nugget's text: words `start_word`-`end_word` (0-based, inclusive) of its turn's `words`
+    (tokenise of the turn's text), joined by one space."""
+    return " ".join(words[start_word : end_word + 1])
+
+
+def word_position(offset: int, word: int) -> int:
+    """The 1-based conversation-wide position of a turn's `word`-th word (0-based), `offset`
+    words before the turn (turn_offsets). WC(n) is the position of the nugget's last word."""
+    return offset + word + 1
+
+
 def turn_offsets(texts: Sequence[str]) -> np.ndarray:
     """Words before each turn: turn i's k-th word (0-based) sits at position offsets[i] + k + 1."""
     counts = np.fromiter((word_count(t) for t in texts), dtype=np.int64, count=len(texts))

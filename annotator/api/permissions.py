@@ -7,22 +7,10 @@ is 403.
 
 from __future__ import annotations
 
-from django.db.models import Q, QuerySet
 from rest_framework.exceptions import NotFound, PermissionDenied
 
-from annotator.access import is_organiser_of, organised_campaigns
+from annotator.access import is_organiser_of, organised_campaigns, visible_campaigns
 from annotator.models import Campaign
-
-
-def visible_campaigns(user) -> QuerySet[Campaign]:
-    """Campaigns the user organises or has an assignment in."""
-    if not user.is_authenticated:
-        return Campaign.objects.none()
-    if user.is_superuser:
-        return Campaign.objects.all()
-    return Campaign.objects.filter(
-        Q(organisers=user) | Q(topics__conversations__assignments__annotator=user)
-    ).distinct()
 
 
 def campaign_for_user(user, slug: str) -> Campaign:

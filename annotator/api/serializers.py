@@ -8,7 +8,7 @@ from rest_framework import serializers
 
 from annotator.judgments.edits import MAX_SUBMITTED_NUGGETS
 from annotator.models import AttributeSet, Campaign, Conversation, Entity, Grade, Nugget, Run, Topic, Turn, TurnLabel
-from scoring.words import tokenise
+from scoring.words import span_text, tokenise, turn_offsets, word_position
 
 
 class GradeSerializer(serializers.ModelSerializer):
@@ -146,22 +146,20 @@ class NuggetSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     def get_text(self, nugget) -> str:
-        return " ".join(tokenise(nugget.turn.text)[nugget.start_word : nugget.end_word + 1])
+        return span_text(tokenise(nugget.turn.text), nugget.start_word, nugget.end_word)
 
     def get_wc(self, nugget) -> int:
         offsets = self.context.get("offsets", {})
         if nugget.turn_id not in offsets:
-            offsets.update(turn_offsets(nugget.turn.conversation_id))
-        return offsets[nugget.turn_id] + nugget.end_word + 1
+            offsets.update(word_offsets_by_turn_id(nugget.turn.conversation_id))
+        return word_position(offsets[nugget.turn_id], nugget.end_word)
 
 
-def turn_offsets(conversation_id: int) -> dict[int, int]:
-    """Words before each turn of a conversation (user turns count too)."""
-    offsets, total = {}, 0
-    for pk, text in Turn.objects.filter(conversation_id=conversation_id).order_by("position").values_list("pk", "text"):
-        offsets[pk] = total
-        total += len(tokenise(text))
-    return offsets
+def word_offsets_by_turn_id(conversation_id: int) -> dict[int, int]:
+    """Words before each turn of a conversation (scoring.words.turn_offsets), by turn id."""
+    turns = list(Turn.objects.filter(conversation_id=conversation_id).order_by("position").values_list("pk", "text"))
+    offsets = turn_offsets([text for _pk, text in turns])
+    return {pk: int(offset) for (pk, _text), offset in zip(turns, offsets)}
 
 
 class NuggetCreateSerializer(serializers.Serializer):

@@ -31,6 +31,7 @@ from annotator.console import reports
 from annotator import tokens
 from annotator.access import (
     annotator_for_organiser,
+    assigned_conversations,
     assignment_for_annotator,
     entity_for_annotator,
     nugget_for_annotator,
@@ -45,7 +46,7 @@ from annotator.converters import ID_PATTERN, read_id
 from annotator.models import AttributeSet, Conversation, Entity, Grade, Nugget
 from annotator.console.views.exports import EXPORTS, export_response
 from annotator.scores.campaign_tables import score_table
-from annotator.scores.per_conversation import judges, score_conversation
+from annotator.scores.per_conversation import gold_annotators, score_conversation
 
 # ?detail= of a campaign's scores -> the export that holds it
 SCORE_DETAILS = {"nuggets": "nuggets-csv", "turns": "turns-csv"}
@@ -238,7 +239,7 @@ class ConversationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiV
         if conversation.assignments.filter(annotator=request.user).exists() and "annotator" not in request.query_params:
             return Response(conversation_scores(conversation, request.user))
         require_organiser(request.user, conversation.topic.campaign)
-        annotator = query_id(request, "annotator") or judges([conversation])[conversation.pk]
+        annotator = query_id(request, "annotator") or gold_annotators([conversation])[conversation.pk]
         if annotator is None:
             return Response({"conversation": conversation.pk, "annotator": None, "R": None, "GF": None, "GF_m": None,
                              "GFRC": None, "detail": NO_GOLD})
@@ -344,7 +345,7 @@ class NuggetViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet
         if getattr(self, "swagger_fake_view", False):
             return Nugget.objects.none()
         queryset = (
-            Nugget.objects.filter(annotator=self.request.user, turn__conversation__assignments__annotator=self.request.user)
+            Nugget.objects.filter(annotator=self.request.user, turn__conversation__in=assigned_conversations(self.request.user))
             .select_related("turn")
             .order_by("turn__conversation_id", "turn__position", "start_word")
         )

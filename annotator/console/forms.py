@@ -109,7 +109,9 @@ class CampaignSettingsForm(VersionedForm):
         return alpha
 
 
-class GradeForm(forms.ModelForm):
+class GradeLevelForm(forms.ModelForm):
+    """One level of the campaign's grade scale: its label, level and gain."""
+
     class Meta:
         model = Grade
         fields = ["label", "level", "gain", "ranked_list_gain"]
@@ -160,7 +162,7 @@ class BaseGradeFormSet(forms.BaseInlineFormSet):
 
 
 GradeFormSet = forms.inlineformset_factory(
-    Campaign, Grade, form=GradeForm, formset=BaseGradeFormSet, extra=1, can_delete=False
+    Campaign, Grade, form=GradeLevelForm, formset=BaseGradeFormSet, extra=1, can_delete=False
 )
 
 

@@ -21,7 +21,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from django.db.models import F, Prefetch  # noqa: E402
 
-from annotator.evaluation import agreement  # noqa: E402
+from scoring import agreement  # noqa: E402
 from annotator.interchange.csvsafe import frame_csv  # noqa: E402
 from annotator.judgments.progress import progress_for  # noqa: E402
 from annotator.models import (  # noqa: E402
@@ -37,7 +37,7 @@ from annotator.models import (  # noqa: E402
     TurnLabel,
 )
 from annotator.scores.campaign_tables import ScoreTables, run_means, score_columns, score_table, score_tables, topic_codes  # noqa: E402,F401
-from annotator.scores.per_conversation import judges  # noqa: E402
+from annotator.scores.per_conversation import gold_annotators  # noqa: E402
 from annotator.scores.ranked_lists import MEASURES as RANKED_MEASURES, score_ranked_lists  # noqa: E402
 from scoring import gfrc, usefulness  # noqa: E402
 
@@ -250,7 +250,7 @@ def usefulness_grid(campaign: Campaign) -> dict:
     Conversations whose system turns are not all labelled yet show "?" and stay out of the
     statistics."""
     conversations = list(Conversation.objects.filter(topic__campaign=campaign).select_related("topic", "run"))
-    judge_of = judges(conversations)
+    judge_of = gold_annotators(conversations)
     labels: dict[int, dict[int, str]] = defaultdict(dict)  # conversation -> system turn number -> label
     for conversation_id, number, annotator_id, label in TurnLabel.objects.filter(
         turn__conversation__in=conversations, turn__role=Turn.Role.SYSTEM

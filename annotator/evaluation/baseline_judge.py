@@ -14,7 +14,7 @@ from __future__ import annotations
 from annotator.judgments.edits import JudgedNugget, JudgmentsSet, judgments_version, set_conversation_judgments
 from annotator.models import AnnotatorProfile, Assignment, Conversation, Entity
 from annotator.scores.per_conversation import score_conversation
-from annotator.workspace.read_model import find_candidates  # the suggestions' read side: this one import
+from annotator.rules.candidates import candidate_lines
 
 DESCRIPTION = (
     "Baseline, not a model: every URL line the workspace suggests is a nugget; entities people judged in the "
@@ -26,7 +26,7 @@ DESCRIPTION = (
 def suggested_nuggets(conversation: Conversation, judge) -> tuple[list[JudgedNugget], dict[str, str]]:
     """The suggestions for `judge` (who has no nuggets there yet), as a whole-conversation submission."""
     score = score_conversation(conversation, judge)
-    candidates = find_candidates(score, [], set())
+    candidates = [(view.turn.pk, line) for view in score.turns if view.turn.is_system for line in candidate_lines(view.turn.text)]
     known: dict[str, Entity] = {}
     for entity in (
         Entity.objects.filter(
@@ -41,14 +41,14 @@ def suggested_nuggets(conversation: Conversation, judge) -> tuple[list[JudgedNug
     top_grade = conversation.topic.campaign.grades.order_by("-level").values_list("label", flat=True).first()
     turn_names = {view.turn.pk: str(view.turn) for view in score.turns}
     nuggets = []
-    for candidate in candidates:
+    for turn_id, candidate in candidates:
         entity = known.get(candidate.key)
         nuggets.append(JudgedNugget(
-            turn=turn_names[candidate.turn_id], start_word=candidate.start, end_word=candidate.end, entity=candidate.text,
+            turn=turn_names[turn_id], start_word=candidate.start, end_word=candidate.end, entity=candidate.text,
             grade=entity.grade.label if entity else top_grade,
             memberships={m.attribute_set.name: m.vector for m in entity.memberships.all()} if entity else None,
         ))
-    useful = {turn_names[c.turn_id] for c in candidates}
+    useful = {turn_names[turn_id] for turn_id, _line in candidates}
     labels = {str(view.turn): "o" if str(view.turn) in useful else "x" for view in score.turns if view.turn.is_system}
     return nuggets, labels
 

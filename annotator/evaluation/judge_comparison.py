@@ -5,7 +5,7 @@ the system ranking. What the console's judges page, `compare_judges` and the API
     comparison = compare_judge(campaign, judge, gold=alice)  # gold: one human annotator
 
 The conversations compared are those assigned to the judge whose gold is someone else. The
-maths is `scoring.rankings` (spans, rankings, the paired test) and `annotator.evaluation.agreement`
+maths is `scoring.rankings` (spans, rankings, the paired test) and `scoring.agreement`
 (Krippendorff's alpha, membership JSD/L1); scores come from `annotator.scores.campaign_tables.score_table`,
 one vectorised pass for the gold and one for the judge, in a fixed number of queries.
 """
@@ -20,11 +20,11 @@ import numpy as np
 import pandas as pd
 from django.contrib.auth import get_user_model
 
-from annotator.evaluation import agreement
+from scoring import agreement
 from annotator.interchange.csvsafe import frame_csv
 from annotator.models import AnnotatorProfile, Assignment, Campaign, Conversation, Grade, Membership, Nugget
 from annotator.scores.campaign_tables import score_columns, score_table
-from annotator.scores.per_conversation import judges
+from annotator.scores.per_conversation import gold_annotators
 from scoring import rankings, significance
 
 ADJUDICATED = "adjudicated"
@@ -160,7 +160,7 @@ def compare_judge(campaign: Campaign, judge, gold=None) -> JudgeComparison:
         Conversation.objects.filter(topic__campaign=campaign, assignments__annotator=judge).select_related("topic", "run")
     )
     if gold is None:
-        gold_of = judges(conversations)
+        gold_of = gold_annotators(conversations)
     else:
         holders = set(
             Assignment.objects.filter(conversation__in=conversations, annotator=gold).values_list("conversation_id", flat=True)

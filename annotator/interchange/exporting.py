@@ -4,7 +4,7 @@ Everything here streams: conversations are read from the database in batches and
 as they come, so the console can serve any campaign as a download (StreamingHttpResponse over
 `stream(campaign, kind)`) and the management commands write the same chunks to files.
 
-Whose judgments: each conversation's judge (annotator.scores.per_conversation.judges: its gold annotator, else
+Whose judgments: each conversation's judge (annotator.scores.per_conversation.gold_annotators: its gold annotator, else
 its first assigned annotator), or the one ``annotator`` asked for.
 
 Kinds (docs/formats.md, "Exports"):
@@ -41,7 +41,7 @@ from annotator.rules.ids import ATTRIBUTE_SET, RUN, TOPIC, field_token, id_probl
 from annotator.rules.vectors import format_vector
 from annotator.scores import campaign_tables
 from annotator.scores import per_conversation
-from scoring.words import tokenise
+from scoring.words import span_text, tokenise
 
 __all__ = [
     "stream",
@@ -120,7 +120,7 @@ class _Batch:
         if annotator is not None:
             self.judge = {c.pk: annotator.pk for c in conversations}
         else:
-            self.judge = per_conversation.judges(conversations)
+            self.judge = per_conversation.gold_annotators(conversations)
         self.turns: dict[int, list[Turn]] = defaultdict(list)
         for turn in Turn.objects.filter(conversation_id__in=ids).order_by("conversation_id", "position"):
             self.turns[turn.conversation_id].append(turn)
@@ -165,7 +165,7 @@ class _Batch:
                     turn=index[n.turn_id],
                     start_word=n.start_word,
                     end_word=n.end_word,
-                    text=" ".join(words[n.start_word : n.end_word + 1]),
+                    text=span_text(words, n.start_word, n.end_word),
                     grade=entity.grade.label if entity.grade_id else None,
                     comment=entity.comment,
                     memberships={
@@ -392,12 +392,12 @@ def scores_as_exported(campaign: Campaign) -> tuple[pd.DataFrame, pd.DataFrame]:
     from django.contrib.auth import get_user_model
 
     table = campaign_tables.score_table(campaign)
-    means = campaign_tables.run_means(table) if len(table) else pd.DataFrame(columns=["run", "topics", "R", "GF", "GFRC"])
+    score_columns = campaign_tables.score_columns(table)
+    means = campaign_tables.run_means(table) if len(table) else pd.DataFrame(columns=["run", "topics", *score_columns])
     judge_ids = {int(j) for j in table["judge"].dropna()} if len(table) else set()
     names = dict(get_user_model().objects.filter(pk__in=judge_ids).values_list("pk", "username")) if judge_ids else {}
     table = table.copy()
     table["judge"] = [names.get(int(j), "") if j is not None and j == j else "" for j in table["judge"]]
-    score_columns = ["R"] + sorted(c for c in table.columns if c.startswith("GF_")) + ["GF", "GFRC"]
     table = table[["topic", "run", "judge"] + score_columns]
     means = means[["run", "topics"] + [c for c in score_columns if c in means.columns]]
     return table, means
@@ -498,7 +498,7 @@ def iter_score_nuggets_csv(campaign: Campaign, annotator=None) -> Iterator[str]:
                         conversation.topic.code, conversation.run.name, judge, turn_names[n.nugget.turn_id],
                         n.nugget.start_word, n.nugget.end_word, entity.key, entity.name,
                         entity.grade.label if entity.grade_id else "", n.wc, repr(n.pw), repr(n.gain),
-                        repr(n.contribution), n.duplicate, ";".join(n.incomplete) if n.gain > 0 else "",
+                        repr(n.contribution), n.duplicate, ";".join(n.missing),
                     ])
             yield out
 

@@ -70,6 +70,7 @@ from annotator.models import (
     is_automatic_judge,
 )
 from annotator.rules.ids import ENTITY, RUN, TOPIC, id_problem
+from annotator.rules.relevance import needs_every_membership
 from annotator.rules.spans import SpanSweep
 from annotator.rules.vectors import VectorError, check_distribution, format_vector
 
@@ -653,8 +654,8 @@ class _Importer:
         type_of_topic = {p.topic: self.types[p.type_code] for p in plans}
         for key, e in entities.items():
             grade = self.grades.get(e.grade) if e.grade is not None else None
-            if grade is None or grade.gain <= 0:
-                continue
+            if grade is None or not needs_every_membership(grade.gain):
+                continue  # ungraded in the file: nothing of it is scored yet, so nothing counts as uniform
             existing = self.existing_entities.get(key)
             known = set(e.memberships) | set(self.existing_memberships.get(existing.pk, {}) if existing else ())
             missing = [name for name in self.sets[type_of_topic[e.topic].pk] if name not in known]

@@ -35,7 +35,7 @@ from annotator.models import (
 from annotator.rules.ids import ENTITY, id_problem
 from annotator.rules.spans import SpanProblem, SpanSweep, span_problem
 from annotator.rules.vectors import VectorError, check_distribution, exact_number, parse_vector
-from scoring.words import tokenise
+from scoring.words import span_text, tokenise
 
 Event = AnnotationEvent
 
@@ -173,10 +173,6 @@ def _refuse_problem(problem: SpanProblem | None, turn: Turn, start_word: int, en
             f"Words {start_word + 1}-{end_word + 1} are outside {turn}, which has {words} words."
         )
     raise AnnotationRefused("These words overlap a nugget you already marked in this turn.")
-
-
-def span_text(turn: Turn, start_word: int, end_word: int) -> str:
-    return " ".join(tokenise(turn.text)[start_word : end_word + 1])
 
 
 # -- entities -------------------------------------------------------------------------------
@@ -375,7 +371,7 @@ def create_nugget(
     if entity is None and cited is not None:
         entity = entity_for_key(turn, annotator, *cited, actor=actor)
     elif entity is None:
-        entity = entity_for_text(turn, annotator, span_text(turn, start_word, end_word), actor=actor)
+        entity = entity_for_text(turn, annotator, span_text(tokenise(turn.text), start_word, end_word), actor=actor)
     return _write_nugget(annotator=annotator, actor=actor, turn=turn, start_word=start_word, end_word=end_word,
                          entity=entity)
 
@@ -713,7 +709,7 @@ def set_conversation_judgments(
         try:
             if given.entity and entity_key_and_name(given.entity)[0] is None:
                 raise AnnotationRefused(f"{given.entity!r} names no entity (give a URL or a name).")
-            text = given.entity or " ".join(words[turn.pk][given.start_word : given.end_word + 1])
+            text = given.entity or span_text(words[turn.pk], given.start_word, given.end_word)
             nugget = _write_nugget(annotator=annotator, actor=actor, turn=turn, start_word=given.start_word,
                                    end_word=given.end_word, entity=entity_for_text(turn, annotator, text, actor=actor))
         except AnnotationRefused as refused:

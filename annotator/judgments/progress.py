@@ -4,7 +4,7 @@ A conversation is finished for an annotator when
 - every system turn has a usefulness label (o / x / -),
 - every nugget's entity has a grade,
 - every entity named by a nugget has a membership in every attribute set of the topic type
-  (an entity graded with gain 0 is nonrelevant and needs none).
+  unless it is graded nonrelevant (annotator.rules.relevance).
 
 `progress_for(annotator, conversations)` counts all of it in five queries however many
 conversations, turns and nuggets there are.
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from django.db.models import Count, Q
 
 from annotator.models import AttributeSet, Conversation, Membership, Nugget, Turn, TurnLabel
+from annotator.rules.relevance import needs_every_membership
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,8 @@ def progress_for(annotator, conversations: Iterable[Conversation]) -> dict[int, 
         for entity_id, _grade_id, gain in rows:
             entities[entity_id] = gain
         complete = sum(
-            1 for entity_id, gain in entities.items() if gain == 0 or required <= given.get(entity_id, set())
+            1 for entity_id, gain in entities.items()
+            if not needs_every_membership(gain) or required <= given.get(entity_id, set())
         )
         result[pk] = Progress(
             system_turns=system_turns.get(pk, 0),

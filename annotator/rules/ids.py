@@ -20,10 +20,11 @@ RUN = "run"
 ATTRIBUTE_SET = "attribute set"
 ENTITY = "entity"
 
+ATTRIBUTE_SET_NAME = r"[A-Za-z][A-Za-z0-9_\-]*"  # also the paper format's grammar of a membership line (#NAME: (...))
 MAX_LENGTH = {TOPIC: 32, RUN: 100, ATTRIBUTE_SET: 50, ENTITY: 1000}
 _PATTERN = {
     TOPIC: (re.compile(r"[A-Za-z][A-Za-z0-9_.\-]*", re.ASCII), "a letter, then letters, digits, _, . or -"),
-    ATTRIBUTE_SET: (re.compile(r"[A-Za-z][A-Za-z0-9_\-]*", re.ASCII), "a letter, then letters, digits, _ or -"),
+    ATTRIBUTE_SET: (re.compile(ATTRIBUTE_SET_NAME, re.ASCII), "a letter, then letters, digits, _ or -"),
 }
 # extension lines of the paper format (#SPAN:, #ENTITY:, #COMMENT:): no attribute set takes these names
 RESERVED_ATTRIBUTE_SETS = frozenset({"SPAN", "ENTITY", "COMMENT"})

@@ -14,12 +14,18 @@ import pandas as pd
 from django.db.models import F
 
 from annotator.models import Campaign, Conversation, Membership, Nugget, Topic, TopicType, Turn
-from annotator.scores.per_conversation import attribute_specs, campaign_settings, gfrc_tables, judges, memberships_of
+from annotator.scores.per_conversation import attribute_specs, campaign_settings, gfrc_tables, gold_annotators, memberships_of
 from scoring import gfrc
 
 
+def gf_column(attribute_set_name: str) -> str:
+    return f"GF_{attribute_set_name}"
+
+
 def score_columns(table: pd.DataFrame) -> list[str]:
-    return ["R"] + [c for c in table.columns if c.startswith("GF_")] + ["GF", "GFRC"]
+    """The measure columns of a score table, in the one order every table, export and page
+    uses: R, GF_<attribute set>... (by name), GF, GFRC. An empty frame gives R, GF, GFRC."""
+    return ["R", *sorted(c for c in table.columns if c.startswith(gf_column(""))), "GF", "GFRC"]
 
 
 def topic_codes(campaign: Campaign) -> list[str]:
@@ -54,12 +60,12 @@ def score_tables(campaign: Campaign, whose: Mapping[int, int] | None = None, *, 
 
     `whose` (conversation id -> annotator id) scores just those conversations from those
     annotators' judgments (an automatic judge against the gold); by default every conversation
-    from its gold's (`judges`).
+    from its gold's (`gold_annotators`).
     """
     conversations = list(Conversation.objects.filter(topic__campaign=campaign).select_related("topic", "run"))
     settings = campaign_settings(campaign)
     if whose is None:
-        judge_of = judges(conversations)
+        judge_of = gold_annotators(conversations)
     else:
         conversations = [c for c in conversations if c.pk in whose]
         judge_of = {c.pk: whose[c.pk] for c in conversations}
@@ -110,7 +116,7 @@ def score_tables(campaign: Campaign, whose: Mapping[int, int] | None = None, *, 
             }
         )
         for m, spec in enumerate(specs):
-            frame[f"GF_{spec.name}"] = scores.GF_m[:, m]
+            frame[gf_column(spec.name)] = scores.GF_m[:, m]
         frame["GF"] = scores.GF
         frame["GFRC"] = scores.GFRC
         frames.append(frame)
@@ -118,19 +124,18 @@ def score_tables(campaign: Campaign, whose: Mapping[int, int] | None = None, *, 
             turn_frames.append(_system_turn_frame(group, turn_views, scores, specs))
     if not frames:
         return ScoreTables(
-            pd.DataFrame(columns=["conversation", "topic", "topic_type", "run", "judge", "R", "GF", "GFRC"]),
+            pd.DataFrame(columns=[*_LEADING, *score_columns(pd.DataFrame())]),
             pd.DataFrame(columns=list(_TURN_COLUMNS)),
         )
     table = pd.concat(frames, ignore_index=True)
-    leading = ["conversation", "topic", "topic_type", "run", "judge", "R"]
-    attribute_columns = sorted(c for c in table.columns if c.startswith("GF_"))
     return ScoreTables(
-        table[leading + attribute_columns + ["GF", "GFRC"]].sort_values(["run", "topic"], ignore_index=True),
+        table[[*_LEADING, *score_columns(table)]].sort_values(["run", "topic"], ignore_index=True),
         pd.concat(turn_frames, ignore_index=True) if turn_frames else pd.DataFrame(columns=list(_TURN_COLUMNS)),
     )
 
 
 _TURN_COLUMNS = ("conversation", "topic", "run", "turn", "attribute_set", "distr_sim")
+_LEADING = ("conversation", "topic", "topic_type", "run", "judge")
 
 
 def _system_turn_frame(group: Sequence[Conversation], turn_views, scores, specs) -> pd.DataFrame:
@@ -153,7 +158,6 @@ def _system_turn_frame(group: Sequence[Conversation], turn_views, scores, specs)
 def run_means(table: pd.DataFrame) -> pd.DataFrame:
     """Per-run means over topics of every score column (NaN-aware: a topic type without an
     attribute set does not pull that column's mean down)."""
-    columns = ["R"] + [c for c in table.columns if c.startswith("GF_")] + ["GF", "GFRC"]
-    means = table.groupby("run")[columns].mean()
+    means = table.groupby("run")[score_columns(table)].mean()
     means.insert(0, "topics", table.groupby("run")["topic"].nunique())
     return means.reset_index()

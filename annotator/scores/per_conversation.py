@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from annotator.models import AnnotatorProfile, Assignment, AttributeSet, Campaign, Conversation, Membership, Nugget, Turn
+from annotator.rules.relevance import needs_every_membership
 from scoring import gfrc
-from scoring.words import word_count
+from scoring.words import turn_offsets, word_position
 
 
 def campaign_settings(campaign: Campaign) -> gfrc.Settings:
@@ -58,6 +59,13 @@ class NuggetScore:
     contribution: float
     duplicate: bool
     incomplete: tuple[str, ...]  # attribute sets with no membership given for its entity
+
+    @property
+    def missing(self) -> tuple[str, ...]:
+        """The attribute sets its entity still needs a membership in (none once it is graded
+        nonrelevant: annotator.rules.relevance)."""
+        grade = self.nugget.entity.grade
+        return self.incomplete if needs_every_membership(grade.gain if grade is not None else None) else ()
 
 
 @dataclass
@@ -185,17 +193,15 @@ def gfrc_tables(
     turn_rows: dict[int, int] = {}
     turn_views: list[list[TurnScore]] = []
     for c, turns in enumerate(turn_lists):
-        offset = 0
+        bounds = turn_offsets([*(turn.text for turn in turns), ""])  # turn i holds words bounds[i]+1..bounds[i+1]
         views = []
-        for turn in turns:
-            words = word_count(turn.text)
-            view = TurnScore(turn=turn, offset=offset, end_wc=offset + words)
+        for i, turn in enumerate(turns):
+            view = TurnScore(turn=turn, offset=int(bounds[i]), end_wc=int(bounds[i + 1]))
             views.append(view)
             if turn.is_system:
                 turn_rows[turn.pk] = len(turn_end)
                 turn_conversation.append(c)
                 turn_end.append(view.end_wc)
-            offset += words
         turn_views.append(views)
     offsets = {view.turn.pk: view.offset for views in turn_views for view in views}
 
@@ -209,7 +215,7 @@ def gfrc_tables(
     for nuggets in nugget_lists:
         rows = []
         for nugget in nuggets:
-            wc = offsets[nugget.turn_id] + nugget.end_word + 1
+            wc = word_position(offsets[nugget.turn_id], nugget.end_word)
             given = memberships.get(nugget.entity_id)
             if not given:
                 missing = none_given
@@ -395,7 +401,7 @@ def score_conversations(
     return [result[c.pk] for c in conversations]
 
 
-def judges(conversations: Sequence[Conversation]) -> dict[int, int | None]:
+def gold_annotators(conversations: Sequence[Conversation]) -> dict[int, int | None]:
     """Whose judgments count for each conversation: the adjudicated gold, else the first human
     assignee (an automatic judge is compared with the gold, never taken for it)."""
     result: dict[int, int | None] = {c.pk: c.gold_annotator_id for c in conversations}

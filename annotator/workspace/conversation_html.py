@@ -10,44 +10,24 @@ shows as text and never runs).
 from __future__ import annotations
 
 from bisect import bisect_left
-from dataclasses import dataclass, field
-
 from html import escape
+from typing import TYPE_CHECKING
 
 from django.template.loader import get_template
 from django.utils.safestring import SafeString, mark_safe
 
 from annotator.models import TurnLabel
-from annotator.scores.per_conversation import ConversationScore, NuggetScore, TurnScore
-from scoring.words import tokenise
+from annotator.rules.candidates import Line, lines_of
 
-LABEL_NAMES = {"o": "looks useful", "x": "not useful", "-": "no turn"}
+if TYPE_CHECKING:  # filled by the read model (annotator.workspace.read_model), rendered here
+    from annotator.workspace.read_model import Candidate, EntityOption, Workbench
+from annotator.scores.per_conversation import NuggetScore, TurnScore
+
 # The turn's header (name, word range, running word count, label buttons): a template partial.
 TURN_HEAD = "annotator/conversation.html#turn-head"
 OOB = ' hx-swap-oob="true"'
-
-
-@dataclass
-class Line:
-    start: int  # 0-based word index in the turn of the line's first word
-    words: list[str]
-    text: str
-
-    @property
-    def end(self) -> int:
-        return self.start + len(self.words) - 1
-
-
-def lines_of(text: str) -> list[Line]:
-    """The turn's text lines with the turn word indices they cover (tokenise is the word rule)."""
-    lines, start = [], 0
-    for raw in text.splitlines():
-        words = tokenise(raw)
-        lines.append(Line(start=start, words=words, text=raw))
-        start += len(words)
-    if start != len(tokenise(text)):  # unusual separators: one line, the word rule wins
-        return [Line(start=0, words=tokenise(text), text=text)]
-    return lines
+# (value, meaning) of each usefulness label, from TurnLabel.Label: its label less the "o: " before it
+LABEL_MEANINGS = [(value, label.removeprefix(f"{value}: ")) for value, label in TurnLabel.Label.choices]
 
 
 # In a turn longer than this, annotate.js makes word spans only where the annotator works (the
@@ -56,55 +36,13 @@ def lines_of(text: str) -> list[Line]:
 HUGE_TURN_WORDS = 5000
 
 
-@dataclass(frozen=True)
-class EntityRow:
-    """An entity of the topic as the page needs it (read with values_list: no model objects)."""
-
-    pk: int
-    key: str
-    name: str
-    grade: str | None  # the grade's label
-
-
-def render_datalist(entities: list[EntityRow], exclude: int | None) -> SafeString:
+def render_datalist(entities: list[EntityOption], exclude: int | None) -> SafeString:
     options = (
         f'<option value="{escape(e.name or e.key)}">{escape(e.key)}{" · " + escape(e.grade) if e.grade else ""}</option>'
         for e in entities
         if e.pk != exclude
     )
     return mark_safe("".join(options))
-
-
-@dataclass
-class Candidate:
-    turn_id: int
-    start: int
-    end: int
-    text: str
-    known: EntityRow | None = None
-    key: str | None = None  # the entity identity its text gives (cited: the cited page's)
-    cited_by: int | None = None  # a span the system cited: that nugget of the judge `citations`
-    source: str = ""  # the cited page's title
-    redirect: bool = False  # the cited URL is a Google grounding redirect (the page is unknown offline)
-
-
-@dataclass(frozen=True)
-class Urls:
-    create: str
-    dismiss: str
-    label: str  # with {} for the turn id
-    nugget: str  # with {} for the nugget id
-    page: str
-
-
-@dataclass
-class Workbench:
-    score: ConversationScore
-    labels: dict[int, TurnLabel]
-    selected_id: int | None
-    urls: Urls
-    csrf_token: str
-    candidates: list[Candidate] = field(default_factory=list)
 
 
 def _hidden(name: str, value) -> str:
@@ -146,20 +84,6 @@ def render_turns(bench: Workbench, only: set[int] | None = None) -> SafeString:
     return mark_safe("".join(out))
 
 
-def affected_turns(bench: Workbench, turn_ids: set[int], entity_ids: set[int], keys: set[str]) -> set[int]:
-    """The turns whose rendering an edit can change: the turns it touched, every turn with a
-    nugget of an entity it touched (grade, name, membership and duplicate marks show there),
-    and every turn with a suggestion naming such an entity ("known · grade")."""
-    result = set(turn_ids)
-    for n in bench.score.nuggets:
-        if n.nugget.entity_id in entity_ids:
-            result.add(n.nugget.turn_id)
-    for c in bench.candidates:
-        if (c.key is not None and c.key in keys) or (c.known is not None and c.known.pk in entity_ids):
-            result.add(c.turn_id)
-    return result
-
-
 def _render_turn(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore], candidates, oob: bool = False) -> str:
     turn = view.turn
     token = bench.csrf_token
@@ -174,7 +98,7 @@ def _render_turn(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore], 
         # (label, what its button sends: nothing when pressed, which takes the label off, ...)
         "labels": [(value, "" if value == current else value, "dash" if value == "-" else value,
                     "true" if value == current else "false", f"{name}: {meaning} ({value})")
-                   for value, meaning in LABEL_NAMES.items()] if system else (),
+                   for value, meaning in LABEL_MEANINGS] if system else (),
     })
 
 
@@ -308,7 +232,7 @@ def _open_mark(bench: Workbench, n: NuggetScore) -> str:
     classes = "nugget " + (f"g{grade.level}" if grade is not None else "ungraded")
     if n.duplicate:
         classes += " dup"
-    if n.incomplete and (grade is None or grade.gain > 0):
+    if n.missing:
         classes += " incomplete"
     if n.nugget.pk == bench.selected_id:
         classes += " selected"

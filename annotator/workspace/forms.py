@@ -142,7 +142,9 @@ def find_entity(entities: list[Entity], text: str) -> Entity | None:
     return None
 
 
-class GradeForm(forms.Form):
+class EntityGradeForm(forms.Form):
+    """The grade an annotator gives the entity of a nugget (everywhere it is mentioned in the topic)."""
+
     grade = forms.TypedChoiceField(coerce=int, label="Grade")
     version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
 

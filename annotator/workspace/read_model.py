@@ -1,41 +1,76 @@
 """The read side of the workspace: what a page or an edit's answer shows, in a fixed number of
-queries (`workbench_context`), which turns an edit can have changed (`Affected`), and the
-suggested nuggets (`find_candidates`). Views call it; it knows nothing of HTTP beyond the
-request's user, session and CSRF token. The conversation column itself is rendered by
-annotator.workspace.conversation_html.
+queries (`workbench_context`), what an edit touched and which turns that can have changed
+(`Affected`, `touched`, `nugget_touched`, `affected_turns`), and the suggested nuggets
+(`find_candidates`, over annotator.rules.candidates). Views call it; it knows nothing of HTTP
+beyond the request's user, session and CSRF token. It defines the view-model types it fills
+(`Workbench`, `Candidate`, `EntityOption`, `Urls`, `NuggetLine`) and hands them down to
+annotator.workspace.conversation_html, which renders the conversation column and never calls back.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.middleware.csrf import get_token
 from django.template.loader import render_to_string
 from django.urls import reverse
 
-from annotator.judgments.edits import span_text
-from annotator.workspace.conversation_html import (
-    Candidate,
-    EntityRow,
-    Urls,
-    Workbench,
-    affected_turns,
-    lines_of,
-    render_datalist,
-    render_turns,
-    table_1_html,
-    table_2_html,
-)
-from annotator.workspace.forms import EntityDetailsForm, EntityLinkForm, GradeForm, MembershipForm, NuggetSpanForm
-from annotator.rules.identity import entity_key_and_name, find_url
-from annotator.models import Assignment, AttributeSet, Entity, Grade, Membership, Nugget, TurnLabel
-from annotator.rules.citations import CITATIONS_JUDGE
-from annotator.rules.identity import is_grounding_redirect
+from annotator.workspace.conversation_html import render_datalist, render_turns, table_1_html, table_2_html
+from annotator.workspace.forms import EntityDetailsForm, EntityLinkForm, EntityGradeForm, MembershipForm, NuggetSpanForm
+from annotator.rules.candidates import candidate_key, candidate_lines
+from annotator.models import Assignment, AttributeSet, Entity, Grade, Membership, TurnLabel
 from annotator.scores.per_conversation import ConversationScore, NuggetScore, attribute_sets_of, score_conversation
 from annotator.rules.vectors import format_vector
-from scoring.words import tokenise, word_count
+from scoring.words import span_text, tokenise, turn_offsets, word_position
+from annotator.models import Nugget
+from annotator.rules.citations import CITATIONS_JUDGE
+from annotator.rules.identity import is_grounding_redirect
 
 DISMISSED_SESSION_KEY = "gfrc_dismissed"
+
+
+@dataclass(frozen=True)
+class EntityOption:
+    """An entity of the topic as the link field's options and the suggestions show it (read with values_list: no model objects)."""
+
+    pk: int
+    key: str
+    name: str
+    grade: str | None  # the grade's label
+
+
+@dataclass
+class Candidate:
+    turn_id: int
+    start: int
+    end: int
+    text: str
+    known: EntityOption | None = None
+    key: str | None = None  # the entity identity its text gives (cited: the cited page's)
+    cited_by: int | None = None  # a span the system cited: that nugget of the judge `citations`
+    source: str = ""  # the cited page's title
+    redirect: bool = False  # the cited URL is a Google grounding redirect (the page is unknown offline)
+
+
+@dataclass(frozen=True)
+class Urls:
+    create: str
+    dismiss: str
+    label: str  # with {} for the turn id
+    nugget: str  # with {} for the nugget id
+    page: str
+
+
+@dataclass
+class Workbench:
+    score: ConversationScore
+    labels: dict[int, TurnLabel]
+    selected_id: int | None
+    urls: Urls
+    csrf_token: str
+    candidates: list[Candidate] = field(default_factory=list)
+
+
 
 
 def dismissed_in_session(request, conversation_id: int) -> set[str]:
@@ -80,12 +115,35 @@ class Affected:
 NOTHING = Affected()
 
 
-def affected(turns=(), entities=(), keys=()) -> Affected:
+def touched(turn_ids=(), entities: tuple[tuple[int | None, str], ...] | list = ()) -> Affected:
+    """What an edit touched: turns, and entities as (id, key): a deleted entity is gone by id,
+    but the suggestions that name its key still show it."""
     return Affected(
-        frozenset(t for t in turns if t is not None),
-        frozenset(e for e in entities if e is not None),
-        frozenset(k for k in keys if k),
+        frozenset(t for t in turn_ids if t is not None),
+        frozenset(pk for pk, _key in entities if pk is not None),
+        frozenset(key for _pk, key in entities if key),
     )
+
+
+def nugget_touched(nugget) -> Affected:
+    """An edit of `nugget` (or of its entity) touched its turn and its entity."""
+    return touched([nugget.turn_id], [(nugget.entity_id, nugget.entity.key)])
+
+
+def affected_turns(bench: Workbench, turn_ids: set[int], entity_ids: set[int], keys: set[str]) -> set[int]:
+    """The turns whose rendering an edit can change: the turns it touched, every turn with a
+    nugget of an entity it touched (grade, name, membership and duplicate marks show there),
+    and every turn with a suggestion naming such an entity ("known · grade")."""
+    result = set(turn_ids)
+    for n in bench.score.nuggets:
+        if n.nugget.entity_id in entity_ids:
+            result.add(n.nugget.turn_id)
+    for c in bench.candidates:
+        if (c.key is not None and c.key in keys) or (c.known is not None and c.known.pk in entity_ids):
+            result.add(c.turn_id)
+    return result
+
+
 
 
 @dataclass(frozen=True)
@@ -162,7 +220,7 @@ def table_1(score: ConversationScore, turns: set[int] | None = None) -> list[Nug
         rows.append(NuggetLine(
             n.nugget.turn_id, names[n.nugget.turn_id], name if len(name) <= 40 else name[:39] + "…", n.wc, f"{n.pw:.4f}",
             _gain(n.gain) if entity.grade_id is not None else None, f"{n.contribution:.4f}", n.duplicate,
-            ", ".join(n.incomplete) if n.gain > 0 else "",
+            ", ".join(n.missing),
         ))
     return rows
 
@@ -313,15 +371,15 @@ def _editor_context(selected: NuggetScore, score: ConversationScore, attribute_s
     return {
         "nugget": nugget,
         "entity": entity,
-        "nugget_text": span_text(turn, nugget.start_word, nugget.end_word),
+        "nugget_text": span_text(tokenise(turn.text), nugget.start_word, nugget.end_word),
         "nugget_turn": turn,
-        "first_wc": offset + nugget.start_word + 1,
+        "first_wc": word_position(offset, nugget.start_word),
         "other_mentions": duplicates_of,
         "span_form": bound.get("span")
         or NuggetSpanForm(
             nugget=nugget,
             offset=offset,
-            initial={"first": offset + nugget.start_word + 1, "last": selected.wc, "version": nugget.version},
+            initial={"first": word_position(offset, nugget.start_word), "last": selected.wc, "version": nugget.version},
         ),
         "link_form": bound.get("link") or EntityLinkForm(entities=[], initial={"version": nugget.version}),
         # The link field's suggestions are every other entity of the topic (hundreds of options):
@@ -330,7 +388,7 @@ def _editor_context(selected: NuggetScore, score: ConversationScore, attribute_s
         "entity_options": (
             render_datalist(entity_rows(entity.topic_id, nugget.annotator_id), entity.pk) if _details_open(bound) else ""
         ),
-        "grade_form": bound.get("grade") or GradeForm(grades=grades, initial={"version": entity.version}),
+        "grade_form": bound.get("grade") or EntityGradeForm(grades=grades, initial={"version": entity.version}),
         "details_form": bound.get("details")
         or EntityDetailsForm(initial={"name": entity.name, "comment": entity.comment, "version": entity.version}),
         "membership_rows": rows,
@@ -340,10 +398,6 @@ def _editor_context(selected: NuggetScore, score: ConversationScore, attribute_s
 
 def _details_open(bound: dict) -> bool:
     return any(bound.get(name) is not None and bound[name].errors for name in ("link", "details"))
-
-
-def candidate_key(turn_id: int, start: int, end: int) -> str:
-    return f"{turn_id}:{start}:{end}"
 
 
 @dataclass(frozen=True)
@@ -368,11 +422,12 @@ def cited_spans(conversation_id: int) -> list[CitedSpan]:
     return [CitedSpan(*row) for row in rows]
 
 
-def find_candidates(score: ConversationScore, annotator_nuggets, dismissed: set[str], topic_id: int | None = None,
-                    annotator_id: int | None = None, cited: list[CitedSpan] = ()) -> list[Candidate]:
-    """The suggested nuggets: the spans the system cited (`cited`), then every line of a system
-    turn with a URL; each if no nugget of the annotator touches it and it was not dismissed.
-    With an annotator, the entity of the topic each names, if any (one query, for those keys)."""
+def find_candidates(score: ConversationScore, annotator_nuggets, dismissed: set[str], topic_id: int,
+                    annotator_id: int, cited: list[CitedSpan] = ()) -> list[Candidate]:
+    """The suggested nuggets the annotator did not dismiss: the spans the system cited (`cited`),
+    then the lines of annotator.rules.candidates (a line on which the system cited words is not
+    suggested twice); each with the annotator's entity of the topic it names, if any (one
+    query, for those keys)."""
     taken: dict[int, set[int]] = {}
     for n in annotator_nuggets:
         taken.setdefault(n.nugget.turn_id, set()).update(range(n.nugget.start_word, n.nugget.end_word + 1))
@@ -383,34 +438,28 @@ def find_candidates(score: ConversationScore, annotator_nuggets, dismissed: set[
             continue
         if candidate_key(span.turn_id, span.start, span.end) in dismissed or span.turn_id not in texts:
             continue
-        words = " ".join(tokenise(texts[span.turn_id])[span.start : span.end + 1])
-        result.append(Candidate(span.turn_id, span.start, span.end, words, None, span.url, cited_by=span.nugget_id,
-                                source=span.title, redirect=is_grounding_redirect(span.url)))
-    for view in score.turns:
-        turn = view.turn
-        if not turn.is_system:
-            continue
-        cited_here = [c for c in result if c.turn_id == turn.pk]
-        for line in lines_of(turn.text):
-            if not line.words or not taken.get(turn.pk, set()).isdisjoint(range(line.start, line.end + 1)):
-                continue
-            if find_url(line.text) is None:
-                continue
-            if any(line.start <= c.start <= line.end for c in cited_here):
-                continue  # the system cited words of this line: that proposal says more than the line
-            if candidate_key(turn.pk, line.start, line.end) in dismissed:
-                continue
-            key, _name = entity_key_and_name(line.text)
-            result.append(Candidate(turn.pk, line.start, line.end, line.text, None, key))
+        result.append(Candidate(span.turn_id, span.start, span.end, span_text(tokenise(texts[span.turn_id]), span.start, span.end),
+                                None, span.url, cited_by=span.nugget_id, source=span.title,
+                                redirect=is_grounding_redirect(span.url)))
+    cited_starts: dict[int, list[int]] = {}
+    for c in result:
+        cited_starts.setdefault(c.turn_id, []).append(c.start)
+    result += [
+        Candidate(view.turn.pk, line.start, line.end, line.text, None, line.key)
+        for view in score.turns if view.turn.is_system
+        for line in candidate_lines(view.turn.text, taken.get(view.turn.pk, set()))
+        if candidate_key(view.turn.pk, line.start, line.end) not in dismissed
+        and not any(line.start <= start <= line.end for start in cited_starts.get(view.turn.pk, ()))
+    ]
     keys = {c.key for c in result if c.key}
-    if keys and annotator_id is not None:
+    if keys:
         known = {e.key: e for e in entity_rows(topic_id, annotator_id, keys)}
         for candidate in result:
             candidate.known = known.get(candidate.key)
     return result
 
 
-def entity_rows(topic_id: int, annotator_id: int, keys: set[str] | None = None) -> list[EntityRow]:
+def entity_rows(topic_id: int, annotator_id: int, keys: set[str] | None = None) -> list[EntityOption]:
     """The annotator's entities of the topic (or those with these keys), by name."""
     entities = Entity.objects.filter(topic_id=topic_id, annotator_id=annotator_id)
     if keys is not None:
@@ -420,12 +469,13 @@ def entity_rows(topic_id: int, annotator_id: int, keys: set[str] | None = None) 
         .order_by("name", "key")
         .values_list("pk", "key", "name", "grade__label")
     )
-    return [EntityRow(*row) for row in rows]
+    return [EntityOption(*row) for row in rows]
 
 
 def words_before(turns, turn) -> int:
     """The conversation-wide position of the word before `turn`'s first (`turns`: all of them)."""
-    return sum(word_count(t.text) for t in turns if t.position < turn.position)
+    ordered = sorted(turns, key=lambda t: t.position)
+    return int(turn_offsets([t.text for t in ordered])[[t.pk for t in ordered].index(turn.pk)])
 
 
 def score_panel_html(score: ConversationScore) -> str:

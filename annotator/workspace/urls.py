@@ -1,18 +1,20 @@
 """URLs of the annotator's workspace (queue, conversation, nugget edits, score panel).
 
-Names others link to: "queue", "conversation" and "score-panel" (kwargs conversation_id).
+Names others link to: "home" (where a user lands: their queue, or the console for an organiser
+with nothing to annotate), "queue", "conversation" and "score-panel" (kwargs conversation_id).
 All HTML (pages and htmx fragments); the JSON API lives in annotator/api.
 """
 
 from django.urls import path
 
 from annotator.workspace.views import conversation as page
-from annotator.workspace.views import edits, queue
+from annotator.workspace.views import edits, home, queue
 
 conversation_path = "conversations/<id:conversation_id>/"
 nugget = conversation_path + "nuggets/<id:nugget_id>/"
 
 urlpatterns = [
+    path("", home.home, name="home"),
     path("queue/", queue.queue, name="queue"),
     path("queue/next/", queue.next_unfinished, name="queue-next"),
     path(conversation_path, page.conversation, name="conversation"),

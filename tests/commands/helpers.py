@@ -14,7 +14,7 @@ from django.core.management.base import CommandError
 ROOT = Path(__file__).resolve().parents[2]
 CAMPAIGN_FILE = ROOT / "fixtures" / "fairweb-campaign.json"
 EXAMPLE = ROOT / "fixtures" / "demo" / "M002-bing-trial1.txt"
-BARD_FIGURE = ROOT / "tests" / "formats" / "data" / "M002-bard-trial1-figure5.txt"
+BARD_FIGURE = ROOT / "tests" / "interchange" / "formats" / "data" / "M002-bard-trial1-figure5.txt"
 
 
 def run(*args, **options) -> tuple[str, str]:

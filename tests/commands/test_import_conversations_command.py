@@ -309,7 +309,7 @@ HARVESTS = Path(__file__).resolve().parents[1] / "interchange" / "data" / "harve
 ])
 def test_each_harvest_format_is_imported_into_the_topic_given_with_its_citations_as_the_judges_nuggets(gold, name, said):
     from annotator.interchange.formats import parse_file
-    from annotator.judgments.edits import span_text
+    from scoring.words import span_text, tokenise
     from annotator.rules.identity import normalise_url
 
     out, err = run("import_conversations", "--campaign", "fairweb1", "--run", "sys", "--topic", "M010", str(HARVESTS / name))
@@ -319,7 +319,7 @@ def test_each_harvest_format_is_imported_into_the_topic_given_with_its_citations
     assert [c.run.name for c in conversations] == [f"sys-trial{i}" for i in range(1, len(parsed) + 1)]
     for conversation, read in zip(conversations, parsed):
         assert [t.text for t in conversation.turns.order_by("position")] == [t.text for t in read.turns]
-        proposed = {(n.turn.position - 1, n.start_word, n.end_word): (span_text(n.turn, n.start_word, n.end_word), n.entity.key)
+        proposed = {(n.turn.position - 1, n.start_word, n.end_word): (span_text(tokenise(n.turn.text), n.start_word, n.end_word), n.entity.key)
                     for n in Nugget.objects.filter(turn__conversation=conversation, annotator__username="citations")
                     .select_related("turn", "entity")}
         cited = {(c.turn, c.start_word, c.end_word) for c in read.citations}

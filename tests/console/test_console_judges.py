@@ -126,7 +126,7 @@ def test_marking_an_account_again_without_a_description_keeps_the_one_it_had(org
 
 def test_an_account_that_works_in_another_campaign_cannot_be_marked_from_this_one(organiser, campaign, demo):
     from annotator.models import Assignment
-    from annotator.scores.per_conversation import judges
+    from annotator.scores.per_conversation import gold_annotators
     from tests.factories import make_campaign, make_conversation
 
     bob = demo[2][1]
@@ -136,5 +136,5 @@ def test_an_account_that_works_in_another_campaign_cannot_be_marked_from_this_on
     assert response.status_code == 400
     assert "other campaigns" in response.content.decode()
     assert not AnnotatorProfile.objects.filter(user=bob, is_automatic=True).exists()
-    assert judges([elsewhere]) == {elsewhere.pk: bob.pk}
+    assert gold_annotators([elsewhere]) == {elsewhere.pk: bob.pk}
     assert Assignment.objects.filter(annotator=bob, conversation=elsewhere).exists()

@@ -10,7 +10,7 @@ from annotator.interchange.formats import count_conversations, parse_file
 
 from .harvest_helpers import DATA
 
-PAPER = (Path(__file__).parents[1] / "formats" / "data" / "M002-bing-trial1.txt").read_bytes()
+PAPER = (Path(__file__).parent / "formats" / "data" / "M002-bing-trial1.txt").read_bytes()
 JSONL_LINE = json.dumps({"topic": "M002", "run": "r1", "turns": [{"role": "user", "text": "hi"}, {"role": "system", "text": "hello"}]})
 
 

@@ -1,4 +1,5 @@
-"""The scoring core must run where Django cannot even be imported (numpy + stdlib only)."""
+"""The scoring core, the annotation rules (annotator/rules/) and the file formats
+(annotator/interchange/formats/) must run where Django cannot even be imported (numpy + stdlib only)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PURE_MODULES = ["scoring", "scoring.words", "scoring.divergence", "scoring.gfrc", "scoring.gfr", "scoring.usefulness",
-                "scoring.reference", "scoring.rankings"]
+                "scoring.reference", "scoring.rankings", "scoring.agreement"]
+# Every module of these packages, found on disk: a new rule or format is held to it too.
+PURE_PACKAGES = {"annotator.rules": ROOT / "annotator" / "rules", "annotator.interchange.formats": ROOT / "annotator" / "interchange" / "formats"}
+PURE_ANNOTATOR_MODULES = sorted(
+    ".".join([package, *path.relative_to(folder).with_suffix("").parts]).removesuffix(".__init__")
+    for package, folder in PURE_PACKAGES.items() for path in folder.rglob("*.py")
+)
 # Statistics over run scores may use scipy.stats too (still no Django).
 STATISTICS_MODULES = ["scoring.significance"]
 
@@ -55,6 +62,11 @@ def test_the_statistics_module_compares_runs_with_django_made_unimportable_using
         "significance.topics_for_anova(0.02, 0.05, 3); significance.standardise(np.ones((2, 2)))"
     )
     assert _loaded(STATISTICS_MODULES, ("numpy", "scipy", "cython_runtime", "scoring"), call) == {"django": [], "outside": []}
+
+
+def test_the_annotation_rules_and_the_file_formats_import_with_django_made_unimportable_and_load_only_numpy_and_stdlib():
+    assert {"annotator.rules.spans", "annotator.interchange.formats.paper", "annotator.interchange.formats.harvest"} <= set(PURE_ANNOTATOR_MODULES)
+    assert _loaded(PURE_ANNOTATOR_MODULES, ("numpy", "scoring", "annotator")) == {"django": [], "outside": []}
 
 
 def test_the_ntcireval_file_readers_import_with_django_made_unimportable():

@@ -11,7 +11,7 @@ from annotator.console import reports
 from annotator.access import campaign_for_organiser, conversation_for_organiser
 from annotator.console.forms import GoldForm
 from annotator.models import Conversation
-from annotator.scores.per_conversation import judges, score_conversation
+from annotator.scores.per_conversation import gold_annotators, score_conversation
 
 
 @login_required
@@ -38,7 +38,7 @@ def adjudicate(request: HttpRequest, slug: str, conversation: int) -> HttpRespon
         messages.success(request, f"{conv}: the scores now use {conv.gold_annotator.get_username()}'s judgments.")
         return redirect("console:adjudicate", slug=campaign.slug, conversation=conv.pk)
     annotators = list(form.fields["gold_annotator"].queryset)
-    judge = judges([conv])[conv.pk]
+    judge = gold_annotators([conv])[conv.pk]
     if not form.is_bound and judge is not None:
         form.initial["gold_annotator"] = judge
     scores = [{"annotator": a, "score": score_conversation(conv, a)} for a in annotators]

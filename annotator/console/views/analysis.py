@@ -18,9 +18,9 @@ from annotator.access import campaign_for_organiser, conversation_for_organiser
 from annotator.console.forms import AnalysisForm, MeasureForm
 from annotator.models import Campaign, Conversation
 from annotator.scores.campaign_tables import score_table, score_tables
-from annotator.scores.per_conversation import judges, score_conversation
+from annotator.scores.per_conversation import gold_annotators, score_conversation
 from annotator.workspace.read_model import score_panel_html
-from scoring.words import tokenise
+from scoring.words import span_text, tokenise
 
 def _compared(campaign: Campaign, query) -> tuple[AnalysisForm, run_comparison.MeasureComparison | None]:
     """The run comparison the query asks for; None when the form refuses it."""
@@ -105,7 +105,7 @@ def conversations(request: HttpRequest, slug: str, ids: list[int]) -> HttpRespon
 def read_only_conversation(conversation: Conversation) -> dict:
     """What the organiser sees of a conversation: its turns with the judge's nuggets and the
     workspace's score panel (which has no edit controls), scored as the reports score it."""
-    judge = judges([conversation])[conversation.pk]
+    judge = gold_annotators([conversation])[conversation.pk]
     score = score_conversation(conversation, judge)
     nuggets_by_turn: dict[int, list] = {}
     for n in score.nuggets:
@@ -115,7 +115,7 @@ def read_only_conversation(conversation: Conversation) -> dict:
         words = tokenise(view.turn.text)
         turns.append({
             "view": view,
-            "nuggets": [{"score": n, "words": " ".join(words[n.nugget.start_word:n.nugget.end_word + 1])}
+            "nuggets": [{"score": n, "words": span_text(words, n.nugget.start_word, n.nugget.end_word)}
                         for n in nuggets_by_turn.get(view.turn.pk, [])],
         })
     return {

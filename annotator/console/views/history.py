@@ -21,7 +21,7 @@ from django.views.decorators.http import require_GET
 from annotator.access import conversation_for_organiser
 from annotator.interchange.csvsafe import csv_lines
 from annotator.models import AnnotationEvent, AttributeSet, Conversation, Entity, Grade, Nugget
-from scoring.words import tokenise
+from scoring.words import span_text, tokenise
 
 SHOWN_FIELDS = {
     AnnotationEvent.Kind.NUGGET: ["turn", "start_word", "end_word", "entity"],
@@ -132,8 +132,7 @@ class Names:
         turn = self.turns.get(state.get("turn"))
         if turn is None or state.get("start_word") is None:
             return ""
-        words = tokenise(turn.text)[state["start_word"] : state["end_word"] + 1]
-        text = " ".join(words)
+        text = span_text(tokenise(turn.text), state["start_word"], state["end_word"])
         return text if len(text) <= 120 else text[:117] + "..."
 
     def target(self, event: AnnotationEvent) -> str:

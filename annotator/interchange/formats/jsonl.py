@@ -20,7 +20,7 @@ from typing import Any
 
 from annotator.rules.identity import entity_key_and_name, name_key, normalise_url
 from annotator.rules.spans import span_problem
-from scoring.words import tokenise
+from scoring.words import span_text, tokenise, word_position
 
 from .model import (
     FormatError,
@@ -371,8 +371,8 @@ def conversation_to_json(conv: ParsedConversation) -> dict:
             "turn": n.turn + 1,
             "start": n.start_word,
             "end": n.end_word,
-            "text": " ".join(words[n.start_word : n.end_word + 1]),
-            "wc": offsets[n.turn] + n.end_word + 1,
+            "text": span_text(words, n.start_word, n.end_word),
+            "wc": word_position(offsets[n.turn], n.end_word),
             "grade": n.grade,
         }
         if n.comment:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from annotator.rules.vectors import VECTOR_TOLERANCE, exact_number, format_number, parse_number, vector_problem  # noqa: F401 (re-exported: the formats' vocabulary)
-from scoring.words import tokenise, turn_offsets, word_count
+from scoring.words import tokenise, turn_offsets, word_count, word_position
 
 __all__ = [
     "ParsedConversation",
@@ -188,7 +188,7 @@ class ParsedConversation:
     def wc(self, nugget: ParsedNugget, offsets: list[int] | None = None) -> int:
         """WC(n): the 1-based conversation-wide position of the nugget's last word."""
         offsets = self.offsets() if offsets is None else offsets
-        return offsets[nugget.turn] + nugget.end_word + 1
+        return word_position(offsets[nugget.turn], nugget.end_word)
 
     def words(self, turn: int) -> list[str]:
         return tokenise(self.turns[turn].text)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from annotator.interchange.formats.model import FormatError
 from annotator.interchange.formats.paper import decode_utf8
+from annotator.rules.ids import ATTRIBUTE_SET_NAME
 from annotator.rules.vectors import VectorError, check_distribution, parse_number
 
 __all__ = [
@@ -26,7 +27,7 @@ __all__ = [
     "read_qrels", "read_gmemb", "read_run", "gmemb_name",
 ]
 
-GMEMB_NAME = re.compile(r"^(?:.*\.)?(?P<type>[A-Za-z][A-Za-z0-9]*)-(?P<attribute>[A-Za-z][A-Za-z0-9_\-]*)\.gmemb$")
+GMEMB_NAME = re.compile(rf"^(?:.*\.)?(?P<type>[A-Za-z][A-Za-z0-9]*)-(?P<attribute>{ATTRIBUTE_SET_NAME})\.gmemb$")
 LEVEL = re.compile(r"^L\d+$")
 MAX_ID = 1000  # the longest document id an entity key holds
 

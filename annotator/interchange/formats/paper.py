@@ -24,8 +24,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from annotator.rules.ids import ATTRIBUTE_SET, ATTRIBUTE_SET_NAME, id_problem
 from annotator.rules.identity import entity_key_and_name, find_url
-from scoring.words import tokenise, word_count
+from scoring.words import span_text, tokenise, word_count, word_position
 
 from .model import (
     FormatError,
@@ -44,7 +45,6 @@ from .model import (
 __all__ = ["parse_paper", "parse_paper_bytes", "write_paper", "classify", "derive_entity", "decode_utf8"]
 
 LABELS = ("o", "x", "-")
-RESERVED = ("SPAN", "ENTITY", "COMMENT")
 
 TOPIC_RE = re.compile(r"^#####(?!#)[ \t]*([A-Za-z][A-Za-z0-9_.\-]*)(?:[ \t]+run=(\S+))?[ \t]*$")
 TURN_RE = re.compile(r"^###(?!#)[ \t]*([US])(\d+)(?=\s|$)(.*)$")
@@ -53,7 +53,7 @@ WC_RE = re.compile(r"^\s*wc\s*=(.*)$", re.IGNORECASE)
 SPAN_RE = re.compile(r"^\s*#SPAN\s*:(.*)$")
 ENTITY_RE = re.compile(r"^\s*#ENTITY\s*:(.*)$")
 COMMENT_RE = re.compile(r"^\s*#COMMENT\s*:(.*)$")
-MEMBERSHIP_RE = re.compile(r"^\s*#([A-Za-z][A-Za-z0-9_\-]*)\s*:\s*\((.*)$")
+MEMBERSHIP_RE = re.compile(rf"^\s*#({ATTRIBUTE_SET_NAME})\s*:\s*\((.*)$")
 SPAN_VALUE_RE = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+))?\s*$")
 
 
@@ -539,22 +539,22 @@ def _conversation_lines(conv: ParsedConversation):
 def _block_lines(n: ParsedNugget, lines: list[str], anchor: int, whole: bool, before: int, turn: ParsedTurn):
     out = []
     if not whole:
-        out.append(f"#SPAN: {before + n.start_word + 1}-{before + n.end_word + 1}")
+        out.append(f"#SPAN: {word_position(before, n.start_word)}-{word_position(before, n.end_word)}")
     if n.grade is not None:
         if not re.fullmatch(r"L\d+", n.grade):
             raise ValueError(f"grade {n.grade!r} cannot be written in the paper format")
         out.append(f"#{n.grade}" + (f" # {_one_line(n.comment)}" if n.comment else ""))
     elif n.comment:
         out.append(f"#COMMENT: {_one_line(n.comment)}")
-    out.append(f"wc= {before + n.end_word + 1}")
+    out.append(f"wc= {word_position(before, n.end_word)}")
     words = tokenise(turn.text)
-    text = " ".join(words[n.start_word : n.end_word + 1])
+    text = span_text(words, n.start_word, n.end_word)
     derived = derive_entity(lines, anchor, text, whole)
     if (n.entity_key, n.entity_name) != derived:
         value = json.dumps({"key": n.entity_key, "name": n.entity_name}, ensure_ascii=False)
         out.append(f"#ENTITY: {value}")
     for name, m in n.memberships.items():
-        if not MEMBERSHIP_RE.match(f"#{name}: (") or name in RESERVED:
+        if id_problem(ATTRIBUTE_SET, name) is not None:
             raise ValueError(f"attribute set name {name!r} cannot be written in the paper format")
         vector = ",".join(format_number(v) for v in m.vector)
         out.append(f"#{name}: ({vector})" + (f" #{_one_line(m.evidence)}" if m.evidence else ""))

@@ -19,7 +19,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
-from django_htmx.http import reswap, trigger_client_event
+from django_htmx.http import reswap
 
 from annotator.judgments import edits
 from annotator.access import assignment_for_annotator, attribute_set_of, nugget_in_conversation, turn_for_annotator
@@ -27,7 +27,7 @@ from annotator.workspace.forms import (
     DismissForm,
     EntityDetailsForm,
     EntityLinkForm,
-    GradeForm,
+    EntityGradeForm,
     LabelForm,
     MembershipForm,
     NuggetSpanForm,
@@ -35,10 +35,17 @@ from annotator.workspace.forms import (
     VersionForm,
 )
 from annotator.models import Assignment, Entity, Grade, Turn
-from annotator.workspace.read_model import NOTHING, Affected, affected, dismiss_in_session, workbench_context, words_before
+from annotator.workspace.read_model import (
+    NOTHING,
+    Affected,
+    dismiss_in_session,
+    nugget_touched,
+    touched,
+    workbench_context,
+    words_before,
+)
 
 TEMPLATE = "annotator/conversation.html"
-CHANGED_EVENT = "annotations-changed"
 
 
 def respond(
@@ -80,8 +87,6 @@ def respond(
             response = render(request, f"{TEMPLATE}#edit-response", context, status=status)
     else:
         response = render(request, TEMPLATE, context, status=status)
-    if changed:
-        trigger_client_event(response, CHANGED_EVENT)
     return response
 
 
@@ -154,7 +159,7 @@ def create_nugget(request: HttpRequest, conversation_id: int) -> HttpResponse:
             annotator=request.user, actor=request.user, turn=data["turn"], start_word=data["start"], end_word=data["end"],
             cited=data.get("cited"),
         )
-        return Done(affected(turns=[nugget.turn_id], entities=[nugget.entity_id], keys=[nugget.entity.key]), nugget.pk)
+        return Done(nugget_touched(nugget), nugget.pk)
 
     return _edit(request, assignment, form, change, selected_id=_selected(request))
 
@@ -169,7 +174,7 @@ def dismiss_suggestion(request: HttpRequest, conversation_id: int) -> HttpRespon
 
     def change(data) -> Done:
         dismiss_in_session(request, conversation_id, data["turn"].pk, data["start"], data["end"])
-        return Done(affected(turns=[data["turn"].pk]), _selected(request), changed=False)
+        return Done(touched([data["turn"].pk]), _selected(request), changed=False)
 
     return _edit(request, assignment, form, change, selected_id=_selected(request))
 
@@ -184,13 +189,13 @@ def nugget(request: HttpRequest, conversation_id: int, nugget_id: int) -> HttpRe
         if not request.htmx:
             url = reverse("conversation", kwargs={"conversation_id": conversation_id})
             return redirect(f"{url}?nugget={nugget.pk}#editor")
-        return respond(request, assignment, selected_id=nugget.pk, only=affected(turns=[nugget.turn_id]))
+        return respond(request, assignment, selected_id=nugget.pk, only=touched([nugget.turn_id]))
     form = NuggetSpanForm(request.POST, nugget=nugget, offset=words_before(_turns_of(assignment).values(), nugget.turn))
 
     def change(data) -> Done:
         edits.update_nugget(nugget, actor=request.user, expected_version=data["version"],
                                   start_word=data["start"], end_word=data["end"])
-        return Done(affected(turns=[nugget.turn_id], entities=[nugget.entity_id]), nugget.pk, "Nugget moved.")
+        return Done(nugget_touched(nugget), nugget.pk, "Nugget moved.")
 
     return _edit(request, assignment, form, change, selected_id=nugget.pk, bound={"span": form})
 
@@ -200,11 +205,11 @@ def nugget(request: HttpRequest, conversation_id: int, nugget_id: int) -> HttpRe
 def delete_nugget(request: HttpRequest, conversation_id: int, nugget_id: int) -> HttpResponse:
     assignment = assignment_for_annotator(request.user, conversation_id)
     nugget = nugget_in_conversation(request.user, conversation_id, nugget_id)
-    touched = affected(turns=[nugget.turn_id], entities=[nugget.entity_id], keys=[nugget.entity.key])
+    before = nugget_touched(nugget)
 
     def change(data) -> Done:
         edits.delete_nugget(nugget, actor=request.user, expected_version=data["version"])
-        return Done(touched, None, "Nugget deleted (u undoes).")
+        return Done(before, None, "Nugget deleted (u undoes).")
 
     return _edit(request, assignment, VersionForm(request.POST), change, selected_id=nugget.pk)
 
@@ -225,8 +230,7 @@ def link_entity(request: HttpRequest, conversation_id: int, nugget_id: int) -> H
         entity = edits.link_nugget(nugget, actor=request.user, expected_version=data["version"],
                                          entity=data["existing"], text=data["entity"],
                                          conversation=assignment.conversation)
-        only = affected(turns=[nugget.turn_id], entities=[before[0], entity.pk], keys=[before[1], entity.key])
-        return Done(only, nugget.pk, f"Linked to {entity.name or entity.key}.")
+        return Done(touched([nugget.turn_id], [before, (entity.pk, entity.key)]), nugget.pk, f"Linked to {entity.name or entity.key}.")
 
     return _edit(request, assignment, form, change, selected_id=nugget.pk, bound={"link": form})
 
@@ -247,12 +251,12 @@ def grade(request: HttpRequest, conversation_id: int, nugget_id: int) -> HttpRes
     assignment = assignment_for_annotator(request.user, conversation_id)
     nugget = nugget_in_conversation(request.user, conversation_id, nugget_id)
     grades = list(Grade.objects.filter(campaign_id=assignment.conversation.topic.campaign_id).order_by("level"))
-    form = GradeForm(request.POST, grades=grades)
+    form = EntityGradeForm(request.POST, grades=grades)
 
     def change(data) -> Done:
         edits.update_entity(_entity_of(nugget, assignment), actor=request.user, expected_version=data["version"],
                                   conversation=assignment.conversation, grade=data["grade"])
-        return Done(affected(turns=[nugget.turn_id], entities=[nugget.entity_id]), nugget.pk)
+        return Done(nugget_touched(nugget), nugget.pk)
 
     return _edit(request, assignment, form, change, selected_id=nugget.pk, bound={"grade": form})
 
@@ -268,7 +272,7 @@ def entity_details(request: HttpRequest, conversation_id: int, nugget_id: int) -
     def change(data) -> Done:
         edits.update_entity(_entity_of(nugget, assignment), actor=request.user, expected_version=data["version"],
                                   conversation=assignment.conversation, name=data["name"], comment=data["comment"])
-        return Done(affected(turns=[nugget.turn_id], entities=[nugget.entity_id]), nugget.pk, "Entity saved.")
+        return Done(nugget_touched(nugget), nugget.pk, "Entity saved.")
 
     return _edit(request, assignment, form, change, selected_id=nugget.pk, bound={"details": form})
 
@@ -286,7 +290,7 @@ def membership(request: HttpRequest, conversation_id: int, nugget_id: int, attri
         edits.set_membership(_entity_of(nugget, assignment), attribute_set, actor=request.user,
                                    expected_version=data["version"], vector=data["result"],
                                    evidence=data["evidence"], conversation=assignment.conversation)
-        return Done(affected(turns=[nugget.turn_id], entities=[nugget.entity_id]), nugget.pk)
+        return Done(nugget_touched(nugget), nugget.pk)
 
     return _edit(request, assignment, form, change, selected_id=nugget.pk, bound={("membership", attribute_set.pk): form})
 
@@ -303,7 +307,7 @@ def label_turn(request: HttpRequest, conversation_id: int, turn_id: int) -> Http
     def change(data) -> Done:
         edits.set_turn_label(turn, annotator=request.user, actor=request.user, label=data["label"],
                                    expected_version=data["version"])
-        return Done(affected(turns=[turn.pk]), _selected(request))
+        return Done(touched([turn.pk]), _selected(request))
 
     return _edit(request, assignment, LabelForm(request.POST), change, selected_id=_selected(request))
 

@@ -12,7 +12,7 @@ from annotator.scores.per_conversation import score_conversation
 from scoring.words import tokenise
 from tests.factories import make_campaign, make_conversation, make_user, mark
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "demo" / "M002-bing-trial1.txt"
+EXAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "demo" / "M002-bing-trial1.txt"
 
 pytestmark = pytest.mark.django_db
 

@@ -1,10 +1,10 @@
-"""annotator.evaluation.agreement against known values."""
+"""scoring.agreement against known values."""
 
 import math
 
 import pytest
 
-from annotator.evaluation.agreement import cohen_kappa, dice, krippendorff_alpha, membership_distance, span_agreement
+from scoring.agreement import cohen_kappa, dice, krippendorff_alpha, membership_distance, span_agreement
 
 N = None
 # Krippendorff (2011), "Computing Krippendorff's alpha-reliability", the 4 coders x 12 units example.

@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 
 from annotator.interchange.formats import ParsedCitation, ParsedConversation, ParsedTurn, ParseResult
 from annotator.interchange.importing import import_parsed
-from annotator.judgments.edits import span_text
+from scoring.words import span_text, tokenise
 from annotator.models import AnnotatorProfile, Assignment, Campaign, Conversation, Entity, Nugget, Run, is_automatic_judge
 from annotator.rules.citations import CITATIONS_JUDGE
 from tests.commands.helpers import load_fairweb, row_counts
@@ -95,7 +95,7 @@ def test_each_cited_span_becomes_a_nugget_of_the_automatic_judge_citations_word_
     assert is_automatic_judge(judge) and not judge.has_usable_password()
     assert judge.annotator_profile.description.startswith("Not a model: the systems' own citations")
     nuggets = Nugget.objects.filter(annotator=judge).select_related("turn", "entity", "entity__grade").order_by("turn__conversation", "start_word")
-    seen = [(n.turn.conversation_id, str(n.turn.role) + str(n.turn.number), span_text(n.turn, n.start_word, n.end_word),
+    seen = [(n.turn.conversation_id, str(n.turn.role) + str(n.turn.number), span_text(tokenise(n.turn.text), n.start_word, n.end_word),
              n.entity.key, n.entity.name, n.entity.grade.label) for n in nuggets]
     first, second = Conversation.objects.order_by("pk")
     volver = ("S2", "**Volver** (2006) is a comedy-drama. [imdb.com](https://www.imdb.com/title/tt0441909/?utm_source=openai)",

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from annotator.evaluation import agreement
+from scoring import agreement
 from annotator.evaluation.judge_comparison import CAMPAIGN_COLUMNS, _measure_ranking, compare_judge
 from annotator.models import AnnotatorProfile, Conversation, Nugget
 from annotator.scores.per_conversation import score_conversation
@@ -107,7 +107,7 @@ def test_a_judge_compared_with_itself_as_gold_compares_nothing(demo):
 def test_the_comparison_reads_a_fixed_number_of_queries_however_many_conversations(db, topics, django_assert_num_queries):
     campaign, _, (ann, bob) = build_demo(n_topics=topics)
     AnnotatorProfile.mark(bob)
-    # 1 the judge's conversations; 2 their first human assignees (judges); 3-8 the gold's score
+    # 1 the judge's conversations; 2 their first human assignees (gold_annotators); 3-8 the gold's score
     # table: conversations, topic types, their attribute sets, then turns, nuggets, memberships (per
     # topic type: one here); 9-14 the judge's score table, the same six; 15 both sides' nuggets;
     # 16 their memberships; 17 the campaign's grades

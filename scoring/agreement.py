@@ -4,7 +4,8 @@
   interval metric (Krippendorff, "Computing Krippendorff's alpha-reliability", 2011: the
   coincidence-matrix formulation).
 - `cohen_kappa`: two coders, every unit coded by both.
-- `span_agreement`: two annotators' nugget spans, as exact-match F1 and word-overlap Dice.
+- `span_agreement`: two annotators' nugget spans, as exact-match F1 (scoring.rankings.exact_matches,
+  the one exact-match rule) and word-overlap Dice.
 - `membership_distance`: mean JSD and L1 between two annotators' membership vectors.
 
 Missing values are `None` (or NaN) in the reliability data.
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scoring.divergence import jsd
+from scoring.rankings import exact_matches
 
 METRICS = ("nominal", "ordinal", "interval")
 
@@ -126,7 +128,7 @@ def span_agreement(first: Iterable[tuple[int, int, int]], second: Iterable[tuple
     words_a = {(turn, w) for turn, start, end in a for w in range(start, end + 1)}
     words_b = {(turn, w) for turn, start, end in b for w in range(start, end + 1)}
     return SpanAgreement(
-        exact_f1=dice(a, b),
+        exact_f1=exact_matches(sorted(a), sorted(b)).f1,
         word_dice=dice(words_a, words_b),
         only_first=len(a - b),
         only_second=len(b - a),

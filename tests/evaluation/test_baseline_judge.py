@@ -6,7 +6,7 @@ import pytest
 
 from annotator.evaluation import baseline_judge
 from annotator.models import Entity, Nugget, TurnLabel
-from annotator.workspace.conversation_html import lines_of
+from annotator.rules.candidates import lines_of
 from tests.console.demo import build_demo
 from tests.factories import make_user
 

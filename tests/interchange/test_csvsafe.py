@@ -14,7 +14,7 @@ from django.urls import reverse
 from annotator.interchange import exporting
 from annotator.interchange.csvsafe import csv_lines, frame_csv, neutralise
 from annotator.models import Entity, Run
-from tests.test_exporting import judged  # noqa: F401 (fixture)
+from tests.interchange.test_exporting import judged  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ import pytest
 from annotator.console import reports
 from annotator.console.forms import GoldForm
 from annotator.models import AnnotatorProfile, Assignment, is_automatic_judge
-from annotator.scores.per_conversation import judges
+from annotator.scores.per_conversation import gold_annotators
 from tests.console.demo import build_demo
 
 
@@ -27,13 +27,13 @@ def test_a_marked_account_is_an_automatic_judge_and_an_unmarked_one_is_not(demo_
 
 def test_the_scores_never_take_an_automatic_judge_for_the_gold_even_when_it_was_assigned_first(demo_with_judge):
     _, ann, _, doubled = demo_with_judge
-    assert set(judges(doubled).values()) == {ann.pk}
+    assert set(gold_annotators(doubled).values()) == {ann.pk}
 
 
 def test_a_conversation_an_automatic_judge_alone_annotates_has_no_gold(demo_with_judge):
     _, _, bob, _ = demo_with_judge
     alone = [a.conversation for a in Assignment.objects.filter(annotator=bob).exclude(conversation__assignments__annotator__username="ann")]
-    assert alone and set(judges(alone).values()) == {None}
+    assert alone and set(gold_annotators(alone).values()) == {None}
 
 
 def test_agreement_pairs_only_people(demo_with_judge):
@@ -69,11 +69,11 @@ def test_a_judges_file_that_creates_a_conversation_does_not_make_the_judge_its_g
     assert result.ok, result.errors
     conversation = Conversation.objects.get()
     assert conversation.gold_annotator is None
-    assert judges([conversation]) == {conversation.pk: None}
+    assert gold_annotators([conversation]) == {conversation.pk: None}
     # the human's judgments, added later, are the gold
     ann = make_user("ann")
     assert import_files(campaign, [("M002-bing-trial1.txt", EXAMPLE.read_bytes())], annotator=ann).ok
-    assert judges([conversation]) == {conversation.pk: ann.pk}
+    assert gold_annotators([conversation]) == {conversation.pk: ann.pk}
 
 
 def test_marking_a_gold_annotator_as_a_judge_leaves_the_conversation_to_the_humans(demo_with_judge):
@@ -83,4 +83,4 @@ def test_marking_a_gold_annotator_as_a_judge_leaves_the_conversation_to_the_huma
     conversation.save()
     AnnotatorProfile.mark(ann)
     conversation.refresh_from_db()
-    assert conversation.gold_annotator is None and judges([conversation]) == {conversation.pk: None}
+    assert conversation.gold_annotator is None and gold_annotators([conversation]) == {conversation.pk: None}

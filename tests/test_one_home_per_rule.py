@@ -1,0 +1,66 @@
+"""Each rule of the annotation guidelines has one home (docs/architecture.md, "Where each rule
+lives"). These tests look for the rule's own wording in the source of annotator/ and scoring/:
+a second home coming back (a copied regex, a restated query, a recomputed WC) fails here,
+naming the file. Each rule's behaviour is tested beside its home (tests/rules, tests/scoring).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCES = sorted(
+    path for folder in ("annotator", "scoring") for path in (ROOT / folder).rglob("*.py") if "migrations" not in path.parts
+)
+
+
+def homes_of(pattern: str, within: str = "") -> set[str]:
+    """The source files (relative paths, under `within`) whose code matches `pattern`."""
+    rx = re.compile(pattern)
+    return {
+        name for path in SOURCES
+        if (name := str(path.relative_to(ROOT))).startswith(within) and rx.search(path.read_text(encoding="utf-8"))
+    }
+
+
+def test_attribute_set_names_are_ruled_only_in_rules_ids():
+    assert homes_of(r'"SPAN",\s*"ENTITY"') == {"annotator/rules/ids.py"}
+    assert homes_of(r"A-Za-z0-9_\\-\]\*|A-Za-z0-9_/-") == {"annotator/rules/ids.py"}
+
+
+def test_campaign_scores_are_computed_only_in_the_scores_package():
+    assert homes_of(r"gfrc\.score\(") == {"annotator/scores/per_conversation.py", "annotator/scores/campaign_tables.py"}
+
+
+def test_the_measure_columns_are_listed_only_in_campaign_tables():
+    assert homes_of(r'"GF",\s*"GFRC"') == {"annotator/scores/campaign_tables.py"}
+    assert homes_of(r'"GF_"|f"GF_\{') == {"annotator/scores/campaign_tables.py"}
+
+
+def test_a_nuggets_text_and_wc_are_computed_only_in_scoring_words():
+    assert homes_of(r"end_word\s*\+\s*1\s*\]") == {"scoring/words.py"}  # the span's words
+    assert homes_of(r"[\w\]]\s*\+\s*[\w.]*end_word\s*\+\s*1") == set()  # offset + end_word + 1: word_position
+    assert homes_of(r"\+=\s*(len\(tokenise|word_count)") == set()  # running word counts: turn_offsets
+    assert homes_of(r"def turn_offsets") == {"scoring/words.py"}
+
+
+def test_which_entities_need_memberships_is_decided_only_in_rules_relevance():
+    # (scoring/ has its own: a nugget counts in GF when its *effective* gain is above 0)
+    assert homes_of(r"\bgain\s*(>|==|<=)\s*0\b", within="annotator/") == {"annotator/rules/relevance.py"}
+
+
+def test_what_a_user_may_see_is_decided_only_in_access():
+    assert homes_of(r"organisers\s*=\s*[\w.]*user\b|assignments__annotator\s*=\s*[\w.]*user\b|annotator_id\s*=\s*[\w.]*user\.pk") == {
+        "annotator/access.py"
+    }
+
+
+def test_exact_span_matching_is_defined_only_in_scoring_rankings():
+    assert homes_of(r"def exact_matches|set\(gold\)\s*&") == {"scoring/rankings.py"}
+    assert homes_of(r"exact_f1\s*=\s*dice") == set()
+
+
+def test_turn_label_names_come_only_from_the_model():
+    assert homes_of(r'"(looks useful|not useful|no turn)"') == set()
+    assert homes_of(r'"o: looks useful"') == {"annotator/models.py"}
