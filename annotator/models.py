@@ -587,6 +587,9 @@ class ImportJob(models.Model):
     status = models.CharField(max_length=8, choices=Status, default=Status.QUEUED)
     stage = models.CharField(max_length=8, choices=Stage, default=Stage.WAITING)
     run = models.CharField(max_length=100, blank=True, help_text="The run of every conversation; empty: from the files")
+    topic = models.CharField(
+        max_length=32, blank=True, help_text="The topic of the harvested conversations (files with topics keep theirs)"
+    )
     replace = models.BooleanField(default=False)
     file_names = models.JSONField(default=list)
     conversations = models.PositiveIntegerField(default=0, help_text="Conversations in the files (counted before parsing)")

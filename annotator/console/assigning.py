@@ -3,7 +3,8 @@
 `plan` is pure (ids in, pairs out) so the rule is easy to test; `assign` writes the plan.
 Conversations already assigned to an annotator keep that assignment and count towards the
 number wanted, so running it twice adds nothing, and raising 1 -> 2 per conversation adds the
-second annotator only.
+second annotator only. Automatic judges (the `citations` a harvest brings, an LLM) are nobody's
+colleague: their assignments do not count.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Sequence
 
 from django.db import transaction
 
-from annotator.models import Assignment, Conversation
+from annotator.models import AnnotatorProfile, Assignment, Conversation
 
 
 class AssignmentRefused(ValueError):
@@ -64,8 +65,9 @@ def assign(conversations: Sequence[Conversation], annotators: Sequence, per_conv
     """Create the planned assignments; returns how many were added."""
     ids = [c.pk for c in conversations]
     existing: dict[int, set[int]] = defaultdict(set)
-    for conversation_id, annotator_id in Assignment.objects.filter(conversation_id__in=ids).values_list(
-        "conversation_id", "annotator_id"
+    for conversation_id, annotator_id in (
+        Assignment.objects.filter(conversation_id__in=ids).exclude(AnnotatorProfile.automatic("annotator__"))
+        .values_list("conversation_id", "annotator_id")
     ):
         existing[conversation_id].add(annotator_id)
     pairs = plan(ids, [a.pk for a in annotators], per_conversation, existing)

@@ -351,7 +351,7 @@ class MultipleFileInput(forms.ClearableFileInput):
 
 class MultipleFileField(forms.FileField):
     def __init__(self, *args, **kwargs):
-        kwargs.setdefault("widget", MultipleFileInput(attrs={"accept": ".txt,.jsonl,.json"}))
+        kwargs.setdefault("widget", MultipleFileInput(attrs={"accept": ".txt,.jsonl,.json,.zip"}))
         super().__init__(*args, **kwargs)
 
     def clean(self, data, initial=None):
@@ -364,11 +364,18 @@ class MultipleFileField(forms.FileField):
 class UploadForm(forms.Form):
     files = MultipleFileField(
         label="Conversation files",
-        help_text="The paper's annotated text format (.txt) or JSONL (.jsonl); all files are imported together or not at all.",
+        help_text="The paper's annotated text format, JSONL, or harvested chats (ChatGPT export, OpenAI Chat Completions or "
+                  "Responses, Gemini with grounding, Perplexity, Anthropic, ShareGPT, LMSYS / WildChat rows), each told by "
+                  "its content; all files are imported together or not at all.",
     )
     run = forms.SlugField(
         required=False, label="Run (optional)",
         help_text="The run of every conversation; empty: from the file (run=) or its name, M002-bing-trial1.txt -> bing-trial1.",
+    )
+    topic = forms.CharField(
+        required=False, max_length=32, label="Topic of harvested conversations",
+        help_text="A harvest carries no topic: its conversations get this one (a new id whose first letter is a topic type "
+                  "is created). Files with topics (paper, JSONL) keep theirs.",
     )
     replace = forms.BooleanField(
         required=False, label="Replace conversations that already exist (their judgments are deleted)",
@@ -379,14 +386,23 @@ class UploadForm(forms.Form):
                   "added to conversations already there when the text is the same.",
     )
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, campaign=None, **kwargs):
         super().__init__(*args, **kwargs)
+        # the campaign's topics, offered as the topic field's datalist (a new id is fine too)
+        self.topics = list(campaign.topics.order_by("code").values_list("code", flat=True)) if campaign is not None else []
+        self.fields["topic"].widget.attrs.update({"list": "campaign-topics", "placeholder": "e.g. M003", "autocomplete": "off"})
         self.fields["annotator"].queryset = get_user_model().objects.filter(is_active=True).order_by("username")
         self.fields["annotator"].label_from_instance = lambda u: u.get_username()
         self.fields["files"].help_text += (
             f" More than {settings.GFRC_BACKGROUND_IMPORT_CONVERSATIONS:,} conversations are imported in the background,"
             " with a progress page."
         )
+
+    def clean_topic(self):
+        topic = self.cleaned_data["topic"].strip()
+        if any(c.isspace() for c in topic):
+            raise forms.ValidationError("A topic id has no spaces.")
+        return topic
 
     def clean_files(self):
         files = self.cleaned_data["files"]

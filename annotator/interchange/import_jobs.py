@@ -55,11 +55,11 @@ def runs_in_background(files: list[tuple[str, bytes]]) -> bool:
 
 
 def start(campaign: Campaign, files: list[tuple[str, bytes]], *, run: str | None, replace: bool, actor,
-          annotator=None) -> ImportJob:
+          annotator=None, topic: str | None = None) -> ImportJob:
     """Store the files as a job and enqueue it for the worker; returns at once."""
     with transaction.atomic():
         job = ImportJob.objects.create(
-            campaign=campaign, created_by=actor, annotator=annotator, run=run or "", replace=replace,
+            campaign=campaign, created_by=actor, annotator=annotator, run=run or "", topic=topic or "", replace=replace,
             file_names=[name for name, _ in files],
             conversations=sum(count_conversations(data, name) for name, data in files),
         )
@@ -200,7 +200,7 @@ def run_import_job(job_id: int) -> str:
     heartbeat.start()
     try:
         result = importing.import_files(
-            job.campaign, files, run=job.run or None, replace=job.replace, annotator=job.annotator, actor=job.created_by,
+            job.campaign, files, run=job.run or None, topic=job.topic or None, replace=job.replace, annotator=job.annotator, actor=job.created_by,
             progress=_JobProgress(job),
         )
     except Exception as error:
@@ -216,7 +216,8 @@ def run_import_job(job_id: int) -> str:
     else:
         job.written = job.conversations = result.conversations
         job.parsed = job.checked = result.conversations
-        _finish(job, ImportJob.Status.DONE, result.summary(), warnings=[str(w) for w in result.warnings])
+        _finish(job, ImportJob.Status.DONE, " ".join([*(f"{said}." for said in result.read), result.summary()]),
+                warnings=[str(w) for w in result.warnings])
     return job.status
 
 

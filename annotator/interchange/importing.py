@@ -2,9 +2,11 @@
 
     result = import_files(campaign, [("M002-bing-trial1.txt", data)], run="bing-trial1")
     if result.errors: ...   # nothing was written
+    result = import_files(campaign, [("conversations.json", export)], run="chatgpt", topic="M003")
+    result.read   # ["conversations.json: read as ChatGPT export: 12 conversations, 31 citations"]
 
-Files are parsed by annotator.interchange.formats (format by extension: .jsonl / .json are JSONL, anything
-else the paper format), then checked against the campaign (topic types, attribute sets and
+Files are parsed by annotator.interchange.formats (the format told by the content: the paper's,
+JSONL, or a harvest), then checked against the campaign (topic types, attribute sets and
 their group counts, grades, spans, entities already judged), then written in one transaction
 with bulk inserts: a constant number of queries per import, whatever the number of nuggets.
 
@@ -22,6 +24,12 @@ writes, changes or deletes (with a replaced conversation) is recorded as an Anno
 like a workspace edit, marked `imported`: the history shows it, undo does not take it back.
 Replacing a conversation keeps its history: the events move to the replacement, which is
 recorded as a "replaced conversation" event (undo never goes back past it).
+
+Harvests (a vendor's export or API log: no topic, no judgments) take their topic from
+``topic``; several harvested conversations of one topic and run in one import are that run's
+trials (``chatgpt`` -> ``chatgpt-trial1``, ``chatgpt-trial2``...). The systems' own citations
+become nuggets of the automatic judge ``citations`` (annotator.rules.citations), proposals the
+annotators see in the workspace and that compare_judges measures against the gold.
 """
 
 from __future__ import annotations
@@ -38,11 +46,14 @@ from django.db.models import F
 from django.utils import timezone
 
 from annotator.interchange.campaign_file import topic_type_for
+from annotator.rules.citations import CITATIONS_DESCRIPTION, CITATIONS_JUDGE, Citation, choose_cited_spans
 from annotator.rules.evidence import EvidenceError, vector_from_evidence
-from annotator.interchange.formats import FormatError, ParsedConversation, ParsedNugget, format_for, parse_file
+from annotator.rules.identity import normalise_url
+from annotator.interchange.formats import FormatError, ParsedConversation, ParsedNugget, ParseResult, parse_file
 from annotator.judgments.edits import Event, entity_state, label_state, membership_state, nugget_state
 from annotator.models import (
     AnnotationEvent,
+    AnnotatorProfile,
     Assignment,
     AttributeSet,
     Campaign,
@@ -63,7 +74,7 @@ from annotator.rules.relevance import needs_every_membership
 from annotator.rules.spans import SpanSweep
 from annotator.rules.vectors import VectorError, check_distribution, format_vector
 
-__all__ = ["ImportResult", "import_files", "default_annotator", "run_from_filename"]
+__all__ = ["ImportResult", "import_files", "import_parsed", "default_annotator", "run_from_filename", "read_as"]
 
 GOLD_USERNAME = "gold"
 
@@ -88,6 +99,8 @@ class ImportResult:
     topics_created: list[str] = field(default_factory=list)
     runs_created: list[str] = field(default_factory=list)
     annotator: str | None = None
+    read: list[str] = field(default_factory=list)  # per file: what it was read as, "x.json: read as ChatGPT export: ..."
+    citations: int = 0  # cited spans written as nuggets of the judge CITATIONS_JUDGE
 
     @property
     def ok(self) -> bool:
@@ -110,6 +123,8 @@ class ImportResult:
             parts.append(
                 f"{self.entities_created} new and {self.entities_updated} updated entities, judged by {self.annotator}"
             )
+        if self.citations:
+            parts.append(f"{self.citations} cited span(s) proposed as nuggets of the automatic judge {CITATIONS_JUDGE}")
         if self.topics_created:
             parts.append(f"new topics: {_some(self.topics_created)}")
         if self.runs_created:
@@ -117,6 +132,20 @@ class ImportResult:
         if self.warnings:
             parts.append(f"{len(self.warnings)} warning(s)")
         return "; ".join(parts) + "."
+
+
+def _counted(n: int, what: str) -> str:
+    return f"{n} {what}" + ("" if n == 1 else "s")
+
+
+def read_as(path: str, format_name: str, conversations: list[ParsedConversation]) -> str:
+    """What the importer says of a file: ``x.json: read as ChatGPT export: 12 conversations, 31 citations``
+    (citations are counted for harvests, and for any file that has some)."""
+    citations = sum(len(c.citations) for c in conversations)
+    said = f"{PurePath(path).name}: read as {format_name}: {_counted(len(conversations), 'conversation')}"
+    if citations or any(not c.topic for c in conversations):
+        said += f", {_counted(citations, 'citation')}"
+    return said
 
 
 def _some(names: list[str], shown: int = 10) -> str:
@@ -178,6 +207,8 @@ class _ConversationPlan:
     replace_id: int | None = None
     add_to_id: int | None = None  # an existing conversation that gets this annotator's judgments
     has_annotations: bool = False
+    harvest: bool = False  # the file gave no topic: the import's topic was given
+    citations: list[Citation] = field(default_factory=list)  # checked; chosen once the topic's judged keys are known
 
 
 def _where(path: str, line: int) -> str:
@@ -190,10 +221,11 @@ def _same_vector(a, b) -> bool:
 
 class _Importer:
     def __init__(self, campaign: Campaign, *, run: str | None, annotator, replace: bool, actor,
-                 progress: Progress | None = None):
+                 progress: Progress | None = None, topic: str | None = None):
         self.campaign = campaign
         self.progress = progress or (lambda stage, done: None)
         self.run = run
+        self.topic = topic
         self.annotator_arg = annotator
         self.replace = replace
         self.actor = actor
@@ -209,14 +241,24 @@ class _Importer:
     # -- checking --
 
     def run_import(self, files: Iterable[tuple[str, bytes]]) -> ImportResult:
+        parsed_files = []
+        read = 0
+        for name, data in files:
+            before = read
+            parsed = parse_file(data, name, lambda n: n % PROGRESS_EVERY or self.progress("parsing", before + n))
+            read += len(parsed.conversations)
+            parsed_files.append((name, parsed))
+        return self.import_parsed(parsed_files)
+
+    def import_parsed(self, files: Iterable[tuple[str, ParseResult]]) -> ImportResult:
         conversations: list[ParsedConversation] = []
         names = []
-        for name, data in files:
+        for name, parsed in files:
             names.append(name)
-            before = len(conversations)
-            parsed = parse_file(data, name, lambda n: n % PROGRESS_EVERY or self.progress("parsing", before + n))
             self.result.errors.extend(parsed.errors)
             self.result.warnings.extend(parsed.warnings)
+            if parsed.ok:
+                self.result.read.append(read_as(name, parsed.format_name or "a conversation file", parsed.conversations))
             conversations.extend(parsed.conversations)
             self.progress("parsing", len(conversations))
         if not names:
@@ -225,6 +267,12 @@ class _Importer:
         if self.run is not None and (problem := id_problem(RUN, self.run)) is not None:
             self.error("", 0, f"{problem}: give a run name without spaces, at most 100 characters")
             return self.result
+        if self.topic is not None and (not self.topic.strip() or any(c.isspace() for c in self.topic)):
+            self.error("", 0, f"topic {self.topic!r}: give a topic id without spaces")
+            return self.result
+        harvested = self.give_topics(conversations)
+        if self.result.errors and any(not c.topic for c in conversations):
+            return self.result  # without a topic, nothing else can be checked
 
         campaign = self.campaign
         self.grades = {g.label: g for g in Grade.objects.filter(campaign=campaign)}
@@ -241,10 +289,12 @@ class _Importer:
         for checked, conversation in enumerate(conversations, 1):
             plan = self.plan_conversation(conversation)
             if plan is not None:
+                plan.harvest = id(conversation) in harvested
                 plans.append(plan)
             if checked % PROGRESS_EVERY == 0:
                 self.progress("checking", checked)
         self.progress("checking", len(conversations))
+        _number_trials(plans)
         runs = sorted({p.run for p in plans})
         self.runs = {}
         for chunk in _chunks(runs):
@@ -290,12 +340,29 @@ class _Importer:
 
         entities = self.plan_entities(annotated)
         self.check_missing_memberships(annotated, entities)
+        self.choose_citations(plans, entities)
         if self.result.errors:
             return self.result
         self.progress("writing", 0)
         self.write(plans, entities)
         self.progress("written", len(plans))
         return self.result
+
+    def give_topics(self, conversations: list[ParsedConversation]) -> set[int]:
+        """Harvested conversations (no topic of their own) take the import's topic; returns
+        them (by id). Files with topics keep theirs."""
+        harvested = [c for c in conversations if not c.topic]
+        if self.topic is None:
+            lacking: dict[str, list[ParsedConversation]] = defaultdict(list)
+            for conversation in harvested:
+                lacking[conversation.source].append(conversation)
+            for path, group in lacking.items():
+                self.error(path, group[0].line, f"{_counted(len(group), 'harvested conversation')} without a topic: "
+                           "a harvest carries none, give the import one (--topic T)")
+            return set()
+        for conversation in harvested:
+            conversation.topic = self.topic
+        return {id(c) for c in harvested}
 
     def check_additions(self, plans: list[_ConversationPlan]) -> dict[int, list[int]]:
         """An annotator's judgments go onto a conversation already there only if its text is the
@@ -417,7 +484,82 @@ class _Importer:
                     ok = False
                     continue
                 self.check_evidence(attribute_set, m.vector, m.evidence, path, mline, m.field)
+        ok = self.check_citations(plan) and ok
         return plan if ok else None
+
+    def check_citations(self, plan: _ConversationPlan) -> bool:
+        """A citation lies in the words of a system turn (else the file is refused: a reader
+        that misplaces one misplaces others); one citing no http(s) page is left out, said."""
+        conv, path = plan.conv, plan.conv.source
+        ok = True
+        words: dict[int, int] = {}
+        for position, c in enumerate(conv.citations):
+            where = c.line or conv.line
+            turn = conv.turns[c.turn] if 0 <= c.turn < len(conv.turns) else None
+            if turn is None or turn.role != "S":
+                self.error(path, where, "a citation outside the system turns: only system turns cite", c.field)
+                ok = False
+                continue
+            count = words.setdefault(c.turn, len(conv.words(c.turn)))
+            if not 0 <= c.start_word <= c.end_word < count:
+                self.error(path, where, f"cited span {c.start_word}-{c.end_word} outside {turn.name}, which has {count} words",
+                           c.field)
+                ok = False
+                continue
+            try:
+                if not c.url.strip().lower().startswith(("http://", "https://")):
+                    raise ValueError(c.url)
+                key = normalise_url(c.url)
+            except ValueError:
+                self.warn(path, where, f"the citation of {c.url[:200]!r} is not an http(s) link: not proposed", c.field)
+                continue
+            if (problem := id_problem(ENTITY, key)) is not None:
+                self.warn(path, where, f"the cited URL cannot be an entity ({problem}): not proposed", c.field)
+                continue
+            plan.citations.append(Citation(c.turn, c.start_word, c.end_word, key, c.title, position, (path, where, c.field)))
+        return ok
+
+    def choose_citations(self, plans: list[_ConversationPlan], entities: dict[tuple[str, str], _EntityPlan]) -> None:
+        """One proposal per cited span (annotator.rules.citations), preferring sources judged in
+        the topic: in the database by a person, or graded in these files."""
+        cited = [p for p in plans if p.citations]
+        self.citations_judge = None
+        if not cited:
+            return
+        User = get_user_model()
+        judge = User.objects.filter(username=CITATIONS_JUDGE).select_related("annotator_profile").first()
+        if judge is not None and not is_automatic_judge(judge):
+            self.error("", 0, f"the account {CITATIONS_JUDGE!r} that holds the systems' citations exists and is not an "
+                       "automatic judge: mark it as one (console: Accounts) or rename it")
+            return
+        self.citations_judge = judge
+        judged: dict[str, set[str]] = defaultdict(set)
+        for e in entities.values():
+            if e.grade is not None:
+                judged[e.topic].add(e.key)
+        topic_ids = sorted({self.topics[p.topic].pk for p in cited if p.topic in self.topics})
+        for chunk in _chunks(topic_ids):
+            for code, key in (Entity.objects.filter(topic_id__in=chunk, grade__isnull=False)
+                              .exclude(AnnotatorProfile.automatic("annotator__")).values_list("topic__code", "key")):
+                judged[code].add(key)
+        already: set[int] = set()
+        additions = [p.add_to_id for p in cited if p.add_to_id]
+        if judge is not None and additions:
+            for chunk in _chunks(additions):
+                already.update(Nugget.objects.filter(annotator=judge, turn__conversation_id__in=chunk)
+                               .values_list("turn__conversation_id", flat=True))
+        for p in cited:
+            if p.add_to_id in already:
+                self.warn(p.conv.source, p.conv.line, f"{p.topic} / {p.run}: its citations are proposed already")
+                p.citations = []
+                continue
+            kept, dropped = choose_cited_spans(p.citations, judged[p.topic])
+            p.citations = kept
+            for citation, winner in dropped:
+                path, line, field_ = citation.where
+                self.warn(path, line, f"the span cited from {citation.key} (words {citation.start}-{citation.end} of "
+                          f"{p.conv.turns[citation.turn].name}) overlaps the span cited from {winner.key} (words "
+                          f"{winner.start}-{winner.end}): only that one is proposed", field_)
 
     def check_evidence(self, attribute_set: AttributeSet, vector, evidence: str, path: str, line: int, field) -> None:
         if not evidence or not attribute_set.helper:
@@ -572,6 +714,9 @@ class _Importer:
                 ):
                     keep_assignees[conversation_id].append(annotator_id)
             others: set[int] = set()
+            # the systems' citations this import proposes again are not someone's lost work
+            citations_judge = getattr(self.citations_judge, "pk", None)
+            proposed_anew = {p.replace_id for p in plans if p.replace_id and p.citations}
             topic_of = {c: t for chunk in _chunks(replaced)
                         for c, t in Conversation.objects.filter(pk__in=chunk).values_list("pk", "topic_id")}
             for chunk in _chunks(replaced):
@@ -581,7 +726,9 @@ class _Importer:
                 ):
                     conversation_id = nugget.turn.conversation_id
                     touched_entities.add(nugget.entity_id)
-                    if annotator is None or nugget.annotator_id != annotator.pk:
+                    if (annotator is None or nugget.annotator_id != annotator.pk) and not (
+                        nugget.annotator_id == citations_judge and conversation_id in proposed_anew
+                    ):
                         others.add(conversation_id)
                     history.record(Event.Kind.NUGGET, Event.Action.DELETE, nugget.pk, topic_of[conversation_id],
                                    conversation_id, nugget.annotator_id, before=nugget_state(nugget))
@@ -730,6 +877,7 @@ class _Importer:
                            after=label_state(label))
         Assignment.objects.bulk_create(assignments, batch_size=1000, ignore_conflicts=True)
         result.nuggets, result.labels = len(nuggets), len(labels)
+        self.write_citations(plans, conversations, turn_of, history)
         for chunk in _chunks(sorted(touched_entities)):
             # entities only the replaced conversations mentioned, and this import does not
             orphans = list(Entity.objects.filter(pk__in=chunk, nuggets__isnull=True))
@@ -738,6 +886,71 @@ class _Importer:
                                entity.annotator_id, before=entity_state(entity))
             Entity.objects.filter(pk__in=[entity.pk for entity in orphans]).delete()
         history.write()
+
+
+    def write_citations(self, plans, conversations, turn_of, history: _History) -> None:
+        """The chosen cited spans as nuggets of the automatic judge CITATIONS_JUDGE (created
+        when missing), its entities (one per topic and URL: the campaign's top grade, the
+        source's title as name), and its assignment to each conversation."""
+        cited = [(ci, p) for ci, p in enumerate(plans) if p.citations]
+        if not cited:
+            return
+        judge = self.citations_judge or _create_citations_judge()
+        top = max(self.grades.values(), key=lambda g: g.level, default=None)
+        topic_ids = sorted({self.topics[p.topic].pk for _, p in cited})
+        entity_of: dict[tuple[int, str], Entity] = {}
+        for chunk in _chunks(topic_ids):
+            entity_of.update({(e.topic_id, e.key): e for e in Entity.objects.filter(topic_id__in=chunk, annotator=judge)})
+        new_entities = []
+        for _, p in cited:
+            topic = self.topics[p.topic]
+            for c in p.citations:
+                if (topic.pk, c.key) not in entity_of:
+                    entity = Entity(topic=topic, annotator=judge, key=c.key, name=c.title[:1000], grade=top)
+                    entity_of[(topic.pk, c.key)] = entity
+                    new_entities.append(entity)
+        Entity.objects.bulk_create(new_entities, batch_size=500)
+        for entity in new_entities:
+            history.record(Event.Kind.ENTITY, Event.Action.CREATE, entity.pk, entity.topic_id, None, judge.pk,
+                           after=entity_state(entity))
+        nuggets = [
+            Nugget(turn_id=turn_of[(ci, c.turn)].pk, annotator_id=judge.pk, entity_id=entity_of[(self.topics[p.topic].pk, c.key)].pk,
+                   start_word=c.start, end_word=c.end)
+            for ci, p in cited for c in p.citations
+        ]
+        Nugget.objects.bulk_create(nuggets, batch_size=1000)
+        conversation_of = {turn_of[(ci, c.turn)].pk: conversations[ci] for ci, p in cited for c in p.citations}
+        for nugget in nuggets:
+            conversation = conversation_of[nugget.turn_id]
+            history.record(Event.Kind.NUGGET, Event.Action.CREATE, nugget.pk, conversation.topic_id, conversation.pk,
+                           judge.pk, after=nugget_state(nugget))
+        Assignment.objects.bulk_create([Assignment(conversation_id=conversations[ci].pk, annotator_id=judge.pk)
+                                        for ci, _ in cited], batch_size=1000, ignore_conflicts=True)
+        self.result.citations = len(nuggets)
+
+
+def _create_citations_judge():
+    user = get_user_model()(username=CITATIONS_JUDGE)
+    user.set_unusable_password()
+    user.save()
+    AnnotatorProfile.mark(user, automatic=True, description=CITATIONS_DESCRIPTION)
+    return user
+
+
+def _number_trials(plans: list[_ConversationPlan]) -> None:
+    """Harvested conversations sharing a topic and a run in one import are the run's trials,
+    in file order: ``chatgpt`` -> ``chatgpt-trial1``, ``chatgpt-trial2``; ``gpt-trial3`` ->
+    ``gpt-trial3``, ``gpt-trial4``."""
+    groups: dict[tuple[str, str], list[_ConversationPlan]] = defaultdict(list)
+    for p in plans:
+        if p.harvest:
+            groups[(p.topic, p.run)].append(p)
+    for (_, run), group in groups.items():
+        if len(group) < 2:
+            continue
+        system, trial = Run.system_and_trial_of(run)
+        for k, p in enumerate(group):
+            p.run = f"{system}-trial{trial + k}"
 
 
 class _History:
@@ -779,6 +992,7 @@ def import_files(
     replace: bool = False,
     actor=None,
     progress: Progress | None = None,
+    topic: str | None = None,
 ) -> ImportResult:
     """Import (name, bytes) files into the campaign: everything or, on any error, nothing.
 
@@ -786,10 +1000,12 @@ def import_files(
     file name: ``M002-bing-trial1.txt`` -> ``bing-trial1``). ``replace``: an existing
     conversation of the same topic and run is deleted (with every judgment on it) and
     imported anew; without it, that is an error. ``progress``: called as the import goes
-    (see Progress), for the console's background import jobs.
+    (see Progress), for the console's background import jobs. ``topic``: the topic of harvested
+    conversations (files that name topics keep theirs).
     """
     files = list(files)
-    importer = _Importer(campaign, run=run, annotator=annotator, replace=replace, actor=actor, progress=progress)
+    importer = _Importer(campaign, run=run, annotator=annotator, replace=replace, actor=actor, progress=progress,
+                         topic=topic)
     result = importer.run_import(files)
     # Problems are found stage by stage (reading, then checking against the campaign); the
     # organiser fixes files top to bottom: list them in file order, line by line.
@@ -799,11 +1015,14 @@ def import_files(
     return result
 
 
+def import_parsed(campaign: Campaign, files: Iterable[tuple[str, ParseResult]], **options) -> ImportResult:
+    """Like import_files, for files already parsed: (name, ParseResult) pairs."""
+    importer = _Importer(campaign, **{"run": None, "annotator": None, "replace": False, "actor": None, **options})
+    return importer.import_parsed(files)
+
+
 def _chunks(items, size: int = 500):
     items = list(items)
     for i in range(0, len(items), size):
         yield items[i : i + size]
 
-
-def describe_format(path: str) -> str:
-    return "JSONL" if format_for(path) == "jsonl" else "paper"

@@ -181,6 +181,11 @@ def _refuse_problem(problem: SpanProblem | None, turn: Turn, start_word: int, en
 def entity_for_text(turn: Turn, annotator, text: str, *, actor, conversation: Conversation | None = None) -> Entity:
     """The annotator's entity of the topic that `text` names (URL first, else the name); new if unknown."""
     key, name = entity_key_and_name(text)
+    return entity_for_key(turn, annotator, key, name, actor=actor, conversation=conversation)
+
+
+def entity_for_key(turn: Turn, annotator, key: str, name: str, *, actor, conversation: Conversation | None = None) -> Entity:
+    """The annotator's entity of the topic with this identity key; new (named `name`) if unknown."""
     problem = id_problem(ENTITY, key) if key is not None else None
     if problem is not None:
         raise AnnotationRefused(f"The entity cannot be named so: {problem}.")
@@ -362,11 +367,15 @@ def create_nugget(
     start_word: int,
     end_word: int,
     entity: Entity | None = None,
+    cited: tuple[str, str] | None = None,
 ) -> Nugget:
-    """Mark words of a system turn as a nugget, linked to `entity` or to the entity its text names."""
+    """Mark words of a system turn as a nugget, linked to `entity`, else to the entity the
+    system cited on them (`cited`: its key and name), else to the entity its text names."""
     _lock_turn(turn)
     check_span(turn, annotator, start_word, end_word)
-    if entity is None:
+    if entity is None and cited is not None:
+        entity = entity_for_key(turn, annotator, *cited, actor=actor)
+    elif entity is None:
         entity = entity_for_text(turn, annotator, span_text(tokenise(turn.text), start_word, end_word), actor=actor)
     return _write_nugget(annotator=annotator, actor=actor, turn=turn, start_word=start_word, end_word=end_word,
                          entity=entity)

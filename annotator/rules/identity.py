@@ -5,7 +5,10 @@ has one, otherwise by its name. Two spellings of one URL must give one key:
 
 - the scheme (``http`` or ``https``) does not matter,
 - nor the letter case of the host, a leading ``www.``, a default port,
-- nor trailing slashes of the path, an empty query (``?``) or the fragment (``#...``);
+- nor trailing slashes of the path, an empty query (``?``) or the fragment (``#...``),
+- nor tracking parameters of the query (``utm_*`` such as ``?utm_source=openai`` or
+  ``?utm_source=chatgpt.com`` that search systems append to what they cite, ``gclid``,
+  ``fbclid``...: TRACKING_PARAMETERS), which say who sent the visitor, not which page it is;
 
 the case of the path and the query are kept (``/title/tt0088763`` and ``/Title/tt0088763``
 are different pages on most servers).
@@ -17,11 +20,14 @@ from __future__ import annotations
 
 import functools
 import re
-from urllib.parse import urlsplit
+from urllib.parse import unquote_plus, urlsplit
 
 from scoring.words import tokenise
 
-__all__ = ["normalise_url", "find_url", "entity_key_and_name", "name_key", "document_key", "NAME_PREFIX"]
+__all__ = [
+    "normalise_url", "find_url", "entity_key_and_name", "name_key", "document_key", "NAME_PREFIX", "TRACKING_PARAMETERS",
+    "is_grounding_redirect",
+]
 
 NAME_PREFIX = "name:"
 
@@ -29,6 +35,12 @@ _URL_RE = re.compile(r"""https?://[^\s<>"'`]+""", re.IGNORECASE)
 _TRAILING_PUNCT = ".,;:!?*_~'\""
 _BRACKETS = {")": "(", "]": "[", "}": "{"}
 _DEFAULT_PORTS = {"80", "443"}
+# Query parameters that only say where a visit came from (matched case-insensitively; any
+# ``utm_...`` too): Google Analytics' UTM tags, ad click ids (Google, Microsoft, Meta, Yandex),
+# Mailchimp's and HubSpot's campaign tags, Instagram's share id.
+TRACKING_PARAMETERS = frozenset({
+    "gclid", "dclid", "gbraid", "wbraid", "msclkid", "fbclid", "yclid", "mc_cid", "mc_eid", "_hsenc", "_hsmi", "igshid",
+})
 
 
 @functools.lru_cache(maxsize=65536)
@@ -65,8 +77,32 @@ def normalise_url(url: str) -> str:
         port = ""
     netloc = (userinfo + "@" if userinfo else "") + host + (":" + port if port else "")
     path = parts.path.rstrip("/")
-    query = parts.query
+    query = _without_tracking(parts.query)
     return "https://" + netloc + path + ("?" + query if query else "")
+
+
+def _without_tracking(query: str) -> str:
+    """The query without its tracking parameters, the others as written and in their order."""
+    kept = [part for part in query.split("&") if not (part and _is_tracking(part.split("=", 1)[0]))]
+    return "&".join(kept)
+
+
+def _is_tracking(name: str) -> bool:
+    name = unquote_plus(name).lower()
+    return name.startswith("utm_") or name in TRACKING_PARAMETERS
+
+
+def is_grounding_redirect(url: str) -> bool:
+    """A Google grounding link (Gemini's ``vertexaisearch.cloud.google.com/grounding-api-redirect/...``):
+    it stands for the cited page, which only an online redirect lookup reveals, so its key is
+    the link itself and two citations of one page by two answers are two entities."""
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return False
+    return (parts.hostname or "").lower() == "vertexaisearch.cloud.google.com" and parts.path.startswith(
+        "/grounding-api-redirect/"
+    )
 
 
 def find_url(text: str) -> str | None:

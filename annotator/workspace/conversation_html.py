@@ -9,6 +9,7 @@ shows as text and never runs).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from html import escape
 from typing import TYPE_CHECKING
 
@@ -19,7 +20,7 @@ from annotator.models import TurnLabel
 from annotator.rules.candidates import Line, lines_of
 
 if TYPE_CHECKING:  # filled by the read model (annotator.workspace.read_model), rendered here
-    from annotator.workspace.read_model import EntityOption, Workbench
+    from annotator.workspace.read_model import Candidate, EntityOption, Workbench
 from annotator.scores.per_conversation import NuggetScore, TurnScore
 
 # The turn's header (name, word range, running word count, label buttons): a template partial.
@@ -75,7 +76,11 @@ def render_turns(bench: Workbench, only: set[int] | None = None, lines: dict[int
     by_turn: dict[int, list[NuggetScore]] = {}
     for n in score.nuggets:
         by_turn.setdefault(n.nugget.turn_id, []).append(n)
-    candidates: dict = {(c.turn_id, c.start): c for c in bench.candidates}
+    candidates: dict[int, list[tuple[int, int, Candidate]]] = {}
+    for rank, c in enumerate(bench.candidates):  # cited spans come first: a line shows the first starting in it
+        candidates.setdefault(c.turn_id, []).append((c.start, rank, c))
+    for found in candidates.values():
+        found.sort(key=lambda item: item[:2])
     lines = lines or {}
     out: list[str] = []
     for view in score.turns:
@@ -155,7 +160,7 @@ def _render_lines(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore],
         if not line.words:
             body.append('<div class="line empty"></div>')
             continue
-        candidate = candidates.get((turn.pk, line.start)) if system else None
+        candidate = _candidate_in(candidates.get(turn.pk, []), line) if system else None
         touched = any(i in owner for i in range(line.start, line.end + 1)) if owner else False
         classes = "line"
         gutter = ""
@@ -164,18 +169,26 @@ def _render_lines(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore],
             known = ""
             if candidate.known is not None:
                 known = f" (known entity, {candidate.known.grade or 'ungraded'})"
-            fields = {"turn": turn.pk, "start": line.start, "end": line.end}
+            fields = {"turn": turn.pk, "start": candidate.start, "end": candidate.end}
+            what = "suggested nugget"
+            if candidate.cited_by is not None:
+                classes += " citation"
+                fields["cited"] = candidate.cited_by
+                what = f"nugget cited by the system ({candidate.key})"
             gutter = (
-                _form(bench.urls.create, token, fields, "✓", label=f"Accept suggested nugget{known}: {_short(line.text)}",
+                _form(bench.urls.create, token, fields, "✓", label=f"Accept {what}{known}: {_short(candidate.text)}",
                       cls="accept", extra=f' data-accept id="accept-{turn.pk}-{line.start}"')
-                + _form(bench.urls.dismiss, token, fields, "✕", label=f"Dismiss suggestion: {_short(line.text)}",
+                + _form(bench.urls.dismiss, token, fields, "✕", label=f"Dismiss suggestion: {_short(candidate.text)}",
                         cls="dismiss", extra=f' data-dismiss id="dismiss-{turn.pk}-{line.start}"')
             )
         elif system and not touched and not huge:
             fields = {"turn": turn.pk, "start": line.start, "end": line.end}
             gutter = _form(bench.urls.create, token, fields, "¶", label=f"Mark this line as a nugget: {_short(line.text)}",
                            cls="mark-line", extra=f' data-mark-line id="line-{turn.pk}-{line.start}"')
-        words = _line_words(bench, line, owner) if touched else _runs(line.start, line.words)
+        cited = (candidate.start, candidate.end) if candidate is not None and candidate.cited_by is not None else None
+        words = _line_words(bench, line, owner, cited) if touched or cited else _runs(line.start, line.words)
+        if cited is not None:
+            words += _cited_by(candidate)
         if candidate is not None and candidate.known is not None:
             grade = candidate.known.grade or "ungraded"
             words += (
@@ -204,18 +217,46 @@ def _runs(start: int, words: list[str]) -> str:
     )
 
 
-def _line_words(bench: Workbench, line: Line, owner: dict[int, NuggetScore]) -> str:
-    """A line holding nuggets: its runs, each nugget's inside its <mark> (a nugget running over
-    several lines is marked on each), the WC badge after the mark holding its last word."""
+def _candidate_in(found: list[tuple[int, int, Candidate]], line: Line) -> Candidate | None:
+    """The suggestion a line shows: of those starting in it (`found`: by start, then rank), the
+    first in rank (bench.candidates' order)."""
+    lo = bisect_left(found, (line.start, -1))
+    hi = bisect_left(found, (line.end + 1, -1))
+    return min(found[lo:hi], key=lambda item: item[1])[2] if hi > lo else None
+
+
+def _cited_by(candidate: Candidate) -> str:
+    """What the system cited on the suggested words: its title and link (inert: the URL is
+    escaped and opens elsewhere, without a referrer); a Google grounding link says it stands
+    for a page nobody can know offline."""
+    url = escape(candidate.key or "")
+    title = escape(candidate.source or candidate.key or "")
+    note = (' <span class="redirect" title="Gemini cites through Google redirect links: the real page needs an online '
+            'lookup, so this entity is the link itself">Google grounding redirect, not resolved offline</span>'
+            if candidate.redirect else "")
+    return (f' <span class="cited-by">cited by the system: <a href="{url}" target="_blank" rel="noopener noreferrer nofollow" '
+            f'title="{url}">{title}</a>{note}</span>')
+
+
+def _line_words(bench: Workbench, line: Line, owner: dict[int, NuggetScore], cited: tuple[int, int] | None = None) -> str:
+    """A line holding nuggets or a span the system cited: its runs, each nugget's inside its
+    <mark> (a nugget running over several lines is marked on each), the WC badge after the
+    mark holding its last word, the cited words (`cited`: first, last) inside <span class="cited">."""
+    def inside(i: int) -> bool:
+        return cited is not None and cited[0] <= i <= cited[1]
+
     parts = []
     k, count = 0, len(line.words)
     while k < count:
         held_by = owner.get(line.start + k)
+        in_cited = inside(line.start + k)
         j = k + 1
-        while j < count and owner.get(line.start + j) is held_by:
+        while j < count and owner.get(line.start + j) is held_by and inside(line.start + j) == in_cited:
             j += 1
         run = _runs(line.start + k, line.words[k:j])
-        if held_by is None:
+        if held_by is None and in_cited:
+            parts.append(f'<span class="cited">{run}</span>')
+        elif held_by is None:
             parts.append(run)
         else:
             badge = _badge(bench, held_by) if line.start + j - 1 == held_by.nugget.end_word else ""

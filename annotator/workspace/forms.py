@@ -13,7 +13,8 @@ from django import forms
 
 from annotator.judgments import edits
 from annotator.rules.identity import entity_key_and_name, find_url, name_key, normalise_url
-from annotator.models import AttributeSet, Entity, Grade, Turn, TurnLabel
+from annotator.models import AttributeSet, Entity, Grade, Nugget, Turn, TurnLabel
+from annotator.rules.citations import CITATIONS_JUDGE
 from annotator.rules.vectors import VectorError, check_distribution, parse_vector
 
 
@@ -24,11 +25,14 @@ class VersionForm(forms.Form):
 
 
 class SpanForm(forms.Form):
-    """Mark words start..end (0-based, inclusive) of one turn of the conversation as a nugget."""
+    """Mark words start..end (0-based, inclusive) of one turn of the conversation as a nugget;
+    `cited`: the words are a span the system cited (a nugget of the judge `citations` in that
+    turn), the nugget is linked to the cited page."""
 
     turn = forms.IntegerField(widget=forms.HiddenInput)
     start = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
     end = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
+    cited = forms.IntegerField(required=False, min_value=1, max_value=2**63 - 1, widget=forms.HiddenInput)
 
     def __init__(self, *args, turns: dict[int, Turn], annotator, **kwargs):
         super().__init__(*args, **kwargs)
@@ -48,6 +52,12 @@ class SpanForm(forms.Form):
         except edits.AnnotationRefused as error:
             raise forms.ValidationError(str(error)) from error
         data.update(turn=turn, start=start, end=end)
+        if data.get("cited") is not None:
+            source = (Nugget.objects.filter(pk=data["cited"], turn=turn, annotator__username=CITATIONS_JUDGE)
+                      .values_list("entity__key", "entity__name").first())
+            if source is None:
+                raise forms.ValidationError("The system cited nothing there.")
+            data["cited"] = source
         return data
 
 

@@ -22,6 +22,9 @@ from annotator.models import Assignment, AttributeSet, Entity, Grade, Membership
 from annotator.scores.per_conversation import ConversationScore, NuggetScore, attribute_sets_of, score_conversation
 from annotator.rules.vectors import format_vector
 from scoring.words import span_text, tokenise, turn_offsets, word_position
+from annotator.models import Nugget
+from annotator.rules.citations import CITATIONS_JUDGE
+from annotator.rules.identity import is_grounding_redirect
 
 DISMISSED_SESSION_KEY = "gfrc_dismissed"
 
@@ -43,7 +46,10 @@ class Candidate:
     end: int
     text: str
     known: EntityOption | None = None
-    key: str | None = None  # the entity identity its text gives
+    key: str | None = None  # the entity identity its text gives (cited: the cited page's)
+    cited_by: int | None = None  # a span the system cited: that nugget of the judge `citations`
+    source: str = ""  # the cited page's title
+    redirect: bool = False  # the cited URL is a Google grounding redirect (the page is unknown offline)
 
 
 @dataclass(frozen=True)
@@ -307,9 +313,9 @@ def workbench_context(
 ) -> dict:
     """Everything the workspace shows, in a fixed number of queries:
     1 attribute sets of the topic type, 2-4 score_conversation (turns; nuggets with entity and
-    grade; memberships), 5 turn labels, 6 the annotator's entities that the suggestions name
-    (when there are suggestions), 7 the campaign's grades, 8 memberships of the selected
-    nugget's entity (when one is selected).
+    grade; memberships), 5 turn labels, 6 the spans the systems cited (cited_spans), 7 the
+    annotator's entities that the suggestions name (when there are suggestions), 8 the
+    campaign's grades, 9 memberships of the selected nugget's entity (when one is selected).
     With `only`, the conversation column holds just the turns that edit can have changed.
     """
     user = request.user
@@ -330,7 +336,8 @@ def workbench_context(
         urls=urls,
         csrf_token=get_token(request),
     )
-    bench.candidates = find_candidates(score, score.nuggets, dismissed, topic.pk, user.pk)
+    cited = cited_spans(conversation.pk) if user.get_username() != CITATIONS_JUDGE else []
+    bench.candidates = find_candidates(score, score.nuggets, dismissed, topic.pk, user.pk, cited=cited)
     system_turns = [t for t in score.turns if t.turn.is_system]
     rendered, lines, looks = _turns_to_render(bench, only)
     context = {
@@ -438,18 +445,56 @@ def _details_open(bound: dict) -> bool:
     return any(bound.get(name) is not None and bound[name].errors for name in ("link", "details"))
 
 
+@dataclass(frozen=True)
+class CitedSpan:
+    """Words a system cited a source on: a nugget of the automatic judge CITATIONS_JUDGE."""
+
+    nugget_id: int
+    turn_id: int
+    start: int
+    end: int
+    url: str  # the entity key: the cited page's normalised URL
+    title: str
+
+
+def cited_spans(conversation_id: int) -> list[CitedSpan]:
+    """The spans the systems cited in the conversation (one query), in turn and word order."""
+    rows = (
+        Nugget.objects.filter(turn__conversation_id=conversation_id, annotator__username=CITATIONS_JUDGE)
+        .order_by("turn__position", "start_word")
+        .values_list("pk", "turn_id", "start_word", "end_word", "entity__key", "entity__name")
+    )
+    return [CitedSpan(*row) for row in rows]
+
+
 def find_candidates(score: ConversationScore, annotator_nuggets, dismissed: set[str], topic_id: int,
-                    annotator_id: int) -> list[Candidate]:
-    """The suggested nuggets (annotator.rules.candidates) the annotator did not dismiss, each
-    with the annotator's entity of the topic it names, if any (one query, for those keys)."""
+                    annotator_id: int, cited: list[CitedSpan] = ()) -> list[Candidate]:
+    """The suggested nuggets the annotator did not dismiss: the spans the system cited (`cited`),
+    then the lines of annotator.rules.candidates (a line on which the system cited words is not
+    suggested twice); each with the annotator's entity of the topic it names, if any (one
+    query, for those keys)."""
     taken: dict[int, set[int]] = {}
     for n in annotator_nuggets:
         taken.setdefault(n.nugget.turn_id, set()).update(range(n.nugget.start_word, n.nugget.end_word + 1))
-    result = [
+    result = []
+    texts = {view.turn.pk: view.turn.text for view in score.turns}
+    for span in cited:
+        if not taken.get(span.turn_id, set()).isdisjoint(range(span.start, span.end + 1)):
+            continue
+        if candidate_key(span.turn_id, span.start, span.end) in dismissed or span.turn_id not in texts:
+            continue
+        result.append(Candidate(span.turn_id, span.start, span.end, span_text(tokenise(texts[span.turn_id]), span.start, span.end),
+                                None, span.url, cited_by=span.nugget_id, source=span.title,
+                                redirect=is_grounding_redirect(span.url)))
+    cited_starts: dict[int, list[int]] = {}
+    for c in result:
+        cited_starts.setdefault(c.turn_id, []).append(c.start)
+    result += [
         Candidate(view.turn.pk, line.start, line.end, line.text, None, line.key)
         for view in score.turns if view.turn.is_system
         for line in candidate_lines(view.turn.text, taken.get(view.turn.pk, set()))
         if candidate_key(view.turn.pk, line.start, line.end) not in dismissed
+        and not any(line.start <= start <= line.end for start in cited_starts.get(view.turn.pk, ()))
     ]
     keys = {c.key for c in result if c.key}
     if keys:

@@ -50,3 +50,18 @@ def test_a_judge_sharing_nothing_with_the_gold_says_so(demo):
 def test_unknown_names_are_refused(demo, args, message):
     error, _ = refused("compare_judges", *args)
     assert message in error
+
+
+def test_the_systems_own_citations_are_compared_with_the_gold_as_the_judge_citations(db):
+    from tests.factories import mark
+    from tests.workspace.conftest import build_harvest
+
+    conversation, gold = build_harvest()
+    mark(conversation, gold, 4, 12, 17, grade="L2")  # the gold agrees with the Volver citation
+    mark(conversation, gold, 4, 0, 3, grade="L0")  # and marks words the system cited nothing on
+    out, _ = run("compare_judges", "--campaign", "fw", "--judge", "citations", "--gold", "gold", "--format", "json")
+    data = json.loads(out)
+    assert (data["judge"], data["gold"], data["conversations_compared"]) == ("citations", "gold", 1)
+    (row,) = data["per_conversation"]
+    assert (row["nuggets_gold"], row["nuggets_judge"]) == (2, 2)
+    assert row["exact_precision"] == row["exact_recall"] == 0.5

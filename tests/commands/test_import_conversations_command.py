@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -33,7 +34,8 @@ def scores(fmt="json"):
 
 def test_the_paper_example_imported_from_its_text_file_scores_as_in_the_paper(gold):
     out, err = import_example()
-    assert out.strip() == ("1 conversation(s) imported; 4 turns, 10 nuggets, 2 turn labels; "
+    assert out.strip() == ("M002-bing-trial1.txt: read as paper: 1 conversation\n"
+                           "1 conversation(s) imported; 4 turns, 10 nuggets, 2 turn labels; "
                            "10 new and 0 updated entities, judged by gold-annotator.")
     assert err == ""
     (row,) = scores()["conversations"]
@@ -175,7 +177,8 @@ def test_an_annotator_s_file_adds_their_judgments_to_the_conversation_already_th
     conversation = Conversation.objects.get()
     theirs = write(tmp_path, "M002-bing-trial1.txt", EXAMPLE.read_text().replace("#L1\nwc= 46", "#L2\nwc= 46"))
     out, err = run("import_conversations", "--campaign", "fairweb1", "--annotator", "robot", theirs)
-    assert out.strip() == ("added robot's judgments to 1 conversation already there; "
+    assert out.strip() == ("M002-bing-trial1.txt: read as paper: 1 conversation\n"
+                           "added robot's judgments to 1 conversation already there; "
                            "10 nuggets, 2 turn labels; 10 new and 0 updated entities, judged by robot.")
     assert err == ""
     assert Conversation.objects.get().pk == conversation.pk and Turn.objects.count() == 4
@@ -277,3 +280,68 @@ def test_jsonl_problems_name_the_line_and_the_field(gold, tmp_path):
 def test_unknown_campaign_or_annotator_is_an_error(gold):
     assert refused("import_conversations", "--campaign", "nope", str(EXAMPLE))[0] == "no campaign 'nope' (load one with load_campaign)"
     assert refused("import_conversations", "--campaign", "fairweb1", "--annotator", "nobody", str(EXAMPLE))[0] == "no user named 'nobody'"
+
+
+def test_the_topic_option_gives_harvested_conversations_their_topic_and_files_with_topics_keep_theirs(gold, tmp_path):
+    from annotator.interchange.formats import parse_paper, write_jsonl
+
+    conversation = parse_paper(EXAMPLE.read_text(), "x").conversations[0]
+    conversation.nuggets, conversation.run = [], None
+    jsonl = write(tmp_path, "own.jsonl", write_jsonl([conversation]))
+    out, err = run("import_conversations", "--campaign", "fairweb1", "--run", "bing", "--topic", "M009", jsonl)
+    assert out.splitlines()[0] == "own.jsonl: read as JSONL: 1 conversation"
+    assert Conversation.objects.get().topic.code == "M002"  # the file's own
+
+
+HARVESTS = Path(__file__).resolve().parents[1] / "interchange" / "data" / "harvest"
+
+
+@pytest.mark.parametrize(("name", "said"), [
+    ("anthropic-messages.json", "read as Anthropic Messages: 2 conversations, 5 citations"),
+    ("chatgpt-conversations.json", "read as ChatGPT export: 2 conversations, 6 citations"),
+    ("gemini-grounding-log.jsonl", "read as Gemini: 2 conversations, 7 citations"),
+    ("lmsys-wildchat.jsonl", "read as LMSYS-Chat / WildChat: 4 conversations, 0 citations"),
+    ("openai-chat-completions.jsonl", "read as OpenAI Chat Completions: 2 conversations, 5 citations"),
+    ("openai-responses-items.jsonl", "read as OpenAI Responses: 2 conversations, 5 citations"),
+    ("openai-responses-log.jsonl", "read as OpenAI Responses: 2 conversations, 5 citations"),
+    ("perplexity-log.jsonl", "read as Perplexity: 2 conversations, 8 citations"),
+    ("sharegpt.json", "read as ShareGPT: 2 conversations, 0 citations"),
+])
+def test_each_harvest_format_is_imported_into_the_topic_given_with_its_citations_as_the_judges_nuggets(gold, name, said):
+    from annotator.interchange.formats import parse_file
+    from scoring.words import span_text, tokenise
+    from annotator.rules.identity import normalise_url
+
+    out, err = run("import_conversations", "--campaign", "fairweb1", "--run", "sys", "--topic", "M010", str(HARVESTS / name))
+    assert out.splitlines()[0] == f"{name}: {said}"
+    parsed = parse_file((HARVESTS / name).read_bytes(), name).conversations
+    conversations = Conversation.objects.filter(topic__code="M010").order_by("run__trial")
+    assert [c.run.name for c in conversations] == [f"sys-trial{i}" for i in range(1, len(parsed) + 1)]
+    for conversation, read in zip(conversations, parsed):
+        assert [t.text for t in conversation.turns.order_by("position")] == [t.text for t in read.turns]
+        proposed = {(n.turn.position - 1, n.start_word, n.end_word): (span_text(tokenise(n.turn.text), n.start_word, n.end_word), n.entity.key)
+                    for n in Nugget.objects.filter(turn__conversation=conversation, annotator__username="citations")
+                    .select_related("turn", "entity")}
+        cited = {(c.turn, c.start_word, c.end_word) for c in read.citations}
+        assert set(proposed) == cited  # the readers' spans never overlap: one proposal per cited span
+        for (turn, start, end), (words, key) in proposed.items():
+            assert words == " ".join(read.words(turn)[start : end + 1])
+            assert key in {normalise_url(c.url) for c in read.citations if (c.turn, c.start_word, c.end_word) == (turn, start, end)}
+            assert "utm_" not in key
+
+
+def test_a_chatgpt_export_says_what_it_read_and_proposes_its_citations_without_tracking_tags(gold):
+    out, _ = run("import_conversations", "--campaign", "fairweb1", "--run", "chatgpt", "--topic", "M010",
+                 str(HARVESTS / "chatgpt-conversations.json"))
+    assert out.splitlines()[0] == "chatgpt-conversations.json: read as ChatGPT export: 2 conversations, 6 citations"
+    assert "cited span(s) proposed as nuggets of the automatic judge citations" in out.splitlines()[1]
+    keys = set(Entity.objects.filter(annotator__username="citations").values_list("key", flat=True))
+    assert keys and not any("utm_" in key for key in keys)
+
+
+def test_a_harvest_imported_without_a_topic_is_refused(gold):
+    message, err = refused("import_conversations", "--campaign", "fairweb1", "--run", "chatgpt",
+                           str(HARVESTS / "chatgpt-conversations.json"))
+    assert "1 problem(s): nothing was imported" in message
+    assert "2 harvested conversations without a topic: a harvest carries none, give the import one (--topic T)" in err
+    assert not Conversation.objects.exists()

@@ -55,6 +55,20 @@ def test_automatic_judges_are_named_as_such_among_the_annotators_to_assign(organ
     assert "bob (automatic judge)" in body and "ann (automatic judge)" not in body
 
 
+def test_a_harvest_whose_citations_the_judge_holds_still_gets_a_person(organiser, campaign):
+    from annotator.interchange.formats import ParsedCitation, ParsedConversation, ParsedTurn, ParseResult
+    from annotator.interchange.importing import import_parsed
+
+    turns = [ParsedTurn("U", 1, None, "films?"), ParsedTurn("S", 1, None, "Volver (2006) is a comedy-drama.")]
+    harvest = ParseResult([ParsedConversation("", None, turns, citations=[ParsedCitation(1, 0, 4, "https://imdb.com/title/tt0441909")])])
+    assert import_parsed(campaign, [("h.json", harvest)], run="chatgpt", topic="M077").ok
+    conversation = Conversation.objects.get(topic__code="M077")
+    assert list(conversation.assignments.values_list("annotator__username", flat=True)) == ["citations"]
+    carol = make_user("carol")
+    organiser.post(url(campaign), {"annotators": [carol.pk], "per_conversation": 1, "topics": [conversation.topic_id]})
+    assert set(conversation.assignments.values_list("annotator__username", flat=True)) == {"citations", "carol"}
+
+
 def test_the_assign_page_offers_this_campaigns_people_and_new_accounts_never_staff_or_other_campaigns(organiser, campaign, demo):
     from django.contrib.auth import get_user_model
 

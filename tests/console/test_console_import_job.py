@@ -198,6 +198,34 @@ def test_a_huge_job_id_is_a_404(organiser, campaign):
     assert organiser.get(url).status_code == 404
 
 
+def test_a_background_import_keeps_the_topic_for_the_harvests_and_says_what_it_read(organiser, campaign):
+    response = organiser.post(reverse("console:upload", kwargs={"slug": campaign.slug}),
+                              {"files": [jsonl(4)], "topic": "M009"})
+    job = ImportJob.objects.get()
+    assert response.status_code == 302 and job.topic == "M009"
+    assert "harvests into topic M009" in organiser.get(job_url(job)).content.decode()
+    run_worker()
+    job.refresh_from_db()
+    assert job.status == ImportJob.Status.DONE, job.errors
+    assert job.summary.startswith("bg.jsonl: read as JSONL: 4 conversations. 4 conversation(s) imported")
+
+
+def test_a_large_chatgpt_export_goes_to_the_background_counted_by_its_conversations(organiser, campaign, settings):
+    from pathlib import Path
+
+    settings.GFRC_BACKGROUND_IMPORT_CONVERSATIONS = 1
+    data = (Path(__file__).resolve().parents[1] / "interchange" / "data" / "harvest" / "chatgpt-conversations.json").read_bytes()
+    export = SimpleUploadedFile("conversations.json", data, content_type="application/json")
+    organiser.post(reverse("console:upload", kwargs={"slug": campaign.slug}), {"files": [export], "run": "chatgpt", "topic": "M010"})
+    job = ImportJob.objects.get()
+    assert (job.conversations, job.topic) == (3, "M010")  # counted before parsing: its empty third one too
+    run_worker()
+    job.refresh_from_db()
+    assert job.status == ImportJob.Status.DONE, job.errors
+    assert job.summary.startswith("conversations.json: read as ChatGPT export: 2 conversations, 6 citations. 2 conversation(s)")
+    assert Conversation.objects.filter(topic__code="M010").count() == job.conversations == 2
+
+
 def claim_as(job: ImportJob, worker: str, stage: str = "writing", **fields) -> None:
     """The job as a worker left it when it claimed the task and reached `stage`."""
     from django.utils import timezone

@@ -83,6 +83,53 @@ def test_an_upload_for_another_annotator_adds_their_judgments_to_the_conversatio
     assert Assignment.objects.filter(conversation=conversation, annotator=bob).exists()
 
 
+def test_the_upload_says_what_each_file_was_read_as(organiser, campaign):
+    response = organiser.post(url(campaign), {"files": [example()], "run": "bing-trial9"}, follow=True)
+    assert "M002-bing-trial1.txt: read as paper: 1 conversation" in response.content.decode()
+
+
+def test_the_upload_offers_the_campaigns_topics_for_harvests_and_files_with_topics_keep_theirs(organiser, campaign):
+    page = organiser.get(url(campaign)).content.decode()
+    assert 'list="campaign-topics"' in page and '<option value="M002">' in page
+    organiser.post(url(campaign), {"files": [example()], "run": "bing-trial9", "topic": "M009"})
+    assert Conversation.objects.filter(topic__code="M002", run__name="bing-trial9").exists()
+
+
+def test_a_topic_with_spaces_is_refused_by_the_form(organiser, campaign):
+    response = organiser.post(url(campaign), {"files": [example()], "run": "bing-trial9", "topic": "M 9"})
+    assert response.status_code == 400 and response.context["form"].errors["topic"] == ["A topic id has no spaces."]
+
+
+HARVESTS = Path(__file__).resolve().parents[1] / "interchange" / "data" / "harvest"
+
+
+def test_a_chatgpt_export_is_uploaded_into_the_topic_chosen_and_its_citations_proposed(organiser, campaign):
+    export = SimpleUploadedFile("conversations.json", (HARVESTS / "chatgpt-conversations.json").read_bytes(),
+                                content_type="application/json")
+    response = organiser.post(url(campaign), {"files": [export], "run": "chatgpt", "topic": "M010"}, follow=True)
+    page = response.content.decode()
+    assert "conversations.json: read as ChatGPT export: 2 conversations, 6 citations" in page
+    assert set(Conversation.objects.filter(topic__code="M010").values_list("run__name", flat=True)) == {
+        "chatgpt-trial1", "chatgpt-trial2"}
+    # six citations on four spans: sources cited together ([1][2]) on the same words are one proposal
+    assert Nugget.objects.filter(annotator__username="citations", turn__conversation__topic__code="M010").count() == 4
+
+
+def test_a_chatgpt_export_zip_as_downloaded_is_uploaded(organiser, campaign):
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("conversations.json", (HARVESTS / "chatgpt-conversations.json").read_bytes())
+        archive.writestr("chat.html", "<html></html>")
+    export = SimpleUploadedFile("chatgpt-export.zip", buffer.getvalue(), content_type="application/zip")
+    assert 'accept=".txt,.jsonl,.json,.zip"' in organiser.get(url(campaign)).content.decode()
+    response = organiser.post(url(campaign), {"files": [export], "run": "chatgpt", "topic": "M010"}, follow=True)
+    assert "chatgpt-export.zip: read as ChatGPT export: 2 conversations, 6 citations" in response.content.decode()
+    assert Conversation.objects.filter(topic__code="M010").count() == 2
+
+
 def test_a_lone_surrogate_in_an_uploaded_file_is_a_400_at_its_line_not_a_500(organiser, campaign):
     before = Conversation.objects.count()
     line = b'{"topic": "M002", "run": "x-trial1", "turns": [{"role": "user", "text": "hi \\ud800"}, {"role": "system", "text": "ok"}]}\n'

@@ -91,7 +91,9 @@ def test_the_export_command_writes_a_file_the_import_command_reads_back(judged, 
     assert path.read_text().startswith("##### M002 run=bard-trial1\n### U1\n")
     copy_campaign("copy")
     out, err = run("import_conversations", "--campaign", "copy", "--annotator", "gold", str(path))
-    assert err == "" and out.startswith("2 conversation(s) imported")
+    read, summary = out.splitlines()
+    assert err == "" and read == "fairweb1.txt: read as paper: 2 conversations"
+    assert summary.startswith("2 conversation(s) imported")
     assert judgments(Campaign.objects.get(slug="copy"), gold) == judgments(campaign, gold)
 
 

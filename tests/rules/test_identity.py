@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from annotator.rules.identity import entity_key_and_name, find_url, name_key, normalise_url
+from annotator.rules.identity import entity_key_and_name, find_url, is_grounding_redirect, name_key, normalise_url
 
 hosts = st.from_regex(r"[a-z][a-z0-9\-]{0,8}(\.[a-z][a-z0-9\-]{0,8}){1,2}", fullmatch=True)
 paths = st.from_regex(r"(/[A-Za-z0-9_\-.~%()]{1,8}){0,3}", fullmatch=True)
@@ -96,3 +96,34 @@ def test_entity_key_and_name(text, key, name):
 
 def test_name_keys_ignore_case_and_spacing():
     assert name_key("Back  to the FUTURE (1985)") == name_key("back to the future (1985)") == "name:back to the future (1985)"
+
+
+@pytest.mark.parametrize("cited", [
+    "https://www.imdb.com/title/tt2543164/?utm_source=chatgpt.com",
+    "https://imdb.com/title/tt2543164?utm_source=openai",
+    "http://imdb.com/title/tt2543164/?UTM_Medium=x&utm_campaign=y#frag",
+    "https://imdb.com/title/tt2543164?gclid=abc&fbclid=def",
+])
+def test_tracking_parameters_make_no_new_entity(cited):
+    assert normalise_url(cited) == normalise_url("https://www.imdb.com/title/tt2543164/") == "https://imdb.com/title/tt2543164"
+
+
+def test_other_query_parameters_stay_in_their_order_around_removed_tracking_ones():
+    assert normalise_url("https://x.org/a?b=1&utm_source=openai&a=2&fbclid=z") == "https://x.org/a?b=1&a=2"
+    assert normalise_url("https://x.org/a?utm=1") == "https://x.org/a?utm=1"  # not a utm_ tag
+
+
+@given(hosts, paths, queries, st.sampled_from(["utm_source=openai", "utm_source=chatgpt.com", "gclid=1", "UTM_TERM=a%20b"]))
+def test_a_tracking_parameter_anywhere_in_the_query_makes_no_new_entity(host, path, query, tracking):
+    plain = normalise_url(url("https", host, path, query))
+    for with_tracking in (f"{query}&{tracking}" if query else tracking, f"{tracking}&{query}" if query else tracking):
+        tracked = normalise_url(url("https", host, path, with_tracking))
+        assert tracked == plain
+        assert normalise_url(tracked) == tracked
+
+
+def test_a_grounding_redirect_link_is_recognised_and_keyed_as_it_is():
+    link = "https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQE3xYz"
+    assert is_grounding_redirect(link)
+    assert normalise_url(link) == link
+    assert not is_grounding_redirect("https://imdb.com/grounding-api-redirect/x")

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from annotator.interchange.formats import ParsedCitation, ParsedConversation, ParsedTurn, ParseResult
+from annotator.interchange.importing import import_parsed
+from annotator.models import Campaign, Conversation
 from tests.factories import make_campaign, make_conversation, make_user, mark
 from tests.scores.test_scores import paper_example
 
@@ -90,3 +93,28 @@ def changed(response) -> bool:
     whole = '<section id="score-panel" class="card score-panel" aria-labelledby="score-h" hx-swap-oob="true">' in html
     parts = '<div id="score-figures" hx-swap-oob="morph">' in html
     return "HX-Trigger" not in response and (whole or (parts and '<template><tbody id="t1-' in html))
+
+
+HARVEST_ANSWER = (
+    "Here are two films 🎬 by Pedro Almodóvar and Agnès Varda:\n"
+    "1. **Volver** (2006) is a comedy-drama. [imdb.com](https://www.imdb.com/title/tt0441909/?utm_source=openai)\n"
+    "2. Cléo from 5 to 7 (1962) follows a singer through Paris."
+)
+GROUNDING = "https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQHx0"
+
+
+def build_harvest(username: str = "gold", *, campaign=None):
+    """A harvested conversation (imported as a reader hands it over), its citations proposed by
+    the judge `citations`: S2 cites Volver on words 12-17 (IMDb, with ?utm_source=openai) and
+    Cléo on words 19-29 (a Google grounding link). Assigned to a new annotator."""
+    annotator = make_user(username)
+    campaign = campaign or make_campaign()
+    turns = [ParsedTurn("U", 1, None, "films by Spanish or French directors"), ParsedTurn("S", 1, None, "Which decade? 😀"),
+             ParsedTurn("U", 2, None, "Any, with sources."), ParsedTurn("S", 2, None, HARVEST_ANSWER)]
+    citations = [ParsedCitation(3, 12, 17, "https://www.imdb.com/title/tt0441909/?utm_source=openai", "Volver (2006) - IMDb"),
+                 ParsedCitation(3, 19, 29, GROUNDING, "wikipedia.org")]
+    parsed = ParseResult([ParsedConversation("", None, turns, citations=citations, source="chat.json")], format_name="Gemini")
+    result = import_parsed(Campaign.objects.get(pk=campaign.pk), [("chat.json", parsed)], run="gemini", topic="M002",
+                           annotator=annotator)
+    assert result.ok, result.errors
+    return Conversation.objects.get(topic__campaign=campaign, run__name="gemini"), annotator

@@ -7,9 +7,9 @@ import pytest
 from django.urls import reverse
 
 from annotator.judgments import edits
-from annotator.models import AttributeSet, Topic
+from annotator.models import AttributeSet, Entity, Topic
 from tests.factories import make_campaign, make_conversation, make_user, mark
-from tests.workspace.conftest import HTMX
+from tests.workspace.conftest import HTMX, build_harvest
 
 pytestmark = pytest.mark.django_db
 
@@ -162,3 +162,24 @@ def test_a_turn_of_ordinary_length_is_sent_as_runs_that_annotate_js_makes_word_s
     assert "data-lazy-words" not in html and '<span class="w"' not in html
     runs = re.findall(r'<span class="lazy" data-i="\d+">([^<]*)</span>', html)
     assert sum(len(run.split(" ")) for run in runs) == 123  # every word of the conversation, once
+
+
+def test_the_spans_a_system_cited_are_suggested_as_cited_by_the_system(client, db):
+    conversation, gold = build_harvest()
+    client.force_login(gold)
+    html = client.get(reverse("conversation", args=[conversation.pk])).content.decode()
+    s2 = conversation.turns.get(position=4)
+    assert html.count("cited by the system:") == 2 and "2 suggestions left" in html
+    volver_line = html[html.index(f'id="accept-{s2.pk}-11"') - 2000: html.index(f'id="accept-{s2.pk}-11"')]
+    assert 'name="start" value="12"' in volver_line and 'name="end" value="17"' in volver_line
+    assert 'href="https://imdb.com/title/tt0441909" target="_blank" rel="noopener noreferrer nofollow"' in html
+    assert "Google grounding redirect, not resolved offline" in html
+    assert '<span class="cited"><span class="lazy" data-i="12">**Volver** (2006) is a comedy-drama.' in html
+
+
+def test_a_cited_title_with_markup_is_shown_as_text(client, db):
+    conversation, gold = build_harvest()
+    Entity.objects.filter(annotator__username="citations").update(name="<script>alert(1)</script>")
+    client.force_login(gold)
+    html = client.get(reverse("conversation", args=[conversation.pk])).content.decode()
+    assert "<script>alert(1)" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html

@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from annotator.models import Entity, Nugget
 from tests.factories import make_campaign, make_conversation, make_user, mark
-from tests.workspace.conftest import HTMX, line_span, changed
+from tests.workspace.conftest import HTMX, build_harvest, changed, line_span
 
 pytestmark = pytest.mark.django_db
 
@@ -143,3 +143,28 @@ def test_a_refused_save_sends_no_score_panel_since_nothing_changed(client, bare_
     client.force_login(annotator)
     response = _create(client, conversation, other.turns.get(position=2).pk, 0, 1, **HTMX)
     assert response.status_code == 422 and 'id="score-panel"' not in response.content.decode()
+
+
+def test_accepting_a_cited_span_links_the_nugget_to_the_page_the_system_cited(client, db):
+    conversation, gold = build_harvest()
+    client.force_login(gold)
+    cited = Nugget.objects.get(annotator__username="citations", start_word=12)
+    response = client.post(reverse("nugget-create", args=[conversation.pk]),
+                           {"turn": cited.turn_id, "start": 12, "end": 17, "cited": cited.pk}, headers=HTMX)
+    assert response.status_code == 200
+    mine = Nugget.objects.select_related("entity").get(annotator=gold)
+    assert (mine.start_word, mine.end_word, mine.entity.key, mine.entity.name) == (
+        12, 17, "https://imdb.com/title/tt0441909", "Volver (2006) - IMDb")
+    assert mine.entity.grade is None  # the annotator grades it: the system's claim is not a judgment
+    assert response.content.decode().count("cited by the system:") == 1  # the other one is still suggested
+
+
+def test_a_cited_span_of_another_turn_or_annotator_is_refused(client, db):
+    conversation, gold = build_harvest()
+    client.force_login(gold)
+    s1 = conversation.turns.get(position=2)
+    cited = Nugget.objects.get(annotator__username="citations", start_word=12)
+    response = client.post(reverse("nugget-create", args=[conversation.pk]),
+                           {"turn": s1.pk, "start": 0, "end": 1, "cited": cited.pk}, headers=HTMX)
+    assert response.status_code == 422 and "The system cited nothing there." in response.content.decode()
+    assert not Nugget.objects.filter(annotator=gold).exists()

@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from annotator.models import Nugget
 from tests.factories import make_user
-from tests.workspace.conftest import HTMX, line_span
+from tests.workspace.conftest import HTMX, build_harvest, line_span
 
 pytestmark = pytest.mark.django_db
 
@@ -29,3 +29,13 @@ def test_an_annotator_cannot_dismiss_suggestions_in_another_annotators_conversat
     turn, start, end = line_span(conversation, 2, "Groundhog Day")
     response = client.post(reverse("suggestion-dismiss", args=[conversation.pk]), {"turn": turn, "start": start, "end": end})
     assert response.status_code == 404
+
+
+def test_a_dismissed_cited_span_is_no_longer_suggested(client, db):
+    conversation, gold = build_harvest()
+    client.force_login(gold)
+    cited = Nugget.objects.get(annotator__username="citations", start_word=19)
+    client.post(reverse("suggestion-dismiss", args=[conversation.pk]),
+                {"turn": cited.turn_id, "start": 19, "end": 29, "cited": cited.pk}, headers={"HX-Request": "true"})
+    html = client.get(reverse("conversation", args=[conversation.pk])).content.decode()
+    assert html.count("cited by the system:") == 1 and "Google grounding redirect" not in html

@@ -20,10 +20,10 @@ pytestmark = pytest.mark.django_db
 #   6 SAVEPOINT, 7 entity version bump (UPDATE ... WHERE version = expected), 8 event INSERT,
 #   9 RELEASE SAVEPOINT, then the refreshed workbench: 10 attribute sets, 11 turns,
 #   12 nuggets with entity and grade (one values_list: rows, not model instances), 13 memberships,
-#   14 turn labels, 15 grades, 16 the selected entity's memberships (the entities that suggestions
+#   14 turn labels, 15 the spans the systems cited, 16 grades, 17 the selected entity's memberships (the entities that suggestions
 #   name are read only when there are suggestions: none here, every line is marked). The answer
 #   carries only the marks and badges of the entity's nuggets and the score changes (out of band).
-SAVE_QUERIES = 16
+SAVE_QUERIES = 17
 # The score panel: 1 session, 2 user, 3 assignment, 4 attribute sets, 5 turns,
 #   6 nuggets with entity and grade, 7 memberships.
 PANEL_QUERIES = 7

@@ -90,26 +90,30 @@ def upload(request: HttpRequest, slug: str) -> HttpResponse:
     errors: list[str] = []
     warnings: list[str] = []
     if request.method == "POST":
-        form = UploadForm(request.POST, request.FILES)
+        form = UploadForm(request.POST, request.FILES, campaign=campaign)
         if form.is_valid():
             files = [(f.name, f.read()) for f in form.cleaned_data["files"]]
             run, replace = form.cleaned_data["run"] or None, form.cleaned_data["replace"]
+            topic = form.cleaned_data["topic"] or None
             annotator = form.cleaned_data["annotator"]
             if import_jobs.runs_in_background(files):
-                job = import_jobs.start(campaign, files, run=run, replace=replace, annotator=annotator, actor=request.user)
+                job = import_jobs.start(campaign, files, run=run, topic=topic, replace=replace, annotator=annotator,
+                                        actor=request.user)
                 return redirect("console:import_job", slug=campaign.slug, job=job.pk)
             result = importing.import_files(
-                campaign, files, run=run, replace=replace, annotator=annotator, actor=request.user
+                campaign, files, run=run, topic=topic, replace=replace, annotator=annotator, actor=request.user
             )
             errors = [str(e) for e in result.errors]
             warnings = [str(w) for w in result.warnings]
             if not errors:
+                for said in result.read:
+                    messages.info(request, said)
                 messages.success(request, result.summary())
                 for warning in warnings[:50]:
                     messages.warning(request, warning)
                 return redirect("console:upload", slug=campaign.slug)
     else:
-        form = UploadForm()
+        form = UploadForm(campaign=campaign)
     return render(
         request,
         "console/upload.html",

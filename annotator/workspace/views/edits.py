@@ -150,13 +150,15 @@ def _turns_of(assignment) -> dict[int, Turn]:
 @require_POST
 def create_nugget(request: HttpRequest, conversation_id: int) -> HttpResponse:
     """Mark words (a selection, a line, an accepted suggestion) as a nugget; its entity comes
-    from its text: the annotator's entity of the topic with the same URL (or name), else new."""
+    from its text: the annotator's entity of the topic with the same URL (or name), else new;
+    for words the system cited, from the cited page."""
     assignment = assignment_for_annotator(request.user, conversation_id)
     form = SpanForm(request.POST, turns=_turns_of(assignment), annotator=request.user)
 
     def change(data) -> Done:
         nugget = edits.create_nugget(
-            annotator=request.user, actor=request.user, turn=data["turn"], start_word=data["start"], end_word=data["end"]
+            annotator=request.user, actor=request.user, turn=data["turn"], start_word=data["start"], end_word=data["end"],
+            cited=data.get("cited"),
         )
         return Done(nugget_touched(nugget), nugget.pk)
 
