@@ -13,7 +13,7 @@ from tests.factories import make_campaign, make_conversation, make_user, mark
 
 pytestmark = pytest.mark.django_db
 
-rekey_entities = importlib.import_module("annotator.migrations.0009_i18_harvest_topic_and_keys").rekey_entities
+rekey_entities = importlib.import_module("annotator.migrations.0011_harvest_topic_and_keys").rekey_entities
 
 TURNS = [("U", "films please"), ("S", "Tenet https://imdb.com/title/tt6723592/\nDune https://imdb.com/title/tt1160419/")]
 

@@ -48,7 +48,7 @@ def rekey_entities(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("annotator", "0009_i21_probing_import_job_worker"),  # chained after main's leaf (ImportJob is created in 0006)
+        ("annotator", "0010_import_job_worker"),
     ]
 
     operations = [

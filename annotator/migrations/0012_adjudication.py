@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotator', '0009_i21_probing_import_job_worker'),  # main's leaf when this branch merged it
+        ('annotator', '0011_harvest_topic_and_keys'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

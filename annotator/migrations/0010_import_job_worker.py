@@ -2,8 +2,8 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-    # after the leaf of main when merged (0006_import_jobs -> 0009_i19_ranked_lists): the lead renumbers
-    dependencies = [("annotator", "0009_i19_ranked_lists")]
+    # after the leaf of main when merged (0006_import_jobs -> 0009_ranked_lists): the lead renumbers
+    dependencies = [("annotator", "0009_ranked_lists")]
 
     operations = [
         migrations.AddField(
