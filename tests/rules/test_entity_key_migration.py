@@ -1,4 +1,4 @@
-"""Migration 0009: entity keys stored before tracking parameters were ignored are keyed again,
+"""Migration 0011: entity keys stored before tracking parameters were ignored are keyed again,
 and two entities that turn out to be one are merged."""
 
 from __future__ import annotations
