@@ -181,20 +181,16 @@ def _refuse_problem(problem: SpanProblem | None, turn: Turn, start_word: int, en
 def entity_for_text(turn: Turn, annotator, text: str, *, actor, conversation: Conversation | None = None) -> Entity:
     """The annotator's entity of the topic that `text` names (URL first, else the name); new if unknown."""
     key, name = entity_key_and_name(text)
-    return entity_for_key(turn, annotator, key, name, actor=actor, conversation=conversation)
-
-
-def entity_for_key(turn: Turn, annotator, key: str, name: str, *, actor, conversation: Conversation | None = None) -> Entity:
-    """The annotator's entity of the topic with this identity key; new (named `name`) if unknown."""
-    problem = id_problem(ENTITY, key) if key is not None else None
-    if problem is not None:
-        raise AnnotationRefused(f"The entity cannot be named so: {problem}.")
     return entity_for_key(turn.conversation.topic_id, annotator, key, name, actor=actor,
                           conversation_id=conversation.pk if conversation else turn.conversation_id)
 
 
 def entity_for_key(topic_id: int, annotator, key: str, name: str, *, actor, conversation_id: int | None) -> Entity:
-    """The annotator's entity of the topic with this identity key; made (and recorded) if unknown."""
+    """The annotator's entity of the topic with this identity key; made (named `name`, and
+    recorded) if unknown."""
+    problem = id_problem(ENTITY, key) if key is not None else None
+    if problem is not None:
+        raise AnnotationRefused(f"The entity cannot be named so: {problem}.")
     entity = Entity.objects.filter(topic_id=topic_id, annotator=annotator, key=key).first()
     if entity is not None:
         return entity
@@ -374,7 +370,8 @@ def create_nugget(
     _lock_turn(turn)
     check_span(turn, annotator, start_word, end_word)
     if entity is None and cited is not None:
-        entity = entity_for_key(turn, annotator, *cited, actor=actor)
+        entity = entity_for_key(turn.conversation.topic_id, annotator, *cited, actor=actor,
+                                conversation_id=turn.conversation_id)
     elif entity is None:
         entity = entity_for_text(turn, annotator, span_text(tokenise(turn.text), start_word, end_word), actor=actor)
     return _write_nugget(annotator=annotator, actor=actor, turn=turn, start_word=start_word, end_word=end_word,
