@@ -2,8 +2,7 @@
 scatter plot, the topic x run usefulness grid, progress and agreement.
 
 Everything is computed live from the campaign's current settings and judgments (scores come
-from `score_tables` below, over annotator.scores.per_conversation' per-conversation layer), so a changed setting
-shows at once.
+from annotator.scores.campaign_tables), so a changed setting shows at once.
 """
 
 from __future__ import annotations
@@ -11,7 +10,7 @@ from __future__ import annotations
 import io
 import math
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -19,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from django.db.models import F, Prefetch  # noqa: E402
+from django.db.models import Prefetch  # noqa: E402
 
 from scoring import agreement  # noqa: E402
 from annotator.interchange.csvsafe import frame_csv  # noqa: E402
@@ -32,15 +31,14 @@ from annotator.models import (  # noqa: E402
     Conversation,
     Membership,
     Nugget,
-    Topic,
-    TopicType,
     Turn,
     TurnLabel,
 )
-from annotator.scores.campaign_tables import ScoreTables, run_means, score_columns, score_table, score_tables, topic_codes, with_usernames  # noqa: E402,F401
+from annotator.scores.campaign_tables import score_columns, score_table, with_usernames  # noqa: E402
 from annotator.scores.per_conversation import gold_annotators  # noqa: E402
 from annotator.scores.ranked_lists import MEASURES as RANKED_MEASURES, score_ranked_lists  # noqa: E402
-from scoring import gfrc, usefulness  # noqa: E402
+from scoring import usefulness  # noqa: E402
+from scoring.words import word_position  # noqa: E402
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -461,7 +459,7 @@ def conversation_agreement(conversation: Conversation, first, second) -> tuple[P
         grade_pairs.append((name, a[1] if a else None, b[1] if b else None))
         if a is None or b is None:
             who = first if b is None else second
-            where = ", ".join(f"S{n} WC {offsets[n] + s + 1}-{offsets[n] + e + 1}"
+            where = ", ".join(f"S{n} WC {word_position(offsets[n], s)}-{word_position(offsets[n], e)}"
                               for n, s, e, k in sorted(spans[who.pk]) if k == key)
             disagreements.append(f"{name}: marked only by {who.get_username()} ({where})")
             only_one.add(key)
@@ -481,7 +479,7 @@ def conversation_agreement(conversation: Conversation, first, second) -> tuple[P
             continue
         who = first if (number, start, end, key) in spans[first.pk] else second
         disagreements.append(
-            f"S{number} WC {offsets[number] + start + 1}-{offsets[number] + end + 1}: span only by {who.get_username()}")
+            f"S{number} WC {word_position(offsets[number], start)}-{word_position(offsets[number], end)}: span only by {who.get_username()}")
     return PairReport(conversation, first, second, span, grade_pairs, disagreements), membership_pairs
 
 

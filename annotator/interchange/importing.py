@@ -49,7 +49,7 @@ from annotator.interchange.campaign_file import topic_type_for
 from annotator.rules.citations import CITATIONS_DESCRIPTION, CITATIONS_JUDGE, Citation, choose_cited_spans
 from annotator.rules.evidence import EvidenceError, vector_from_evidence
 from annotator.rules.identity import normalise_url
-from annotator.interchange.formats import FormatError, ParsedConversation, ParsedNugget, ParseResult, parse_file
+from annotator.interchange.formats import FormatError, ParsedConversation, ParseResult, parse_file
 from annotator.judgments.edits import Event, entity_state, label_state, membership_state, nugget_state
 from annotator.models import (
     AnnotationEvent,

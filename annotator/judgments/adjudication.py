@@ -39,7 +39,7 @@ from annotator.models import (
     TurnLabel,
 )
 from annotator.rules.vectors import format_vector
-from scoring.words import turn_offsets, word_count
+from scoring.words import turn_offsets, word_count, word_position
 
 GOLD_USERNAME = "adjudicated-gold"
 KINDS = ("span", "grade", "membership", "label")
@@ -225,7 +225,7 @@ def adjudication(conversation: Conversation, left, right) -> Adjudication:
     first_wc: dict[str, int] = {}
     for side in (a, b):
         for (number, key, _k), nugget in side.nuggets.items():
-            wc = offsets[number] + nugget.start_word + 1
+            wc = word_position(offsets[number], nugget.start_word)
             first_wc[key] = min(first_wc.get(key, wc), wc)
 
     def span_text(number: int, value) -> str:
