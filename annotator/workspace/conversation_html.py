@@ -280,7 +280,7 @@ def _open_mark(bench: Workbench, n: NuggetScore, first: int, oob: bool = False) 
         classes += " selected"
     title = f"{entity.name or entity.key} · {grade.label if grade else 'ungraded'} · WC {n.wc}"
     return (f'<mark class="{classes}" id="mk-{n.nugget.pk}-{first}" data-nugget="{n.nugget.pk}" '
-            f'title="{escape(title + (" · duplicate" if n.duplicate else ""))}"{OOB if oob else ""}>')
+            f'title="{escape(title + (" · duplicate" if n.duplicate else ""))}"{MORPH if oob else ""}>')
 
 
 def _badge(bench: Workbench, n: NuggetScore, oob: bool = False) -> str:
@@ -292,7 +292,7 @@ def _badge(bench: Workbench, n: NuggetScore, oob: bool = False) -> str:
     return (
         f'<a class="wc{" dup" if n.duplicate else ""}" href="{escape(bench.urls.page)}?nugget={pk}" '
         f'hx-get="{escape(bench.urls.nugget.format(pk))}" id="badge-{pk}" data-nugget="{pk}" '
-        f'aria-label="{escape(label)}"{current}{OOB if oob else ""}>{text}</a>'
+        f'aria-label="{escape(label)}"{current}{MORPH if oob else ""}>{text}</a>'
     )
 
 
@@ -307,8 +307,9 @@ def table_1_html(rows, turn_ids: list[int], *, empty: bool, oob: bool = False) -
         by_turn.setdefault(r.turn_id, []).append(_table_1_row(r))
     swap = OOB if oob else ""
     bodies = "".join(f'<tbody id="t1-{pk}"{swap}>{"".join(by_turn.get(pk, ()))}</tbody>' for pk in turn_ids)
-    bodies += f'<tbody id="t1-none"{swap}{"" if empty else " hidden"}><tr><td colspan="6" class="muted">No nuggets yet.</td></tr></tbody>'
-    return mark_safe(f"<template>{bodies}</template>" if oob else bodies)
+    if turn_ids or not oob:  # an answer that re-renders no turn's rows cannot change whether there are any
+        bodies += f'<tbody id="t1-none"{swap}{"" if empty else " hidden"}><tr><td colspan="6" class="muted">No nuggets yet.</td></tr></tbody>'
+    return mark_safe(f"<template>{bodies}</template>" if oob and bodies else bodies)
 
 
 def table_1_rows_html(rows) -> SafeString:
@@ -322,7 +323,7 @@ def _table_1_row(r, oob: bool = False) -> str:
     warn = f' <span class="badge warn" title="no membership: {escape(r.missing)}">?</span>' if r.missing else ""
     gain = '<span class="muted">–</span>' if r.gain is None else r.gain
     return (
-        f'<tr id="t1r-{r.nugget_id}"{DUP_ROW if r.duplicate else ""}{OOB if oob else ""}><td>{r.turn}</td>'
+        f'<tr id="t1r-{r.nugget_id}"{DUP_ROW if r.duplicate else ""}{MORPH if oob else ""}><td>{r.turn}</td>'
         f'<td class="ename">{escape(r.name)}{dup}{warn}</td>'
         f'<td class="num">{r.wc}</td><td class="num">{r.pw}</td><td class="num">{gain}</td>'
         f'<td class="num">{r.contribution}</td></tr>'

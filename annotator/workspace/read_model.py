@@ -441,6 +441,19 @@ def _editor_context(selected: NuggetScore, score: ConversationScore, attribute_s
     }
 
 
+@dataclass(frozen=True)
+class EditorChange:
+    """An edit of the selected nugget's entity that keeps the selection (a grade, a membership,
+    a name or comment): its answer sends the editor's parts that can differ, not the whole
+    editor: the message, the summary (g, pw*g, missing memberships), the entity's version that
+    every entity form sends, and the form it saved (with the entity's head for a rename). The
+    selection, the counts and the other forms stay as they are."""
+
+    grade: bool = False
+    attribute_set_id: int | None = None  # the membership form saved
+    details: bool = False  # the name and comment form saved
+
+
 def _details_open(bound: dict) -> bool:
     return any(bound.get(name) is not None and bound[name].errors for name in ("link", "details"))
 

@@ -76,6 +76,22 @@
     document.addEventListener("DOMContentLoaded", function () { setTimeout(expandRuns, 0); });
     window.addEventListener("load", expandRuns);
   }
+  // A nugget's mark comes back (morphed) with its words as the server's run of text, where the
+  // page has made them word spans. Same id, same words: take its attributes (grade, title,
+  // selection) and keep the words, so a grade re-makes no word spans and keeps the focus.
+  if (window.Idiomorph) Idiomorph.defaults.callbacks.beforeNodeMorphed = function (from, to) {
+    if (from.nodeName !== "MARK" || to.nodeName !== "MARK" || from.textContent !== to.textContent) return true;
+    var k;
+    for (k = from.attributes.length - 1; k >= 0; k--) {
+      if (!to.hasAttribute(from.attributes[k].name)) from.removeAttribute(from.attributes[k].name);
+    }
+    for (k = 0; k < to.attributes.length; k++) {
+      var a = to.attributes[k];
+      if (from.getAttribute(a.name) !== a.value) from.setAttribute(a.name, a.value);
+    }
+    return false;
+  };
+
   // htmx:load comes once per element an answer put on the page (a turn, a line, the editor, a
   // row of Table 1): only those are looked at, so the work follows the edit, not the page.
   document.body.addEventListener("htmx:load", function (evt) {
@@ -86,6 +102,15 @@
     var l = e.target.closest && e.target.closest("#turns .lazy");
     if (l) expand(l);
   });
+
+  // "Show word positions": a class on the workspace (a :has() rule on the checkbox made every
+  // answer restyle the whole column); the box may come back checked from the browser's history.
+  function showPositions() {
+    var box = document.getElementById("show-positions");
+    ws.classList.toggle("positions", !!(box && box.checked));
+  }
+  document.addEventListener("change", function (e) { if (e.target.id === "show-positions") showPositions(); });
+  showPositions();
 
   function flash(text) {
     var f = document.getElementById("flash");
@@ -123,9 +148,14 @@
 
   // An edit's answer re-renders only the turns it changed: make the selection marks and the
   // label forms' "selected" field of the other turns agree with the selected nugget.
+  // Turns an answer re-renders come with the server's selection marks already: when the
+  // selection is the one last synced, nothing is left to do (four walks of the column saved).
+  var synced = null;
   function syncSelection() {
     var id = selectedId();
     var t = document.getElementById("turns");
+    if (id === synced && t && t.dataset.selected === id) return;
+    synced = id;
     if (t) t.dataset.selected = id;
     $$("#turns mark.nugget.selected").forEach(function (m) { if (m.dataset.nugget !== id) m.classList.remove("selected"); });
     $$("#turns a.wc[aria-current]").forEach(function (a) { if (a.dataset.nugget !== id) a.removeAttribute("aria-current"); });
@@ -311,7 +341,7 @@
     }
     if (key === "Delete" || key === "Backspace") { press(document.getElementById("delete-nugget")); return true; }
     if (key === "u") { press(document.getElementById("undo-button")); return true; }
-    if (key === "#") { var box = document.getElementById("show-positions"); box.checked = !box.checked; return true; }
+    if (key === "#") { var box = document.getElementById("show-positions"); box.checked = !box.checked; showPositions(); return true; }
     if (key === "?") { var h = $("#keys-help summary"); if (h) h.focus(); return true; }
     return false;
   }

@@ -122,6 +122,10 @@ def test_an_annotator_marks_grades_and_labels_with_the_mouse_and_the_panel_follo
     # the tables the edits' answers built row by row are the tables a fresh page shows
     tables = page.locator("#score-panel .nugget-table").inner_text(), page.locator("#table-2").inner_text()
     assert page.locator("#score-panel .nugget-table tbody tr:visible").count() == 2
+    # laid out as grid rows, Table 1 is still a table to assistive technology: a header row, then a row per nugget
+    table_1 = page.get_by_role("table").filter(has=page.get_by_role("columnheader", name="pw×g"))
+    expect(table_1.get_by_role("row")).to_have_count(3)
+    expect(table_1.get_by_role("row").nth(1).get_by_role("cell")).to_have_count(6)
 
     # reload: everything was saved as it was made
     page.reload()

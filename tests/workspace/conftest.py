@@ -92,7 +92,8 @@ def changed(response) -> bool:
     html = response.content.decode()
     whole = '<section id="score-panel" class="card score-panel" aria-labelledby="score-h" hx-swap-oob="true">' in html
     parts = '<div id="score-figures" hx-swap-oob="morph">' in html
-    return "HX-Trigger" not in response and (whole or (parts and '<template><tbody id="t1-' in html))
+    rows = '<template><tbody id="t1-' in html or '<template><tr id="t1r-' in html
+    return "HX-Trigger" not in response and (whole or (parts and rows))
 
 
 HARVEST_ANSWER = (

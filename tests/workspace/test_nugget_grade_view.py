@@ -5,7 +5,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from annotator.models import Nugget
+from annotator.models import AttributeSet, Entity, Nugget
 from tests.factories import make_user
 from tests.workspace.conftest import HTMX, line_span, changed
 
@@ -74,8 +74,35 @@ def test_grading_answers_with_only_the_marks_and_badges_of_the_entitys_nuggets(c
     assert badge and badge.group(1) == "WC 35 · L1"
     page = client.get(reverse("conversation", args=[conversation.pk])).content.decode()
     assert "WC 35 · L1</a>" in page
-    assert 'id="editor"' in html and 'id="ws-progress"' in html
-    assert f'<div id="selected-holder" hidden data-selected="{nugget.pk}" hx-swap-oob="true">' in html
+
+
+def test_grading_answers_with_the_editors_changed_parts_and_the_entitys_new_version_not_the_editor(client, paper):
+    conversation, annotator, _ = paper
+    nugget = Nugget.objects.select_related("entity").order_by("turn__position", "start_word").first()
+    client.force_login(annotator)
+    html = client.post(reverse("nugget-grade", args=[conversation.pk, nugget.pk]),
+                       {"grade": 1, "version": nugget.entity.version}, headers=HTMX).content.decode()
+    version = Entity.objects.get(pk=nugget.entity_id).version
+    assert version == nugget.entity.version + 1
+    assert 'id="editor"' not in html and 'id="membership-' not in html and 'id="details-form"' not in html
+    assert 'id="entity-head"' not in html and 'id="selected-holder"' not in html and 'id="ws-progress"' not in html
+    for part in ('<div id="editor-summary"', '<form class="grade-form" id="grade-form"'):
+        assert re.search(re.escape(part) + r'[^>]*hx-swap-oob="true"', html), part
+    summary = html.split('<div id="editor-summary" hx-swap-oob="true">')[1]
+    assert summary.lstrip().startswith('<div id="flash"') and '<div id="entity-versions" hidden>' in summary
+    # seven swaps in all: the mark and the badge, the two editor parts, the figures, a Table 2 block, a Table 1 row
+    assert html.count("hx-swap-oob") == 7
+    assert re.search(r'id="grade-1"[^>]*aria-pressed="true"', html)
+    # every form of the entity sends its new version (one input per form, by the form attribute)
+    versions = html.split('<div id="entity-versions"')[1].split("</div>")[0]
+    sets = AttributeSet.objects.filter(topic_type=conversation.topic.topic_type)
+    forms = ["grade-form", "details-form"] + [f"membership-{a.pk}" for a in sets]
+    assert sorted(re.findall(r'form="([^"]+)"', versions)) == sorted(forms)
+    assert set(re.findall(r'value="(\d+)"', versions)) == {str(version)}
+    page = client.get(reverse("conversation", args=[conversation.pk]) + f"?nugget={nugget.pk}").content.decode()
+    for form in forms:  # each of those forms is on the page, with no version of its own
+        assert f'id="{form}"' in page
+    assert page.count(f'<input type="hidden" form="') == len(forms)
 
 
 def test_a_refused_grade_answers_with_the_editor_and_no_turns(client, paper):

@@ -38,6 +38,7 @@ from annotator.models import Assignment, Entity, Grade, Turn
 from annotator.workspace.read_model import (
     NOTHING,
     Affected,
+    EditorChange,
     dismiss_in_session,
     entity_touched,
     nugget_touched,
@@ -60,6 +61,7 @@ def respond(
     status: int = 200,
     bound: dict | None = None,
     only: Affected | None = None,
+    editor: EditorChange | None = None,
 ) -> HttpResponse:
     """The answer to any workspace action: one request carries everything the edit changed.
 
@@ -67,7 +69,8 @@ def respond(
     changed, the score panel (all out of band). When the view says what it touched (`only`),
     the column is not sent whole: just the <section>s of the turns whose rendering can have
     changed, each out of band (HX-Reswap: none), so the answer's size follows the edit, not
-    the conversation. Plain forms: a redirect back to the page (success) or the whole page
+    the conversation. When the edit kept the selection and changed its entity (`editor`), the
+    editor is not sent whole either: just its parts that can differ. Plain forms: a redirect back to the page (success) or the whole page
     with the message (refusal).
     """
     if not request.htmx and status < 400:
@@ -81,6 +84,7 @@ def respond(
     )
     if request.htmx:
         context["oob"] = True
+        context["editor_change"] = editor if only is not None and context.get("selected") is not None else None
         if only is not None:
             response = render(request, f"{TEMPLATE}#edit-turns-response", context, status=status)
             reswap(response, "none")  # everything in it is out of band
@@ -99,6 +103,7 @@ class Done:
     selected_id: int | None
     message: str = ""
     changed: bool = True  # judgments changed (not so for a dismissed suggestion)
+    editor: EditorChange | None = None  # an edit of the selected nugget's entity: the editor's parts it changed
 
 
 def _selected(request: HttpRequest) -> int | None:
@@ -133,7 +138,7 @@ def _edit(request, assignment, form, change: Callable[[dict], Done], *, selected
             form.add_error(None, str(error))
         else:
             return respond(request, assignment, selected_id=done.selected_id, changed=done.changed, only=done.only,
-                           message=done.message, level="success" if done.message else "info")
+                           message=done.message, level="success" if done.message else "info", editor=done.editor)
     return respond(request, assignment, selected_id=selected_id, message=_first_error(form), level="error",
                    status=422, bound=bound, only=NOTHING)  # nothing was written: no turn looks different
 
@@ -258,7 +263,7 @@ def grade(request: HttpRequest, conversation_id: int, nugget_id: int) -> HttpRes
     def change(data) -> Done:
         edits.update_entity(_entity_of(nugget, assignment), actor=request.user, expected_version=data["version"],
                                   conversation=assignment.conversation, grade=data["grade"])
-        return Done(entity_touched(nugget), nugget.pk)
+        return Done(entity_touched(nugget), nugget.pk, editor=EditorChange(grade=True))
 
     return _edit(request, assignment, form, change, selected_id=nugget.pk, bound={"grade": form})
 
@@ -274,7 +279,7 @@ def entity_details(request: HttpRequest, conversation_id: int, nugget_id: int) -
     def change(data) -> Done:
         edits.update_entity(_entity_of(nugget, assignment), actor=request.user, expected_version=data["version"],
                                   conversation=assignment.conversation, name=data["name"], comment=data["comment"])
-        return Done(entity_touched(nugget), nugget.pk, "Entity saved.")
+        return Done(entity_touched(nugget), nugget.pk, "Entity saved.", editor=EditorChange(details=True))
 
     return _edit(request, assignment, form, change, selected_id=nugget.pk, bound={"details": form})
 
@@ -292,7 +297,7 @@ def membership(request: HttpRequest, conversation_id: int, nugget_id: int, attri
         edits.set_membership(_entity_of(nugget, assignment), attribute_set, actor=request.user,
                                    expected_version=data["version"], vector=data["result"],
                                    evidence=data["evidence"], conversation=assignment.conversation)
-        return Done(entity_touched(nugget), nugget.pk)
+        return Done(entity_touched(nugget), nugget.pk, editor=EditorChange(attribute_set_id=attribute_set.pk))
 
     return _edit(request, assignment, form, change, selected_id=nugget.pk, bound={("membership", attribute_set.pk): form})
 
