@@ -367,7 +367,11 @@
   // no key typed before it still queued. Otherwise it joins the queue, drained oldest first;
   // a key that sends an edit stops the drain until that edit's answer is on the page, so each
   // key acts on the page the keys before it made, as if typed slowly.
-  function waiting() { return inFlight > 0 || queued.length > 0 || drainAt !== 0; }
+  // Until htmx has made the controls live, keys wait too, and so do the clicks on controls that
+  // hold-until-live.js held (in this queue, in the order they came with the keys).
+  var early = window.gfrcHeld;
+  function live() { return !early || early.live; }
+  function waiting() { return !live() || inFlight > 0 || queued.length > 0 || drainAt !== 0; }
   function showBusy() { ws.setAttribute("aria-busy", waiting() ? "true" : "false"); }
 
   document.addEventListener("keydown", function (e) {
@@ -392,8 +396,20 @@
 
   function drain() {
     drainAt = 0;
-    while (inFlight === 0 && queued.length) dispatch(queued.shift());
+    while (live() && inFlight === 0 && queued.length) run(queued.shift());
     showBusy();
+  }
+
+  function run(item) {
+    if (item.click) { if (document.body.contains(item.click)) item.click.click(); }
+    else dispatch(item);
+  }
+
+  if (early) {
+    early.push = function (item) { queued.push(item); showBusy(); };
+    early.events.splice(0).forEach(early.push);
+    early.onLive = drainSoon;
+    if (early.live) drainSoon();
   }
 
   // one word is always reachable with Tab (roving tabindex)
