@@ -40,11 +40,11 @@ def test_a_rename_answers_with_the_entitys_head_and_details_form_and_the_other_f
                        headers=HTMX).content.decode()
     version = nugget.entity.version + 1
     assert 'id="editor"' not in html
-    head = html.split('<div id="entity-head" hx-swap-oob="true">')[1].split("</div>")[0]
+    head = html.split('<div id="entity-head" hx-swap-oob="morph">')[1].split("</div>")[0]
     assert "Entity: Back to the Future" in head
-    details = html.split('id="details-form" hx-swap-oob="true">')[1].split("</form>")[0]
+    details = html.split('id="details-form" hx-swap-oob="morph">')[1].split("</form>")[0]
     assert 'value="Back to the Future"' in details
     assert f'<input type="hidden" form="details-form" name="version" value="{version}">' in html
     assert 'id="grade-form"' not in html
-    summary = html.split('<div id="editor-summary" hx-swap-oob="true">')[1]
+    summary = html.split('<div id="editor-summary" hx-swap-oob="morph">')[1]
     assert "Entity saved." in summary.split('<div id="flash"')[1].split("</div>")[0]

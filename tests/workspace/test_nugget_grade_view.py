@@ -69,8 +69,9 @@ def test_grading_answers_with_only_the_marks_and_badges_of_the_entitys_nuggets(c
     # a grade changes the look of the entity's nuggets, not their lines or turns
     assert '<section class="turn' not in html and '<div class="line' not in html and f'id="t1-{s2.pk}"' not in html
     mark = f'<mark class="nugget g1 selected" id="mk-{nugget.pk}-{nugget.start_word}" data-nugget="{nugget.pk}"'
-    assert html.count("<mark ") == 1 and mark in html and 'hx-swap-oob="true">' in html.split(mark)[1][:200]
-    badge = re.search(rf'<a class="wc" [^>]*id="badge-{nugget.pk}"[^>]*hx-swap-oob="true">([^<]*)</a>', html)
+    # morphed: the mark keeps its words (annotate.js takes only its attributes), the badge its element
+    assert html.count("<mark ") == 1 and mark in html and 'hx-swap-oob="morph">' in html.split(mark)[1][:200]
+    badge = re.search(rf'<a class="wc" [^>]*id="badge-{nugget.pk}"[^>]*hx-swap-oob="morph">([^<]*)</a>', html)
     assert badge and badge.group(1) == "WC 35 · L1"
     page = client.get(reverse("conversation", args=[conversation.pk])).content.decode()
     assert "WC 35 · L1</a>" in page
@@ -87,8 +88,8 @@ def test_grading_answers_with_the_editors_changed_parts_and_the_entitys_new_vers
     assert 'id="editor"' not in html and 'id="membership-' not in html and 'id="details-form"' not in html
     assert 'id="entity-head"' not in html and 'id="selected-holder"' not in html and 'id="ws-progress"' not in html
     for part in ('<div id="editor-summary"', '<form class="grade-form" id="grade-form"'):
-        assert re.search(re.escape(part) + r'[^>]*hx-swap-oob="true"', html), part
-    summary = html.split('<div id="editor-summary" hx-swap-oob="true">')[1]
+        assert re.search(re.escape(part) + r'[^>]*hx-swap-oob="morph"', html), part
+    summary = html.split('<div id="editor-summary" hx-swap-oob="morph">')[1]
     assert summary.lstrip().startswith('<div id="flash"') and '<div id="entity-versions" hidden>' in summary
     # seven swaps in all: the mark and the badge, the two editor parts, the figures, a Table 2 block, a Table 1 row
     assert html.count("hx-swap-oob") == 7

@@ -134,11 +134,11 @@ def test_a_saved_membership_answers_with_its_form_and_the_new_version_of_the_oth
     ratings, origin = AttributeSet.objects.get(name="RATINGS"), AttributeSet.objects.get(name="ORIGIN")
     version = Membership.objects.get(attribute_set=ratings).entity.version
     assert 'id="editor"' not in html
-    form = html.split(f'<form class="membership" id="membership-{ratings.pk}" hx-swap-oob="true"')[1].split("</form>")[0]
+    form = html.split(f'<form class="membership" id="membership-{ratings.pk}" hx-swap-oob="morph"')[1].split("</form>")[0]
     assert f'id="group-{ratings.pk}-2" aria-pressed="true"' in form
     assert f'id="membership-{origin.pk}"' not in html
     assert f'<input type="hidden" form="membership-{origin.pk}" name="m{origin.pk}-version" value="{version}">' in html
     assert 'id="grade-form"' not in html
     # the summary no longer says RATINGS is missing
-    summary = html.split('<div id="editor-summary" hx-swap-oob="true">')[1].split('<div id="entity-versions"')[0]
+    summary = html.split('<div id="editor-summary" hx-swap-oob="morph">')[1].split('<div id="entity-versions"')[0]
     assert "no membership yet: ORIGIN" in summary and "RATINGS" not in summary
