@@ -58,8 +58,8 @@ def format_for(filename: str) -> str:
 
 def parse_file(data: bytes, path: str, on_conversation: Callable[[int], object] | None = None) -> ParseResult:
     """Bytes of a file (strict UTF-8), in the format its content shows (the paper's, JSONL,
-    or a harvest: ChatGPT export, OpenAI, Gemini, Perplexity, Anthropic, ShareGPT, LMSYS /
-    WildChat; ChatGPT's export zip too); ``ParseResult.format_name`` says which. ``on_conversation(n)`` is called as each
+    or a harvest: ChatGPT and Claude.ai exports, OpenAI, Gemini, Gemini Takeout, Perplexity, Anthropic,
+    ShareGPT, LMSYS / WildChat, HAR captures and event streams; the exports' zips too); ``ParseResult.format_name`` says which. ``on_conversation(n)`` is called as each
     conversation is read, with how many have been."""
     data, problem = unzipped(data, path)
     if problem is not None:
@@ -71,20 +71,25 @@ def parse_file(data: bytes, path: str, on_conversation: Callable[[int], object] 
 
 
 ZIP_MAGIC = b"PK\x03\x04"
-EXPORT_IN_ZIP = "conversations.json"
+EXPORT_IN_ZIP = "conversations.json"  # ChatGPT's and Claude.ai's exports
+TAKEOUT_IN_ZIP = "MyActivity.json"  # Google Takeout: Takeout/My Activity/Gemini Apps/MyActivity.json
 MAX_UNZIPPED = 1 << 30  # a zip bomb is refused before it is inflated
 
 
 def unzipped(data: bytes, path: str) -> tuple[bytes, FormatError | None]:
-    """ChatGPT's data export as it is downloaded (a zip): its conversations.json. Any other
-    data as it is."""
+    """A data export as it is downloaded (a zip): ChatGPT's or Claude.ai's conversations.json,
+    or Google Takeout's Gemini Apps activity (MyActivity.json in a folder named for Gemini;
+    the folder names are translated, "Gemini" is not). Any other data as it is."""
     if not data.startswith(ZIP_MAGIC):
         return data, None
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            member = next((i for i in archive.infolist() if i.filename.rsplit("/", 1)[-1] == EXPORT_IN_ZIP), None)
+            members = archive.infolist()
+            member = next((i for i in members if i.filename.rsplit("/", 1)[-1] == EXPORT_IN_ZIP), None) or next(
+                (i for i in members if i.filename.rsplit("/", 1)[-1] == TAKEOUT_IN_ZIP and "gemini" in i.filename.lower()), None)
             if member is None:
-                return b"", FormatError(path, 0, f"a zip without {EXPORT_IN_ZIP}: only ChatGPT's data export is read from a zip")
+                return b"", FormatError(path, 0, f"a zip without {EXPORT_IN_ZIP} or Gemini Apps/{TAKEOUT_IN_ZIP}: only ChatGPT's "
+                                        "and Claude.ai's data exports and Google Takeout's Gemini Apps activity are read from a zip")
             if member.file_size > MAX_UNZIPPED:
                 return b"", FormatError(path, 0, f"{member.filename} would be {member.file_size:,} bytes unzipped: too large")
             return archive.read(member), None
