@@ -13,6 +13,7 @@ import zipfile
 from collections.abc import Callable
 
 from .detect import parse_text
+from .harvest.streams import looks_like_events
 from .jsonl import iter_jsonl, parse_jsonl, parse_jsonl_bytes, write_jsonl
 from .model import (
     FormatError,
@@ -106,13 +107,15 @@ def count_conversations(data: bytes, path: str) -> int:
     """How many conversations the file holds, counted without reading it whole where that is
     slow (to decide within a request whether an upload is imported in the background): JSONL
     lines that are not blank, paper-format ``#####`` topic headers, the conversations of a
-    ChatGPT export (its ``"current_node"`` keys); other harvests (API logs, small) are read.
+    ChatGPT export (its ``"current_node"`` keys), one for an event stream; other harvests (API logs, small) are read.
     Broken files may be miscounted; parsing tells."""
     data, problem = unzipped(data, path)
     if problem is not None:
         return 0
     opening = OPENING.match(data)
     if opening is None or opening.group(1) is None:
+        if looks_like_events(data[:4096].decode("utf-8", "replace").removeprefix("\ufeff")):
+            return 1  # one streamed answer
         lines = data.removeprefix(b"\xef\xbb\xbf").split(b"\n")
         return sum(1 for line in lines if line.startswith(b"#####") and not line.startswith(b"######"))
     exported = len(CURRENT_NODE.findall(data))
