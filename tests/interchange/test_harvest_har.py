@@ -109,3 +109,8 @@ def test_a_base64_body_that_is_no_text_is_passed_over_with_a_warning():
     assert result.errors == [] and len(result.conversations) == 3
     assert [str(w) for w in result.warnings] == [
         "capture.har:1: log.entries[0].response.content.text: a base64 body that is no UTF-8 text: skipped"]
+
+
+def test_a_capture_is_counted_by_its_entries_without_being_read():
+    data = (DATA / "capture.har").read_bytes()
+    assert count_conversations(data, "capture.har") == 6  # an upper bound of its 3 conversations: pages and telemetry count

@@ -99,6 +99,8 @@ def unzipped(data: bytes, path: str) -> tuple[bytes, FormatError | None]:
 
 
 CURRENT_NODE = re.compile(rb'"current_node"\s*:')
+HAR_OPENING = re.compile(rb'[ \t\n\r]*(?:\xef\xbb\xbf)?[ \t\n\r]*\{[ \t\n\r]*"log"[ \t\n\r]*:')
+HAR_ENTRY = re.compile(rb'"response"[ \t\n\r]*:[ \t\n\r]*\{')  # once per entry: the bodies inside are strings
 ROWS = re.compile(rb'"conversation(?:_a|_b)?"\s*:\s*\[')  # LMSYS / WildChat / Arena rows
 OPENING = re.compile(rb"[ \t\n\r]*(?:\xef\xbb\xbf)?[ \t\n\r]*([\[{])?")
 
@@ -107,7 +109,8 @@ def count_conversations(data: bytes, path: str) -> int:
     """How many conversations the file holds, counted without reading it whole where that is
     slow (to decide within a request whether an upload is imported in the background): JSONL
     lines that are not blank, paper-format ``#####`` topic headers, the conversations of a
-    ChatGPT export (its ``"current_node"`` keys), one for an event stream; other harvests (API logs, small) are read.
+    ChatGPT export (its ``"current_node"`` keys), the entries of a HAR capture (more than its
+    conversations), one for an event stream; other harvests (API logs, small) are read.
     Broken files may be miscounted; parsing tells."""
     data, problem = unzipped(data, path)
     if problem is not None:
@@ -118,6 +121,8 @@ def count_conversations(data: bytes, path: str) -> int:
             return 1  # one streamed answer
         lines = data.removeprefix(b"\xef\xbb\xbf").split(b"\n")
         return sum(1 for line in lines if line.startswith(b"#####") and not line.startswith(b"######"))
+    if HAR_OPENING.match(data):
+        return len(HAR_ENTRY.findall(data))  # at most one conversation per call: an upper bound, pages included
     exported = len(CURRENT_NODE.findall(data))
     if exported:
         return exported
