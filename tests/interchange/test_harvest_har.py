@@ -114,3 +114,10 @@ def test_a_base64_body_that_is_no_text_is_passed_over_with_a_warning():
 def test_a_capture_is_counted_by_its_entries_without_being_read():
     data = (DATA / "capture.har").read_bytes()
     assert count_conversations(data, "capture.har") == 6  # an upper bound of its 3 conversations: pages and telemetry count
+
+
+def test_an_event_whose_data_is_not_json_is_skipped_with_its_line():
+    stream = (DATA / "anthropic-stream.sse").read_text().replace("event: ping\n", "event: ping\ndata: {oops\n\nevent: ping\n", 1)
+    result = parse_file(stream.encode(), "answer.sse")
+    assert result.errors == [] and len(result.conversations) == 1
+    assert "answer.sse:4: an event whose data is not JSON: skipped" in [str(w) for w in result.warnings]

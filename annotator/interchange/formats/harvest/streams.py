@@ -61,18 +61,20 @@ def events(text: str) -> list[tuple[str, str, int]]:
 def assemble(text: str) -> tuple[dict | None, list[tuple[int, str]]]:
     """The response body an event stream gives, or None when it is no vendor's stream; with
     the (line, problem) of each event whose data is not JSON."""
-    chunks: list[dict] = []
+    found = [(data, line) for _name, data, line in events(text) if data.strip() != "[DONE]"]
     problems: list[tuple[int, str]] = []
-    for _name, data, line in events(text):
-        if data.strip() == "[DONE]":
-            continue
-        try:
-            value = json.loads(data)
-        except (ValueError, RecursionError):
-            problems.append((line, "an event whose data is not JSON: skipped"))
-            continue
-        if isinstance(value, dict):
-            chunks.append(value)
+    try:  # one decoding of all the events (a stream has one per token), checked to be one value each
+        values = json.loads("[" + ",".join(data for data, _ in found) + "]")
+        if len(values) != len(found):
+            raise ValueError("an event's data is not one JSON value")
+    except (ValueError, RecursionError):
+        values = []
+        for data, line in found:
+            try:
+                values.append(json.loads(data))
+            except (ValueError, RecursionError):
+                problems.append((line, "an event whose data is not JSON: skipped"))
+    chunks = [value for value in values if isinstance(value, dict)]
     return assemble_chunks(chunks), problems
 
 
