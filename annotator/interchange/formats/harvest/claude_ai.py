@@ -23,7 +23,7 @@ from typing import Any
 
 from ..model import ParsedConversation
 from .anthropic import read_blocks
-from .common import Bad, Cite, Message, Reading, Unit, conversation, dict_at, each, join, list_at, to_code_points
+from .common import Bad, Cite, Message, Reading, Unit, conversation, dict_at, join, list_at, read_units, to_code_points
 
 NAME = "Claude.ai export"
 SUPPORTED = "Claude.ai export (conversations.json with chat_messages)"
@@ -36,9 +36,7 @@ def claims(value: Any) -> bool:
 
 
 def read(units: Iterable[Unit], reading: Reading, emit: Callable[[ParsedConversation], object]) -> None:
-    for conv in each(units, reading, lambda unit: _conversation(unit, reading)):
-        if conv is not None:
-            emit(conv)
+    read_units(units, reading, emit, single=_conversation)
 
 
 def _conversation(unit: Unit, reading: Reading) -> ParsedConversation | None:
