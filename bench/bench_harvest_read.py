@@ -141,6 +141,16 @@ def main() -> None:
         "export_over_jsonl": round(read_s / jsonl_s, 2),
         "machine": machine(),
     }
+    if args.format == "har":  # why streams.assemble decodes a stream's events in one pass: both ways, same run
+        from annotator.interchange.formats.harvest.streams import events
+
+        streams = [base64.b64decode(e["response"]["content"]["text"]).decode() if e["response"]["content"].get("encoding")
+                   else e["response"]["content"]["text"] for e in made["log"]["entries"] if "event-stream" in e["response"]["content"]["mimeType"]]
+        datas = [[d for _, d, _ in events(text) if d != "[DONE]"] for text in streams]
+        each_s, _ = timed(lambda: [[json.loads(d) for d in ds] for ds in datas], args.repeat)
+        joined_s, _ = timed(lambda: [json.loads("[" + ",".join(ds) + "]") for ds in datas], args.repeat)
+        numbers.update(events=sum(map(len, datas)), decode_each_event_s=round(each_s, 2), decode_joined_s=round(joined_s, 2),
+                       each_over_joined=round(each_s / joined_s, 2))
     print(json.dumps(numbers, indent=2, ensure_ascii=False))
     print(write_result("harvest_read" if args.format == "chatgpt" else f"harvest_read_{args.format}", numbers))
 
