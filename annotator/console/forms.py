@@ -351,7 +351,7 @@ class MultipleFileInput(forms.ClearableFileInput):
 
 class MultipleFileField(forms.FileField):
     def __init__(self, *args, **kwargs):
-        kwargs.setdefault("widget", MultipleFileInput(attrs={"accept": ".txt,.jsonl,.json,.zip"}))
+        kwargs.setdefault("widget", MultipleFileInput(attrs={"accept": ".txt,.jsonl,.json,.zip,.har,.sse"}))
         super().__init__(*args, **kwargs)
 
     def clean(self, data, initial=None):
