@@ -7,7 +7,7 @@ from __future__ import annotations
 import base64
 import json
 
-from annotator.interchange.formats import count_conversations, parse_file
+from annotator.interchange.formats import count_conversations, parse_file, without_secrets
 
 from .harvest_helpers import DATA, cited, read, read_text, turns
 
@@ -121,3 +121,14 @@ def test_an_event_whose_data_is_not_json_is_skipped_with_its_line():
     result = parse_file(stream.encode(), "answer.sse")
     assert result.errors == [] and len(result.conversations) == 1
     assert "answer.sse:4: an event whose data is not JSON: skipped" in [str(w) for w in result.warnings]
+
+
+def test_a_capture_without_its_secrets_is_read_the_same():
+    data = (DATA / "capture.har").read_bytes()
+    kept = without_secrets(data)
+    assert not [secret for secret in SECRETS if secret.encode() in kept] and len(kept) < len(data)
+    before, after = parse_file(data, "capture.har"), parse_file(kept, "capture.har")
+    assert [turns(c) for c in after.conversations] == [turns(c) for c in before.conversations]
+    assert [(c.field, c.line, cited(conversation)) for conversation in after.conversations for c in conversation.citations] == [
+        (c.field, c.line, cited(conversation)) for conversation in before.conversations for c in conversation.citations]
+    assert without_secrets(b'{"messages": []}') == b'{"messages": []}'  # anything else is kept as it is

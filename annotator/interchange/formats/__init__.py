@@ -13,11 +13,13 @@ import zipfile
 from collections.abc import Callable
 
 from .detect import parse_text
+from .harvest.har import bodies_only
 from .harvest.streams import looks_like_events
 from .jsonl import iter_jsonl, parse_jsonl, parse_jsonl_bytes, write_jsonl
 from .model import (
     FormatError,
     ParsedConversation,
+    loads_json,
     ParsedMembership,
     ParsedCitation,
     ParsedNugget,
@@ -47,6 +49,7 @@ __all__ = [
     "parse_file",
     "format_for",
     "count_conversations",
+    "without_secrets",
 ]
 
 
@@ -103,6 +106,20 @@ HAR_OPENING = re.compile(rb'[ \t\n\r]*(?:\xef\xbb\xbf)?[ \t\n\r]*\{[ \t\n\r]*"lo
 HAR_ENTRY = re.compile(rb'"response"[ \t\n\r]*:[ \t\n\r]*\{')  # once per entry: the bodies inside are strings
 ROWS = re.compile(rb'"conversation(?:_a|_b)?"\s*:\s*\[')  # LMSYS / WildChat / Arena rows
 OPENING = re.compile(rb"[ \t\n\r]*(?:\xef\xbb\xbf)?[ \t\n\r]*([\[{])?")
+
+
+def without_secrets(data: bytes) -> bytes:
+    """The file as it may be kept (a background import stores its upload until the worker
+    reads it): a HAR capture loses everything but the bodies it is read for (its headers,
+    cookies and URLs hold API keys and session tokens; harvest.har.bodies_only), read the same;
+    any other file is kept as it is, and so is a capture that is not valid JSON (refused when read)."""
+    if not HAR_OPENING.match(data):
+        return data
+    try:
+        value = loads_json(data)
+    except ValueError:
+        return data
+    return json.dumps(bodies_only(value), ensure_ascii=False).encode()
 
 
 def count_conversations(data: bytes, path: str) -> int:

@@ -41,6 +41,31 @@ def claims(value: Any) -> bool:
     return isinstance(log, dict) and isinstance(log.get("entries"), list)
 
 
+def bodies_only(value: Any) -> Any:
+    """The capture with only what is read kept: the ``request.postData`` (``mimeType``, ``text``)
+    and ``response.content`` (``mimeType``, ``text``, ``encoding``) of each entry that is a
+    vendor call, every other entry emptied (indices kept), so that a capture kept for a while
+    (a background import's queue) holds no header, cookie, URL, query string, nor the bodies of
+    other calls (telemetry, the site's own API). A value that is no capture is returned as it is."""
+    if not claims(value):
+        return value
+    kept = []
+    for i, entry in enumerate(value["log"]["entries"]):
+        call = _call(entry, join("log.entries", i), 1, Reading(""))
+        if call is None or vendor_of(call.value) is None:
+            kept.append({})
+            continue
+        request = entry.get("request")
+        post = request.get("postData") if isinstance(request, dict) else None
+        kept.append({"request": {"postData": _fields(post, ("mimeType", "text"))} if isinstance(post, dict) else {},
+                     "response": {"content": _fields(entry["response"]["content"], ("mimeType", "text", "encoding"))}})
+    return {"log": {"version": value["log"].get("version"), "entries": kept}}
+
+
+def _fields(obj: dict, names: tuple[str, ...]) -> dict:
+    return {name: obj[name] for name in names if name in obj}
+
+
 def vendor_of(value: Any):
     return next((family for family in VENDORS if family.claims(value)), None)
 
