@@ -132,3 +132,14 @@ def test_a_capture_without_its_secrets_is_read_the_same():
     assert [(c.field, c.line, cited(conversation)) for conversation in after.conversations for c in conversation.citations] == [
         (c.field, c.line, cited(conversation)) for conversation in before.conversations for c in conversation.citations]
     assert without_secrets(b'{"messages": []}') == b'{"messages": []}'  # anything else is kept as it is
+
+
+def test_a_perplexity_stream_keeps_its_sources_for_the_markers_of_its_answer():
+    chunk = {"id": "p1", "object": "chat.completion.chunk", "model": "sonar",
+             "search_results": [{"title": "Primer", "url": "https://en.wikipedia.org/wiki/Primer_(film)"}]}
+    pieces = ["<think>budget</think>*Primer* (2004) ", "by Shane Carruth 🎬 cost $7,000 [1]."]
+    stream = "".join(f"data: {json.dumps({**chunk, 'choices': [{'index': 0, 'delta': {'content': p}}]})}\n\n" for p in pieces)
+    result = parse_file((stream + "data: [DONE]\n\n").encode(), "sonar.sse")
+    assert result.format_name == "event stream (Perplexity)" and result.errors == []
+    assert cited(result.conversations[0]) == [("S1", "*Primer* (2004) by Shane Carruth 🎬 cost $7,000 [1].",
+                                               "https://en.wikipedia.org/wiki/Primer_(film)")]
