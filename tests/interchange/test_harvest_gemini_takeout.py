@@ -65,3 +65,14 @@ def test_a_row_without_its_time_refuses_the_file_with_its_json_path():
     del rows[3]["time"]
     result = read_text(json.dumps(rows, indent=1), "MyActivity.json")
     assert [str(e) for e in result.errors] == ["MyActivity.json:51: [3].time: the row's time, an ISO 8601 string"]
+
+
+def test_titles_in_another_language_are_kept_whole_with_one_warning():
+    rows = json.loads((DATA / FILE).read_text())
+    for row in rows:
+        row["title"] = row["title"].replace("Prompted ", "Requête : ")
+    result = read_text(json.dumps(rows, indent=1), "MyActivity.json")
+    assert result.errors == [] and turns(result.conversations[0])[0] == ("U1", "Requête : List sci-fi movies with time travel.")
+    assert [str(w) for w in result.warnings if "Prompted" in w.message] == [
+        'MyActivity.json:2: [0].title: 4 title(s) do not start with "Prompted " (an export in another language?): '
+        "their user turns are the titles whole, check their first words"]

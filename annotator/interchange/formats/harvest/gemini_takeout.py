@@ -37,9 +37,16 @@ def claims(value: Any) -> bool:
 
 def read(units: Iterable[Unit], reading: Reading, emit: Callable[[ParsedConversation], object]) -> None:
     chats: dict[str, list[tuple[str, Unit, list[Message]]]] = {}
+    whole_titles: list[Unit] = []
     for unit, key, time, messages in each(units, reading, lambda u: _row(u, reading)):
         if messages:
             chats.setdefault(key, []).append((time, unit, messages))
+            if not unit.value["title"].startswith(PROMPTED):
+                whole_titles.append(unit)
+    if whole_titles:
+        first = whole_titles[0]
+        reading.warn(first.line, first.at("title"), f"{len(whole_titles)} title(s) do not start with \"Prompted \" (an export "
+                     "in another language?): their user turns are the titles whole, check their first words")
     found = []
     for rows in chats.values():
         rows.sort(key=lambda row: (row[0], -row[1].line))  # newest first in the file: ties keep the older below
