@@ -143,3 +143,15 @@ def test_a_perplexity_stream_keeps_its_sources_for_the_markers_of_its_answer():
     assert result.format_name == "event stream (Perplexity)" and result.errors == []
     assert cited(result.conversations[0]) == [("S1", "*Primer* (2004) by Shane Carruth 🎬 cost $7,000 [1].",
                                                "https://en.wikipedia.org/wiki/Primer_(film)")]
+
+
+def test_a_response_fetched_without_its_request_is_passed_over_with_a_warning():
+    har = json.loads((DATA / "capture.har").read_text())
+    polled = {"id": "resp_9", "object": "response", "status": "completed",
+              "output": [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Done.", "annotations": []}]}]}
+    har["log"]["entries"].append({"request": {"method": "GET", "url": "https://api.openai.com/v1/responses/resp_9"},
+                                  "response": {"content": {"mimeType": "application/json", "text": json.dumps(polled)}}})
+    result = read_text(json.dumps(har), "capture.har")
+    assert result.errors == [] and len(result.conversations) == 3
+    assert [str(w) for w in result.warnings] == [
+        "capture.har:1: log.entries[6]: a response of OpenAI Responses without the request that asked it (a poll, a GET): passed over"]

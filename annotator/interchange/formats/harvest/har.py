@@ -76,15 +76,24 @@ def read(units: Iterable[Unit], reading: Reading, emit: Callable[[ParsedConversa
         entries = list_at(dict_at(unit.value.get("log"), unit.at("log"), "log").get("entries"), unit.at("log", "entries"), "entries")
         for i, entry in enumerate(entries):
             call = _call(entry, unit.at("log", "entries", i), unit.line, reading)
-            if call is not None:
-                vendor = vendor_of(call.value)
-                if vendor is not None:
-                    calls.setdefault(vendor, []).append(call)
+            vendor = vendor_of(call.value) if call is not None else None
+            if vendor is None:
+                continue
+            if not _holds_a_question(call.value):
+                reading.warn(unit.line, call.field, f"a response of {vendor.NAME} without the request that asked it (a poll, "
+                             "a GET): passed over")
+                continue
+            calls.setdefault(vendor, []).append(call)
     if not calls:
         reading.error(0, None, "a HAR capture without a call of an API this app reads (OpenAI, Anthropic, Gemini, Perplexity)")
         return
     for vendor, vendor_calls in calls.items():
         vendor.read(vendor_calls, reading, emit)
+
+
+def _holds_a_question(value: Any) -> bool:
+    """A call with its request, or a conversation's items (``GET /conversations/{id}/items``)."""
+    return isinstance(value, list) or (isinstance(value, dict) and ("request" in value or value.get("object") == "list"))
 
 
 def _call(entry: Any, where: str, line: int, reading: Reading) -> Unit | None:
