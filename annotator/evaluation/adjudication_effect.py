@@ -268,28 +268,33 @@ def score_models(adjudicated: adjudication.Adjudication, models: list[GoldModel]
     conversation = adjudicated.conversation
     position = {t.pk: t.position for t in adjudicated.turns}
     turn_lists, nugget_lists, memberships, blocks = [], [], {}, []
-    next_id = 0
+    next_id = 0  # gfrc_tables knows turns and entities by id: each block has ids of its own
+
+    def fresh() -> int:
+        nonlocal next_id
+        next_id += 1
+        return next_id
+
     for m, model in enumerate(models):
-        ids: dict[str, int] = {}  # entity key -> an id of this model's own (memberships differ by model)
+        ids: dict[str, int] = {}  # entity key -> this model's id (memberships differ by model)
 
-        def rows(nuggets, order) -> list[_Nugget]:
-            nonlocal next_id
-            result = []
-            for n in sorted(nuggets, key=order):
+        def block(conversation_id: int, turns, nuggets) -> None:
+            turn_ids = {t.pk: fresh() for t in turns}
+            turn_lists.append([TurnRow(turn_ids[t.pk], conversation_id, t.position, t.role, t.number, t.text) for t in turns])
+            rows = []
+            for n in nuggets:
                 if n.key not in ids:
-                    ids[n.key], next_id = next_id, next_id + 1
+                    ids[n.key] = fresh()
                     memberships[ids[n.key]] = model.entities[n.key].memberships
-                result.append(_Nugget(n.turn_id, n.start_word, n.end_word, ids[n.key], _Entity(model.entities[n.key].grade)))
-            return result
+                rows.append(_Nugget(turn_ids[n.turn_id], n.start_word, n.end_word, ids[n.key], _Entity(model.entities[n.key].grade)))
+            nugget_lists.append(rows)
+            blocks.append((m, conversation_id))
 
-        turn_lists.append(adjudicated.turns)
-        nugget_lists.append(rows(model.nuggets.values(), lambda n: (position[n.turn_id], n.start_word)))
-        blocks.append((m, conversation.pk))
+        block(conversation.pk, adjudicated.turns,
+              sorted(model.nuggets.values(), key=lambda n: (position[n.turn_id], n.start_word)))
         if topic_wide[m]:
             for other in model.others:
-                turn_lists.append(model.other_turns.get(other.pk, []))
-                nugget_lists.append(rows(model.other_nuggets.get(other.pk, []), lambda n: 0))  # read in order
-                blocks.append((m, other.pk))
+                block(other.pk, model.other_turns.get(other.pk, []), model.other_nuggets.get(other.pk, []))  # read in order
     sets = adjudicated.attribute_sets
     turn_table, nugget_table, _views, _rows = gfrc_tables(turn_lists, nugget_lists, memberships, sets)
     scores = gfrc.score(turn_table, nugget_table, attribute_specs(sets),
