@@ -11,6 +11,8 @@ conversations: every conversation has disagreements. Times, in-process, best of 
   in memory, nothing written), with the score table already read; and, in the same run, the
   way issue 22 first did it (each choice applied by `adjudication.decide` in a savepoint
   rolled back, the conversation rescored from the database): the write lock it held;
+- an annotator's save started 0.2 s into each way of previewing (threads of this process, each
+  with its own connection; the in-memory previews repeated to last as long as the savepoints);
 - the whole page (GET through Django's test client, the organiser logged in);
 - one decision (POST take right) and its undo.
 
@@ -58,6 +60,39 @@ def savepoint_previews(found, organiser, ann) -> None:
     conversation.refresh_from_db()
 
 
+def save_during(preview, annotator, conversation) -> float:
+    """Seconds an annotator's save (a turn label of another conversation, on its own
+    connection) takes when it starts 0.2 s into `preview`, run in another thread."""
+    import threading
+
+    from django.db import connections
+
+    from annotator.judgments import edits
+    from annotator.models import Turn, TurnLabel
+
+    turn = Turn.objects.filter(conversation=conversation, role=Turn.Role.SYSTEM).select_related("conversation").first()
+    running = threading.Event()
+
+    def previewing() -> None:
+        running.set()
+        try:
+            preview()
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=previewing)
+    thread.start()
+    running.wait()
+    time.sleep(0.2)
+    current = TurnLabel.objects.filter(turn=turn, annotator=annotator).first()
+    started = time.perf_counter()
+    edits.set_turn_label(turn, annotator=annotator, actor=annotator, label="x" if current and current.label == "o" else "o",
+                         expected_version=current.version if current else None)
+    waited = time.perf_counter() - started
+    thread.join()
+    return waited
+
+
 def run(topics: int, runs: int, repeats: int) -> dict:
     with bench_database() as tmp:
         from django.core.management import call_command
@@ -83,6 +118,11 @@ def run(topics: int, runs: int, repeats: int) -> dict:
         list_seconds, found = best_time(lambda: adjudication.adjudication(conversation, [ann, bob]), repeats)
         effect_seconds, _ = best_time(lambda: adjudication_effect.effects(found, table, judge=ann.pk), repeats)
         savepoint_seconds, _ = best_time(lambda: savepoint_previews(found, organiser, ann), repeats)
+        neighbour = Conversation.objects.filter(topic__campaign=campaign).order_by("pk")[8]
+        save_in_savepoints = save_during(lambda: savepoint_previews(found, organiser, ann), bob, neighbour)
+        loops = max(1, round(savepoint_seconds / max(effect_seconds, 1e-3)))  # as long as the savepoints take
+        save_in_memory = save_during(
+            lambda: [adjudication_effect.effects(found, table, judge=ann.pk) for _ in range(loops)], bob, neighbour)
         call_command("collectstatic", "--noinput", verbosity=0)  # DEBUG=0: pages name hashed static files
         client = Client(HTTP_HOST="localhost")
         client.force_login(organiser)
@@ -110,6 +150,8 @@ def run(topics: int, runs: int, repeats: int) -> dict:
         "effects_s": round(effect_seconds, 3),
         "effects_in_savepoints_s": round(savepoint_seconds, 3),
         "ratio_savepoints_to_in_memory": round(savepoint_seconds / effect_seconds, 1),
+        "annotator_save_during_savepoint_previews_s": round(save_in_savepoints, 3),
+        "annotator_save_during_in_memory_previews_s": round(save_in_memory, 3),
         "page_s": round(page_seconds, 3),
         "ratio_page_to_score_table": round(page_seconds / table_seconds, 2),
         "first_decision_s": round(decide_seconds, 3),
@@ -130,7 +172,8 @@ def main() -> None:
           f"{result['disagreements']} disagreements in the conversation adjudicated ({', '.join(result['kinds'])})")
     print(f"   score_table {result['score_table_s']} s; disagreements {result['disagreements_s']} s; effects of both "
           f"choices of each {result['effects_s']} s in memory, {result['effects_in_savepoints_s']} s in savepoints "
-          f"({result['ratio_savepoints_to_in_memory']}x); the page {result['page_s']} s ({result['ratio_page_to_score_table']}x "
+          f"({result['ratio_savepoints_to_in_memory']}x); an annotator's save meanwhile "
+          f"{result['annotator_save_during_savepoint_previews_s']} s / {result['annotator_save_during_in_memory_previews_s']} s; the page {result['page_s']} s ({result['ratio_page_to_score_table']}x "
           f"score_table); first decision {result['first_decision_s']} s, undo {result['undo_s']} s; best of {result['repeats']}")
     print(f"(raw: {path})")
 
