@@ -26,8 +26,7 @@ from annotator.judgments import adjudication
 from annotator.judgments.edits import AnnotationRefused, check_span_among
 from annotator.models import Conversation, Membership, Nugget, Turn
 from annotator.scores.campaign_tables import gf_column, score_columns
-from annotator.scores.per_conversation import TurnRow, attribute_specs, campaign_settings, gfrc_tables
-from scoring import gfrc
+from annotator.scores.per_conversation import TurnRow, score_rows
 
 
 def previewed(table: pd.DataFrame) -> list[str]:
@@ -252,7 +251,7 @@ class _Entity(NamedTuple):
 
 
 class _Nugget(NamedTuple):
-    """What scores.per_conversation.gfrc_tables reads of a nugget."""
+    """What scores.per_conversation.score_rows reads of a nugget."""
 
     turn_id: int
     start_word: int
@@ -264,7 +263,8 @@ class _Nugget(NamedTuple):
 def score_models(adjudicated: adjudication.Adjudication, models: list[GoldModel], measures: list[str],
                  *, topic_wide: list[bool]) -> list[dict[int, np.ndarray]]:
     """Each model's scores (conversation id -> `measures`) of this conversation and, where
-    `topic_wide`, of the topic's other gold-scored conversations: all in one `gfrc.score`."""
+    `topic_wide`, of the topic's other gold-scored conversations: all in one `gfrc.score`
+    (scores.per_conversation.score_rows)."""
     conversation = adjudicated.conversation
     position = {t.pk: t.position for t in adjudicated.turns}
     turn_lists, nugget_lists, memberships, blocks = [], [], {}, []
@@ -295,10 +295,7 @@ def score_models(adjudicated: adjudication.Adjudication, models: list[GoldModel]
         if topic_wide[m]:
             for other in model.others:
                 block(other.pk, model.other_turns.get(other.pk, []), model.other_nuggets.get(other.pk, []))  # read in order
-    sets = adjudicated.attribute_sets
-    turn_table, nugget_table, _views, _rows = gfrc_tables(turn_lists, nugget_lists, memberships, sets)
-    scores = gfrc.score(turn_table, nugget_table, attribute_specs(sets),
-                        campaign_settings(conversation.topic.campaign), len(blocks))
+    scores = score_rows(turn_lists, nugget_lists, memberships, adjudicated.attribute_sets, conversation.topic.campaign)
     columns = np.column_stack([np.asarray(getattr(scores, measure), dtype=float) for measure in measures])
     result: list[dict[int, np.ndarray]] = [{} for _ in models]
     for b, (m, conversation_id) in enumerate(blocks):
