@@ -483,15 +483,19 @@ def conversation_agreement(conversation: Conversation, first, second) -> tuple[P
     return PairReport(conversation, first, second, span, grade_pairs, disagreements), membership_pairs
 
 
-def annotator_pairs(conversation: Conversation) -> list[tuple]:
-    """Every pair of the conversation's human annotators (in the order they joined the campaign's
-    users). Prefetch `human_assignments()` to save the query."""
+def human_annotators(conversation: Conversation) -> list:
+    """The conversation's human annotators, in the order they joined the campaign's users.
+    Prefetch `human_assignments()` to save the query."""
     if "assignments" in getattr(conversation, "_prefetched_objects_cache", {}):
         assignments = conversation.assignments.all()
     else:
         assignments = conversation.assignments.exclude(AnnotatorProfile.automatic("annotator__")).select_related("annotator")
-    annotators = sorted((a.annotator for a in assignments), key=lambda u: u.pk)
-    return list(combinations(annotators, 2))
+    return sorted((a.annotator for a in assignments), key=lambda u: u.pk)
+
+
+def annotator_pairs(conversation: Conversation) -> list[tuple]:
+    """Every pair of the conversation's human annotators (see human_annotators)."""
+    return list(combinations(human_annotators(conversation), 2))
 
 
 def campaign_agreement(campaign: Campaign) -> dict:
