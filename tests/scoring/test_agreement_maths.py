@@ -37,6 +37,33 @@ def test_units_coded_once_are_not_pairable():
     assert krippendorff_alpha([[1, 2, 3], [1, 2, N]]) == krippendorff_alpha([[1, 2], [1, 2]])
 
 
+def test_nan_is_a_missing_value_like_none():
+    with_nan = [[v if v is not None else math.nan for v in row] for row in TEXTBOOK]
+    assert krippendorff_alpha(with_nan, "ordinal") == krippendorff_alpha(TEXTBOOK, "ordinal")
+
+
+@pytest.mark.parametrize("metric", ["nominal", "ordinal", "interval"])
+def test_with_no_unit_coded_twice_alpha_is_undefined_not_an_error(metric):
+    # the krippendorff package raises ValueError here; a campaign whose annotators never met
+    # on a unit shows "no figure" instead
+    assert math.isnan(krippendorff_alpha([[1, 2, N], [N, N, 3]], metric))
+    assert math.isnan(krippendorff_alpha([[1, 2, 3]], metric))
+    assert math.isnan(krippendorff_alpha([], metric))
+
+
+@pytest.mark.parametrize("metric", ["nominal", "ordinal", "interval"])
+def test_with_one_value_among_the_pairable_units_alpha_is_undefined_not_an_error(metric):
+    # one value in the whole data: the package raises ValueError
+    assert math.isnan(krippendorff_alpha([[2, 2, 2], [2, 2, N]], metric))
+    # other values only in units coded once: the package divides zero by zero
+    assert math.isnan(krippendorff_alpha([[1, 1, 3], [1, 1, N]], metric))
+
+
+def test_an_unknown_metric_is_refused():
+    with pytest.raises(ValueError, match="metric must be one of"):
+        krippendorff_alpha(TEXTBOOK, "ratio-ish")
+
+
 def test_cohens_kappa_matches_a_hand_computation():
     # 4 of 5 agree (p_o = 0.8); marginals 3/2 and 2/3 give p_e = 0.48; kappa = 0.32 / 0.52
     assert cohen_kappa([1, 1, 0, 0, 1], [1, 0, 0, 0, 1]) == pytest.approx(0.32 / 0.52)
