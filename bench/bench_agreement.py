@@ -109,16 +109,23 @@ def campaign_section(topics: int, runs: int, repeats: int, before_alpha, revisio
         def page_with(name, alpha):
             agreement.krippendorff_alpha = alpha
             try:
-                seconds, page = best_time(lambda: reports.campaign_agreement(campaign), repeats)
-                inside[name] = 0.0
-                agreement.krippendorff_alpha = timed_alpha(name, alpha)
-                reports.campaign_agreement(campaign)  # once more, the alpha calls timed
-                return seconds, page
+                started = time.perf_counter()
+                page = reports.campaign_agreement(campaign)
+                return time.perf_counter() - started, page
             finally:
                 agreement.krippendorff_alpha = package
 
-        page_s, page = page_with("package", package)
-        page_before_s, page_before = page_with("hand-written", before_alpha)  # the page before the switch
+        # interleaved, best of the repeats: the machine is shared, a slow spell hits both alike
+        best, pages = {"package": float("inf"), "hand-written": float("inf")}, {}
+        for _ in range(repeats):
+            for name, alpha in (("package", package), ("hand-written", before_alpha)):
+                seconds, pages[name] = page_with(name, alpha)
+                best[name] = min(best[name], seconds)
+        page_s, page_before_s = best["package"], best["hand-written"]
+        page, page_before = pages["package"], pages["hand-written"]
+        for name, alpha in (("package", package), ("hand-written", before_alpha)):
+            inside[name] = 0.0
+            page_with(name, timed_alpha(name, alpha))  # once more, the alpha calls timed
         assert abs(page["alpha_ordinal"] - page_before["alpha_ordinal"]) < 1e-9
         units = page["units"]
 
