@@ -2,7 +2,7 @@
 to the `krippendorff` package and scoring.intervals, in the same run.
 
     .venv/bin/python bench/bench_agreement.py [--units 1000 20000] [--coders 2 5] [--repeats 7]
-                                              [--topics 50] [--runs 20] [--before fd32a84]
+                                              [--topics 50] [--runs 20] [--before fd32a84 | none]
 
 The console's agreement page (console.reports.campaign_agreement) computes alpha over every
 (topic, entity) unit of the campaign, ordinal and nominal. Reliability data shaped like it:
@@ -12,6 +12,8 @@ grades 0-3 (mostly 1 and 2), each coder giving the unit's grade or a neighbourin
 numpy coincidence matrix it replaced (read from git at --before, the last commit that had it)
 and the plain-Python formulas of the tests (tests/scoring/krippendorff_reference.py). The
 script checks all three agree to 1e-9 and prints a markdown table (best of the repeats).
+`--before none` leaves the replaced code out (a checkout without that history, e.g. a shallow
+clone: tests/test_benches_run.py runs it so).
 
 Then a campaign (bench_compare_judges' generated files, topics x runs conversations of 10
 films, imported for two human annotators, so every conversation is doubly annotated), timed
@@ -116,24 +118,29 @@ def campaign_section(topics: int, runs: int, repeats: int, before_alpha, revisio
                 agreement.krippendorff_alpha = package
 
         # interleaved, best of the repeats: the machine is shared, a slow spell hits both alike
-        best, pages = {"package": float("inf"), "hand-written": float("inf")}, {}
+        alphas = (("package", package),) + ((("hand-written", before_alpha),) if before_alpha else ())
+        best, pages = {"package": float("inf"), "hand-written": float("inf") if before_alpha else float("nan")}, {}
         for _ in range(repeats):
-            for name, alpha in (("package", package), ("hand-written", before_alpha)):
+            for name, alpha in alphas:
                 seconds, pages[name] = page_with(name, alpha)
                 best[name] = min(best[name], seconds)
         page_s, page_before_s = best["package"], best["hand-written"]
-        page, page_before = pages["package"], pages["hand-written"]
-        for name, alpha in (("package", package), ("hand-written", before_alpha)):
+        page = pages["package"]
+        inside["hand-written"] = float("nan")
+        for name, alpha in alphas:
             inside[name] = 0.0
             page_with(name, timed_alpha(name, alpha))  # once more, the alpha calls timed
-        assert abs(page["alpha_ordinal"] - page_before["alpha_ordinal"]) < 1e-9
+        if before_alpha:
+            assert abs(page["alpha_ordinal"] - pages["hand-written"]["alpha_ordinal"]) < 1e-9
         units = page["units"]
 
         table = score_table(campaign)
-        old_summary = run_summary_before(revision)
         summary_s, summary = best_time(lambda: reports.run_summary(table), repeats * 3)
-        summary_before_s, summary_before = best_time(lambda: old_summary(table), repeats * 3)
-        assert summary.equals(summary_before), "run_summary's output changed"
+        summary_before_s = float("nan")
+        if revision:
+            old_summary = run_summary_before(revision)
+            summary_before_s, summary_before = best_time(lambda: old_summary(table), repeats * 3)
+            assert summary.equals(summary_before), "run_summary's output changed"
         return {"database": database_label(), "conversations": len(table), "units": units, "pairs": len(page["pairs"]),
                 "alpha_ordinal": page["alpha_ordinal"], "agreement_page_s": page_s, "agreement_page_before_s": page_before_s,
                 "alpha_in_page_ms": inside["package"] * 1e3, "alpha_in_page_before_ms": inside["hand-written"] * 1e3,
@@ -161,7 +168,8 @@ def main() -> int:
     parser.add_argument("--skip-campaign", action="store_true", help="the maths alone, no database")
     parser.add_argument("--before", default=HAND_WRITTEN_UNTIL)
     args = parser.parse_args()
-    before = hand_written(args.before)
+    revision = None if args.before == "none" else args.before
+    before = hand_written(revision) if revision else None
     rows = []
     print(f"Machine: {platform.platform()}, load average {load_average()}")
     print("| coders x units | metric | krippendorff package (ms) | hand-written numpy (ms) | hand-written / package "
@@ -172,7 +180,7 @@ def main() -> int:
             data = reliability_data(coders, units)
             for metric in ("ordinal", "nominal"):
                 after_s, after = best_time(lambda: krippendorff_alpha(data, metric), args.repeats)
-                before_s, was = best_time(lambda: before(data, metric), args.repeats)
+                before_s, was = best_time(lambda: before(data, metric), args.repeats) if before else (float("nan"), after)
                 plain_s, plain = best_time(lambda: krippendorff_reference.alpha(data, metric), max(1, args.repeats // 3))
                 assert abs(after - was) < 1e-9 and abs(after - plain) < 1e-9, (after, was, plain)
                 row = {"coders": coders, "units": units, "metric": metric, "package_ms": after_s * 1e3,
@@ -182,7 +190,7 @@ def main() -> int:
                       f"{before_s / after_s:.2f}x | {row['plain_python_ms']:.1f} | {after:.4f} |")
     result = {"machine": machine(), "rows": rows}
     if not args.skip_campaign:
-        c = result["campaign"] = campaign_section(args.topics, args.runs, args.repeats, before, args.before)
+        c = result["campaign"] = campaign_section(args.topics, args.runs, args.repeats, before, revision)
         print(f"\nCampaign ({c['database']}): {c['conversations']} conversations, {c['pairs']} annotator pairs, "
               f"{c['units']} alpha units (alpha ordinal {c['alpha_ordinal']:.4f}), best of {args.repeats}")
         print("| what | now | before | before / now |")
