@@ -17,6 +17,7 @@ import functools
 import math
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from annotator.interchange.formats.model import FormatError
 from annotator.interchange.formats.paper import decode_utf8
@@ -33,24 +34,23 @@ LEVEL = re.compile(r"^L\d+$")
 MAX_ID = 1000  # the longest document id an entity key holds
 
 
-@dataclass(frozen=True)
-class QrelsLine:
+# Lines are named tuples, not dataclasses: a hundred runs are millions of them, and a frozen
+# dataclass takes 2.5 times as long to build (bench/bench_ranked_lists.py, docs/benchmarks.md).
+class QrelsLine(NamedTuple):
     topic: str
     document: str
     level: str  # "L0", "L1", ...
     line: int
 
 
-@dataclass(frozen=True)
-class MembershipLine:
+class MembershipLine(NamedTuple):
     topic: str
     document: str
     vector: tuple[float, ...]
     line: int
 
 
-@dataclass(frozen=True)
-class RunLine:
+class RunLine(NamedTuple):
     topic: str
     document: str
     rank: int  # as stated; the file's order is what counts
