@@ -43,7 +43,7 @@ def run(iterations: int = 300, warmup: int = 30, threads: int = 1) -> dict:
                     t0 = time.perf_counter()
                     status, headers, _ = browser.request("POST", "/floor/write/", {"nugget": nugget.pk}, htmx=True)
                     t1 = time.perf_counter()
-                    assert status == 200 and "hx-trigger" in headers, f"write: {status}"
+                    assert status == 200, f"write: {status}"
                     status, _, _ = browser.request("GET", "/floor/read/", htmx=True)
                     t2 = time.perf_counter()
                     assert status == 200, f"read: {status}"

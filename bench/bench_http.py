@@ -72,7 +72,8 @@ def _measure(port, annotator, conversation, size, iterations, warmup) -> dict:
     from annotator.models import Nugget
 
     turn, start, end = spare_span(conversation, size)
-    floor_nugget = Nugget.objects.filter(annotator=annotator).exclude(turn=turn).first()
+    # any nugget but the one the saves create and delete (with few nuggets, all share its turn)
+    floor_nugget = Nugget.objects.filter(annotator=annotator).exclude(turn=turn, start_word__lte=end, end_word__gte=start).first()
     browser = Browser(port)
     browser.login(annotator.username)
     base = f"/conversations/{conversation.pk}/"
@@ -81,11 +82,11 @@ def _measure(port, annotator, conversation, size, iterations, warmup) -> dict:
     bare_post, bare_get, create_trip, delete_trip, page, answer = [], [], [], [], [], []
     for i in range(warmup + iterations):
         floor_took, status, headers, _ = _timed(browser, "POST", "/floor/write/", {"nugget": floor_nugget.pk}, htmx=True)
-        assert status == 200 and "hx-trigger" in headers, f"bare POST: {status}"
+        assert status == 200, f"bare POST: {status}"
         # save: POST the span; its answer carries the new scores (no second request)
         took, status, headers, body = _timed(
             browser, "POST", base + "nuggets/", {"turn": turn.pk, "start": start, "end": end}, htmx=True)
-        assert status == 200 and "hx-trigger" in headers, f"create: {status}"
+        assert status == 200 and "hx-trigger" not in headers, f"create: {status}"  # one request: no event for a second
         assert b'<div id="score-figures" hx-swap-oob="morph">' in body, "the save's answer carries the new scores"
         nugget = Nugget.objects.only("pk", "version").get(turn=turn, annotator=annotator, start_word=start)
         delete_took, status, _, _ = _timed(

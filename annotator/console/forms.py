@@ -351,7 +351,7 @@ class MultipleFileInput(forms.ClearableFileInput):
 
 class MultipleFileField(forms.FileField):
     def __init__(self, *args, **kwargs):
-        kwargs.setdefault("widget", MultipleFileInput(attrs={"accept": ".txt,.jsonl,.json,.zip"}))
+        kwargs.setdefault("widget", MultipleFileInput(attrs={"accept": ".txt,.jsonl,.json,.zip,.har,.sse"}))
         super().__init__(*args, **kwargs)
 
     def clean(self, data, initial=None):
@@ -364,9 +364,10 @@ class MultipleFileField(forms.FileField):
 class UploadForm(forms.Form):
     files = MultipleFileField(
         label="Conversation files",
-        help_text="The paper's annotated text format, JSONL, or harvested chats (ChatGPT export, OpenAI Chat Completions or "
-                  "Responses, Gemini with grounding, Perplexity, Anthropic, ShareGPT, LMSYS / WildChat rows), each told by "
-                  "its content; all files are imported together or not at all.",
+        help_text="The paper's annotated text format, JSONL, or harvested chats (ChatGPT and Claude.ai exports or their zips, "
+                  "OpenAI Chat Completions or Responses, Gemini with grounding, Gemini Takeout, Perplexity, Anthropic, "
+                  "ShareGPT, LMSYS / WildChat rows, HAR captures, streamed answers), each told by its content; all files "
+                  "are imported together or not at all.",
     )
     run = forms.SlugField(
         required=False, label="Run (optional)",

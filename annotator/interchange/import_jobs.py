@@ -35,7 +35,7 @@ from django_tasks.base import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
 from annotator.interchange import importing
-from annotator.interchange.formats import count_conversations
+from annotator.interchange.formats import count_conversations, without_secrets
 from annotator.models import Campaign, ImportJob, ImportJobFile
 
 __all__ = ["runs_in_background", "start", "run_import_job", "recent_jobs", "reap_abandoned"]
@@ -63,7 +63,7 @@ def start(campaign: Campaign, files: list[tuple[str, bytes]], *, run: str | None
             file_names=[name for name, _ in files],
             conversations=sum(count_conversations(data, name) for name, data in files),
         )
-        ImportJobFile.objects.bulk_create([ImportJobFile(job=job, name=name, data=data) for name, data in files])
+        ImportJobFile.objects.bulk_create([ImportJobFile(job=job, name=name, data=without_secrets(data)) for name, data in files])
         result = run_import_job.enqueue(job.pk)
         job.task_id = str(result.id)
         job.save(update_fields=["task_id"])

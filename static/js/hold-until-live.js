@@ -20,6 +20,13 @@
     e.stopImmediatePropagation();
     held.push({ click: el });
   }, true);
+  // htmx never came (blocked, offline): the controls are plain forms and links, as without
+  // JavaScript; what was held goes that way
+  window.addEventListener("load", function () {
+    if (held.live || window.htmx) return;
+    held.live = true;
+    held.events.splice(0).forEach(function (item) { if (item.click) item.click.click(); });
+  });
   document.addEventListener("htmx:load", function (e) {
     if (e.target !== document.body || held.live) return;
     held.live = true;

@@ -42,3 +42,16 @@ def test_clicks_on_controls_before_the_page_is_live_are_sent_by_htmx_in_order(pa
     assert Entity.objects.get(pk=nugget.entity_id).grade.level == 1
     assert list(TurnLabel.objects.filter(annotator=annotator).values_list("turn_id", "label")) == [(s1.pk, "x")]
     expect(page.locator(f"#badge-{nugget.pk}")).to_have_text("WC 35 · L1")
+
+
+def test_without_htmx_the_controls_post_as_plain_forms(page, live_server, login):
+    conversation, annotator, _ = build_paper(annotated=True, username="nohtmx", campaign=make_campaign(slug="nohtmx"))
+    nugget = Nugget.objects.filter(annotator=annotator).order_by("turn__position", "start_word").first()
+    login("nohtmx", "nohtmx-pw")
+    page.route("**/htmx-2.0.11.min*.js", lambda route: route.abort())
+    page.goto(f"{live_server.url}/conversations/{conversation.pk}/?nugget={nugget.pk}")
+    page.wait_for_load_state("load")
+    assert page.evaluate("typeof window.htmx") == "undefined"
+    page.locator("#grade-1").click()  # not held for ever: a native POST, then the page again
+    expect(page.locator("#grade-1")).to_have_attribute("aria-pressed", "true")
+    assert Entity.objects.get(pk=nugget.entity_id).grade.level == 1

@@ -298,14 +298,18 @@ HARVESTS = Path(__file__).resolve().parents[1] / "interchange" / "data" / "harve
 
 @pytest.mark.parametrize(("name", "said"), [
     ("anthropic-messages.json", "read as Anthropic Messages: 2 conversations, 5 citations"),
+    ("anthropic-stream.sse", "read as event stream (Anthropic Messages): 1 conversation, 1 citation"),
+    ("capture.har", "read as HAR capture: 3 conversations, 3 citations"),
     ("chatgpt-conversations.json", "read as ChatGPT export: 2 conversations, 6 citations"),
+    ("claude-ai-conversations.json", "read as Claude.ai export: 2 conversations, 2 citations"),
     ("gemini-grounding-log.jsonl", "read as Gemini: 2 conversations, 7 citations"),
-    ("lmsys-wildchat.jsonl", "read as LMSYS-Chat / WildChat: 4 conversations, 0 citations"),
+    ("gemini-takeout-MyActivity.json", "read as Gemini Takeout: 2 conversations, 3 citations"),
+    ("lmsys-wildchat.jsonl", "read as LMSYS-Chat / WildChat: 4 conversations, 1 citation"),
     ("openai-chat-completions.jsonl", "read as OpenAI Chat Completions: 2 conversations, 5 citations"),
     ("openai-responses-items.jsonl", "read as OpenAI Responses: 2 conversations, 5 citations"),
     ("openai-responses-log.jsonl", "read as OpenAI Responses: 2 conversations, 5 citations"),
     ("perplexity-log.jsonl", "read as Perplexity: 2 conversations, 8 citations"),
-    ("sharegpt.json", "read as ShareGPT: 2 conversations, 0 citations"),
+    ("sharegpt.json", "read as ShareGPT: 2 conversations, 3 citations"),
 ])
 def test_each_harvest_format_is_imported_into_the_topic_given_with_its_citations_as_the_judges_nuggets(gold, name, said):
     from annotator.interchange.formats import parse_file
@@ -316,7 +320,8 @@ def test_each_harvest_format_is_imported_into_the_topic_given_with_its_citations
     assert out.splitlines()[0] == f"{name}: {said}"
     parsed = parse_file((HARVESTS / name).read_bytes(), name).conversations
     conversations = Conversation.objects.filter(topic__code="M010").order_by("run__trial")
-    assert [c.run.name for c in conversations] == [f"sys-trial{i}" for i in range(1, len(parsed) + 1)]
+    trials = [f"sys-trial{i}" for i in range(1, len(parsed) + 1)] if len(parsed) > 1 else ["sys"]  # one is no trial
+    assert [c.run.name for c in conversations] == trials
     for conversation, read in zip(conversations, parsed):
         assert [t.text for t in conversation.turns.order_by("position")] == [t.text for t in read.turns]
         proposed = {(n.turn.position - 1, n.start_word, n.end_word): (span_text(tokenise(n.turn.text), n.start_word, n.end_word), n.entity.key)
@@ -337,6 +342,16 @@ def test_a_chatgpt_export_says_what_it_read_and_proposes_its_citations_without_t
     assert "cited span(s) proposed as nuggets of the automatic judge citations" in out.splitlines()[1]
     keys = set(Entity.objects.filter(annotator__username="citations").values_list("key", flat=True))
     assert keys and not any("utm_" in key for key in keys)
+
+
+def test_a_capture_with_one_broken_call_imports_nothing_and_says_where(gold, tmp_path):
+    har = json.loads((HARVESTS / "capture.har").read_text())
+    har["log"]["entries"][4]["request"]["postData"]["text"] = json.dumps({"messages": [{"role": "robot", "content": "hi"}]})
+    message, err = refused("import_conversations", "--campaign", "fairweb1", "--run", "sys", "--topic", "M010",
+                           write(tmp_path, "capture.har", json.dumps(har)))
+    assert "nothing was imported" in message
+    assert "capture.har:1: log.entries[4].request.messages[0].role: unknown role 'robot' (user or assistant)" in err
+    assert not Conversation.objects.exists() and not Entity.objects.exists()
 
 
 def test_a_harvest_imported_without_a_topic_is_refused(gold):

@@ -297,3 +297,25 @@ def test_a_worker_on_another_host_is_dead_once_its_heartbeat_is_older_than_the_l
     organiser.get(reverse("console:upload", kwargs={"slug": campaign.slug}))
     job.refresh_from_db()
     assert job.status == "failed" and f"no sign of life for {import_jobs.LEASE_SECONDS} s" in job.errors[0]
+
+
+def test_a_capture_waiting_for_the_worker_is_kept_without_its_headers_cookies_or_urls(organiser, campaign):
+    from tests.console.test_console_upload import HARVESTS
+
+    data = (HARVESTS / "capture.har").read_bytes()
+    secrets = ("sk-proj-SECRET0123456789", "COOKIE0123456789", "AIzaSyGKEY0123456789")
+    assert all(secret.encode() in data for secret in secrets)
+    capture = SimpleUploadedFile("capture.har", data, content_type="application/json")
+    response = organiser.post(reverse("console:upload", kwargs={"slug": campaign.slug}),
+                              {"files": [capture], "run": "sys", "topic": "M010"})
+    job = ImportJob.objects.get()
+    assert response.status_code == 302 and job.conversations == 6  # its entries: more than it holds, so in the background
+    kept = bytes(ImportJobFile.objects.get(job=job).data)
+    assert [secret for secret in secrets if secret.encode() in kept] == []
+
+    run_worker()
+
+    job.refresh_from_db()
+    assert job.status == "done", job.errors
+    assert "capture.har: read as HAR capture: 3 conversations, 3 citations." in job.summary
+    assert Conversation.objects.filter(topic__code="M010").count() == 3

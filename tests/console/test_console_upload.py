@@ -1,6 +1,7 @@
 from pathlib import Path
 
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
 from django.urls import reverse
 
 from annotator.models import Conversation, Nugget
@@ -124,7 +125,7 @@ def test_a_chatgpt_export_zip_as_downloaded_is_uploaded(organiser, campaign):
         archive.writestr("conversations.json", (HARVESTS / "chatgpt-conversations.json").read_bytes())
         archive.writestr("chat.html", "<html></html>")
     export = SimpleUploadedFile("chatgpt-export.zip", buffer.getvalue(), content_type="application/zip")
-    assert 'accept=".txt,.jsonl,.json,.zip"' in organiser.get(url(campaign)).content.decode()
+    assert 'accept=".txt,.jsonl,.json,.zip,.har,.sse"' in organiser.get(url(campaign)).content.decode()
     response = organiser.post(url(campaign), {"files": [export], "run": "chatgpt", "topic": "M010"}, follow=True)
     assert "chatgpt-export.zip: read as ChatGPT export: 2 conversations, 6 citations" in response.content.decode()
     assert Conversation.objects.filter(topic__code="M010").count() == 2
@@ -138,3 +139,21 @@ def test_a_lone_surrogate_in_an_uploaded_file_is_a_400_at_its_line_not_a_500(org
     assert response.context["errors"] == [
         "bad.jsonl:2: turns[0].text: a lone surrogate (\\ud800-\\udfff) is no text"]
     assert Conversation.objects.count() == before
+
+
+def test_a_har_capture_is_uploaded_and_only_its_conversations_and_citations_are_kept(organiser, campaign):
+    capture = SimpleUploadedFile("capture.har", (HARVESTS / "capture.har").read_bytes(), content_type="application/json")
+    response = organiser.post(url(campaign), {"files": [capture], "run": "sys", "topic": "M010"}, follow=True)
+    assert "capture.har: read as HAR capture: 3 conversations, 3 citations" in response.content.decode()
+    assert Conversation.objects.filter(topic__code="M010").count() == 3
+    with connection.cursor() as cursor:  # the capture's key, bearer token and cookie are nowhere in the database
+        for secret in ("sk-proj-SECRET0123456789", "COOKIE0123456789", "AIzaSyGKEY0123456789"):
+            found = []
+            for table in connection.introspection.table_names(cursor):
+                columns = [c.name for c in connection.introspection.get_table_description(cursor, table)]
+                quoted = connection.ops.quote_name
+                where = " OR ".join(f"CAST({quoted(c)} AS TEXT) LIKE %s" for c in columns)
+                cursor.execute(f"SELECT COUNT(*) FROM {quoted(table)} WHERE {where}", [f"%{secret}%"] * len(columns))
+                if cursor.fetchone()[0]:
+                    found.append(table)
+            assert found == [], (secret, found)

@@ -3,6 +3,8 @@ and each citation as (turn name, cited words, url)."""
 
 from __future__ import annotations
 
+import io
+import zipfile
 from pathlib import Path
 
 from annotator.interchange.formats import ParsedConversation, ParseResult, parse_file
@@ -28,3 +30,12 @@ def cited(conversation: ParsedConversation) -> list[tuple[str, str, str]]:
         (conversation.turns[c.turn].name, " ".join(conversation.words(c.turn)[c.start_word : c.end_word + 1]), c.url)
         for c in conversation.citations
     ]
+
+
+def zipped(members: dict[str, bytes]) -> bytes:
+    """A zip of these members, as an export is downloaded."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()

@@ -29,7 +29,8 @@ def test_a_file_of_another_shape_is_refused_with_a_message_naming_what_is_suppor
         result = parse_file(data, "notes.json")
         assert len(result.errors) == 1 and result.conversations == []
         message = result.errors[0].message
-        for name in ("the paper's text format", "JSONL", "ChatGPT export", "OpenAI Chat Completions"):
+        for name in ("the paper's text format", "JSONL", "ChatGPT export", "OpenAI Chat Completions", "Claude.ai export",
+                     "Gemini Apps activity from Google Takeout", "HAR captures", "a streamed answer's event stream"):
             assert name in message, (data, message)
 
 

@@ -7,7 +7,7 @@ import json
 
 from annotator.interchange.formats import parse_file
 
-from .harvest_helpers import DATA, cited, read, read_text, turns
+from .harvest_helpers import DATA, cited, read, read_text, turns, zipped
 
 IMDB = "https://www.imdb.com/title/"
 
@@ -124,31 +124,21 @@ def test_a_current_node_missing_from_the_tree_refuses_the_file_with_its_json_pat
     assert [str(e) for e in result.errors] == ["upload.json:1: [1].current_node: node 'zz' is not in mapping"]
 
 
-def _zipped(members: dict[str, bytes]) -> bytes:
-    import io
-    import zipfile
-
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, data in members.items():
-            archive.writestr(name, data)
-    return buffer.getvalue()
-
-
 def test_the_export_zip_as_downloaded_is_read_through_its_conversations_json():
     from annotator.interchange.formats import count_conversations
 
     export = (DATA / "chatgpt-conversations.json").read_bytes()
-    data = _zipped({"chat.html": b"<html></html>", "conversations.json": export, "user.json": b"{}"})
+    data = zipped({"chat.html": b"<html></html>", "conversations.json": export, "user.json": b"{}"})
     result = parse_file(data, "export.zip")
     assert result.format_name == "ChatGPT export" and result.errors == [] and len(result.conversations) == 2
     assert count_conversations(data, "export.zip") == 3
 
 
 def test_a_zip_without_conversations_json_is_refused_saying_what_a_zip_may_be():
-    result = parse_file(_zipped({"notes.txt": b"hello"}), "notes.zip")
+    result = parse_file(zipped({"notes.txt": b"hello"}), "notes.zip")
     assert [str(e) for e in result.errors] == [
-        "notes.zip: a zip without conversations.json: only ChatGPT's data export is read from a zip"]
+        "notes.zip: a zip without conversations.json or Gemini Apps/MyActivity.json: only ChatGPT's and Claude.ai's data "
+        "exports and Google Takeout's Gemini Apps activity are read from a zip"]
 
 
 def test_newer_exports_cite_the_attribution_segments_their_sources_name():

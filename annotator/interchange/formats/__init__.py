@@ -13,10 +13,13 @@ import zipfile
 from collections.abc import Callable
 
 from .detect import parse_text
+from .harvest.har import bodies_only
+from .harvest.streams import looks_like_events
 from .jsonl import iter_jsonl, parse_jsonl, parse_jsonl_bytes, write_jsonl
 from .model import (
     FormatError,
     ParsedConversation,
+    loads_json,
     ParsedMembership,
     ParsedCitation,
     ParsedNugget,
@@ -46,6 +49,7 @@ __all__ = [
     "parse_file",
     "format_for",
     "count_conversations",
+    "without_secrets",
 ]
 
 
@@ -58,8 +62,8 @@ def format_for(filename: str) -> str:
 
 def parse_file(data: bytes, path: str, on_conversation: Callable[[int], object] | None = None) -> ParseResult:
     """Bytes of a file (strict UTF-8), in the format its content shows (the paper's, JSONL,
-    or a harvest: ChatGPT export, OpenAI, Gemini, Perplexity, Anthropic, ShareGPT, LMSYS /
-    WildChat; ChatGPT's export zip too); ``ParseResult.format_name`` says which. ``on_conversation(n)`` is called as each
+    or a harvest: ChatGPT and Claude.ai exports, OpenAI, Gemini, Gemini Takeout, Perplexity, Anthropic,
+    ShareGPT, LMSYS / WildChat, HAR captures and event streams; the exports' zips too); ``ParseResult.format_name`` says which. ``on_conversation(n)`` is called as each
     conversation is read, with how many have been."""
     data, problem = unzipped(data, path)
     if problem is not None:
@@ -71,20 +75,25 @@ def parse_file(data: bytes, path: str, on_conversation: Callable[[int], object] 
 
 
 ZIP_MAGIC = b"PK\x03\x04"
-EXPORT_IN_ZIP = "conversations.json"
+EXPORT_IN_ZIP = "conversations.json"  # ChatGPT's and Claude.ai's exports
+TAKEOUT_IN_ZIP = "MyActivity.json"  # Google Takeout: Takeout/My Activity/Gemini Apps/MyActivity.json
 MAX_UNZIPPED = 1 << 30  # a zip bomb is refused before it is inflated
 
 
 def unzipped(data: bytes, path: str) -> tuple[bytes, FormatError | None]:
-    """ChatGPT's data export as it is downloaded (a zip): its conversations.json. Any other
-    data as it is."""
+    """A data export as it is downloaded (a zip): ChatGPT's or Claude.ai's conversations.json,
+    or Google Takeout's Gemini Apps activity (MyActivity.json in a folder named for Gemini;
+    the folder names are translated, "Gemini" is not). Any other data as it is."""
     if not data.startswith(ZIP_MAGIC):
         return data, None
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            member = next((i for i in archive.infolist() if i.filename.rsplit("/", 1)[-1] == EXPORT_IN_ZIP), None)
+            members = archive.infolist()
+            member = next((i for i in members if i.filename.rsplit("/", 1)[-1] == EXPORT_IN_ZIP), None) or next(
+                (i for i in members if i.filename.rsplit("/", 1)[-1] == TAKEOUT_IN_ZIP and "gemini" in i.filename.lower()), None)
             if member is None:
-                return b"", FormatError(path, 0, f"a zip without {EXPORT_IN_ZIP}: only ChatGPT's data export is read from a zip")
+                return b"", FormatError(path, 0, f"a zip without {EXPORT_IN_ZIP} or Gemini Apps/{TAKEOUT_IN_ZIP}: only ChatGPT's "
+                                        "and Claude.ai's data exports and Google Takeout's Gemini Apps activity are read from a zip")
             if member.file_size > MAX_UNZIPPED:
                 return b"", FormatError(path, 0, f"{member.filename} would be {member.file_size:,} bytes unzipped: too large")
             return archive.read(member), None
@@ -93,23 +102,44 @@ def unzipped(data: bytes, path: str) -> tuple[bytes, FormatError | None]:
 
 
 CURRENT_NODE = re.compile(rb'"current_node"\s*:')
+HAR_OPENING = re.compile(rb'[ \t\n\r]*(?:\xef\xbb\xbf)?[ \t\n\r]*\{[ \t\n\r]*"log"[ \t\n\r]*:')
+HAR_ENTRY = re.compile(rb'"response"[ \t\n\r]*:[ \t\n\r]*\{')  # once per entry: the bodies inside are strings
 ROWS = re.compile(rb'"conversation(?:_a|_b)?"\s*:\s*\[')  # LMSYS / WildChat / Arena rows
 OPENING = re.compile(rb"[ \t\n\r]*(?:\xef\xbb\xbf)?[ \t\n\r]*([\[{])?")
+
+
+def without_secrets(data: bytes) -> bytes:
+    """The file as it may be kept (a background import stores its upload until the worker
+    reads it): a HAR capture loses everything but the bodies it is read for (its headers,
+    cookies and URLs hold API keys and session tokens; harvest.har.bodies_only), read the same;
+    any other file is kept as it is, and so is a capture that is not valid JSON (refused when read)."""
+    if not HAR_OPENING.match(data):
+        return data
+    try:
+        value = loads_json(data)
+    except ValueError:
+        return data
+    return json.dumps(bodies_only(value), ensure_ascii=False).encode()
 
 
 def count_conversations(data: bytes, path: str) -> int:
     """How many conversations the file holds, counted without reading it whole where that is
     slow (to decide within a request whether an upload is imported in the background): JSONL
     lines that are not blank, paper-format ``#####`` topic headers, the conversations of a
-    ChatGPT export (its ``"current_node"`` keys); other harvests (API logs, small) are read.
+    ChatGPT export (its ``"current_node"`` keys), the entries of a HAR capture (more than its
+    conversations), one for an event stream; other harvests (API logs, small) are read.
     Broken files may be miscounted; parsing tells."""
     data, problem = unzipped(data, path)
     if problem is not None:
         return 0
     opening = OPENING.match(data)
     if opening is None or opening.group(1) is None:
+        if looks_like_events(data[:4096].decode("utf-8", "replace").removeprefix("\ufeff")):
+            return 1  # one streamed answer
         lines = data.removeprefix(b"\xef\xbb\xbf").split(b"\n")
         return sum(1 for line in lines if line.startswith(b"#####") and not line.startswith(b"######"))
+    if HAR_OPENING.match(data):
+        return len(HAR_ENTRY.findall(data))  # at most one conversation per call: an upper bound, pages included
     exported = len(CURRENT_NODE.findall(data))
     if exported:
         return exported

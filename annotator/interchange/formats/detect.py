@@ -10,8 +10,10 @@ from collections.abc import Callable
 
 from .harvest import FAMILIES, family_of
 from .harvest.common import Reading, Unit
+from .harvest.har import read_stream
 from .harvest.openai_chat import is_message_list
 from .harvest.openai_responses import is_item_list
+from .harvest.streams import looks_like_events
 from .jsonl import parse_jsonl
 from .model import FormatError, ParsedConversation, ParseResult
 from .paper import parse_paper
@@ -21,7 +23,8 @@ __all__ = ["parse_text", "json_units", "SUPPORTED", "PAPER", "JSONL"]
 PAPER = "paper"
 JSONL = "JSONL"
 SUPPORTED = ("the paper's text format (##### topic headers), JSONL (this app's: topic, turns, nuggets), "
-             + ", ".join(f.SUPPORTED for f in FAMILIES) + "; see docs/formats.md")
+             + ", ".join(f.SUPPORTED for f in FAMILIES) + ", a streamed answer's event stream (data: lines); see docs/formats.md")
+EVENT_STREAM = "event stream"
 PAPER_HEADER = re.compile(r"^#####(?!#)", re.MULTILINE)
 JSON_SPACE = re.compile(r"[ \t\n\r]*")
 
@@ -30,6 +33,8 @@ def parse_text(text: str, path: str, on_conversation: Callable[[int], object] | 
     body = text.removeprefix("\ufeff")
     start = body.lstrip()[:1]
     if start not in ("[", "{"):
+        if looks_like_events(body):
+            return _event_stream(body, path, on_conversation)
         if start and not PAPER_HEADER.search(body):
             return ParseResult(errors=[FormatError(path, 0, f"not a conversation file this app reads: supported are {SUPPORTED}")])
         result = parse_paper(text, path, on_conversation)
@@ -56,6 +61,15 @@ def parse_text(text: str, path: str, on_conversation: Callable[[int], object] | 
     if errors:
         return ParseResult(errors=errors, format_name=family.NAME)
     reading = Reading(path)
+    conversations, emit = _collected(on_conversation)
+    family.read(units, reading, emit)
+    if not conversations and not reading.errors:
+        reading.error(0, None, f"read as {family.NAME}, but no conversation shows a user message")
+    return ParseResult(conversations, reading.errors, reading.warnings, format_name=family.NAME)
+
+
+def _collected(on_conversation: Callable[[int], object] | None) -> tuple[list[ParsedConversation], Callable[[ParsedConversation], None]]:
+    """A list the readers emit conversations into, reporting each to ``on_conversation``."""
     conversations: list[ParsedConversation] = []
 
     def emit(conversation: ParsedConversation) -> None:
@@ -63,10 +77,16 @@ def parse_text(text: str, path: str, on_conversation: Callable[[int], object] | 
         if on_conversation is not None:
             on_conversation(len(conversations))
 
-    family.read(units, reading, emit)
-    if not conversations and not reading.errors:
-        reading.error(0, None, f"read as {family.NAME}, but no conversation shows a user message")
-    return ParseResult(conversations, reading.errors, reading.warnings, format_name=family.NAME)
+    return conversations, emit
+
+
+def _event_stream(text: str, path: str, on_conversation: Callable[[int], object] | None) -> ParseResult:
+    """One streamed answer saved as it came (an ``.sse`` / ``.txt`` of ``data:`` lines)."""
+    reading = Reading(path)
+    conversations, emit = _collected(on_conversation)
+    vendor = read_stream(text, reading, emit)
+    name = f"{EVENT_STREAM} ({vendor})" if vendor else EVENT_STREAM
+    return ParseResult(conversations, reading.errors, reading.warnings, format_name=name)
 
 
 def _shape(value) -> str:

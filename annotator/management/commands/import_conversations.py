@@ -15,7 +15,8 @@ from annotator.management.commands._files import FileCommand
 class Command(FileCommand):
     help = (
         "Import conversation files into a campaign, all or nothing: the paper's annotated text format, JSONL, or "
-        "harvested chats (ChatGPT export, OpenAI, Gemini, Perplexity, Anthropic, ShareGPT, LMSYS/WildChat rows), "
+        "harvested chats (ChatGPT and Claude.ai exports, OpenAI, Gemini, Gemini Takeout, Perplexity, Anthropic, ShareGPT, "
+        "LMSYS/WildChat rows, HAR captures, streamed answers), "
         "each file's format told by its content; the systems' citations become nuggets of the judge 'citations'."
     )
 

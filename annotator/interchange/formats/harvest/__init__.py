@@ -10,10 +10,10 @@ particular shapes first.
 
 from __future__ import annotations
 
-from . import anthropic, chatgpt, gemini, openai_chat, openai_responses, perplexity
+from . import anthropic, chatgpt, claude_ai, gemini, gemini_takeout, har, openai_chat, openai_responses, perplexity
 from .dumps import LMSYS, SHAREGPT
 
-FAMILIES = (chatgpt, openai_responses, gemini, perplexity, anthropic, openai_chat, SHAREGPT, LMSYS)
+FAMILIES = (har, chatgpt, claude_ai, gemini_takeout, openai_responses, gemini, perplexity, anthropic, openai_chat, SHAREGPT, LMSYS)
 
 __all__ = ["FAMILIES", "family_of"]
 

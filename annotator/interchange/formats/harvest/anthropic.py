@@ -65,11 +65,21 @@ def message(raw: Any, where: str, reading: Reading, line: int) -> Message | None
     content = raw.get("content")
     if isinstance(content, str):
         return Message(role, content, where, line)
-    blocks = list_at(content, join(where, "content"), "content blocks")
     m = Message(role, "", where, line)
+    read_blocks(m, list_at(content, join(where, "content"), "content blocks"), join(where, "content"), _block_citations)
+    return m
+
+
+CitationsOf = Callable[[dict, str, int, int], list[Cite]]
+
+
+def read_blocks(m: Message, blocks: list, where: str, citations_of: CitationsOf) -> None:
+    """The text blocks of ``blocks`` appended to ``m`` as they come (a non-text block between
+    two is a paragraph break), with ``citations_of(block, its path, start, end)``: the
+    citations of the block that spans m.text[start:end]."""
     apart = False  # a non-text block since the last text: the next text starts a paragraph
     for i, block in enumerate(blocks):
-        at = join(join(where, "content"), i)
+        at = join(where, i)
         if not isinstance(block, dict) or block.get("type") != "text":
             apart = bool(m.text)
             continue
@@ -82,8 +92,11 @@ def message(raw: Any, where: str, reading: Reading, line: int) -> Message | None
             apart = False
         start = len(m.text)
         m.text += text
-        for j, citation in enumerate(block.get("citations") or []):
-            if isinstance(citation, dict) and isinstance(citation.get("url"), str) and citation["url"].strip():
-                m.cites.append(Cite(start, len(m.text), citation["url"].strip(), str(citation.get("title") or ""),
-                                    join(join(at, "citations"), j)))
-    return m
+        m.cites.extend(citations_of(block, at, start, len(m.text)))
+
+
+def _block_citations(block: dict, at: str, start: int, end: int) -> list[Cite]:
+    """web_search_result_location citations: the whole block (they carry no offsets)."""
+    return [Cite(start, end, citation["url"].strip(), str(citation.get("title") or ""), join(join(at, "citations"), j))
+            for j, citation in enumerate(block.get("citations") or [])
+            if isinstance(citation, dict) and isinstance(citation.get("url"), str) and citation["url"].strip()]

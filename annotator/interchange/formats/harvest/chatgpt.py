@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..model import ParsedConversation
-from .common import Bad, Cite, Message, Reading, Unit, conversation, dict_at, each, join, locate
+from .common import Bad, Cite, Message, Reading, Unit, conversation, dict_at, join, locate, read_units
 
 NAME = "ChatGPT export"
 SUPPORTED = "ChatGPT export (conversations.json)"
@@ -34,9 +34,7 @@ def claims(value: Any) -> bool:
 
 
 def read(units: Iterable[Unit], reading: Reading, emit: Callable[[ParsedConversation], object]) -> None:
-    for conv in each(units, reading, lambda unit: _conversation(unit, reading)):
-        if conv is not None:
-            emit(conv)
+    read_units(units, reading, emit, single=_conversation)
 
 
 def _conversation(unit: Unit, reading: Reading) -> ParsedConversation | None:

@@ -11,8 +11,8 @@ The rule for the cited words (docs/formats.md, "Harvested conversations"):
 - a span starting or ending inside a word takes the whole word (words are str.split's);
 - a *marker* (OpenAI's inline link, ChatGPT's alt link, Perplexity's ``[n]``) cites the
   words before it: its span runs back to the start of its line, or to the end of the previous
-  marker group on that line; adjacent markers (``[1][2]``, only whitespace between) are one
-  group and cite the same words;
+  marker group on that line (or of words cited on their own); adjacent markers (``[1][2]``,
+  only whitespace between) are one group and cite the same words;
 - the spans of a turn never overlap: a span that overlaps the one before starts after it, one
   that lies inside it takes its words.
 """
@@ -24,6 +24,9 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
+
+from annotator.rules.identity import find_url
 
 from ..model import FormatError, ParsedCitation, ParsedConversation, ParsedTurn, canonical_text
 
@@ -51,6 +54,7 @@ __all__ = [
     "request_and_response",
     "read_units",
     "read_chat",
+    "propose_links",
 ]
 
 WORD_RE = re.compile(r"\S+")  # \S is the complement of str.isspace, the word rule of scoring.words
@@ -268,8 +272,11 @@ def word_spans(text: str, cites: list[Cite], reading: Reading, line: int) -> lis
     group: list[Cite] = []
     group_end = previous_end = 0
 
+    own_ends = sorted(c.end for c in cites if not c.marker)  # words cited on their own are not a marker's
+
     def close() -> None:
-        a = max(text.rfind("\n", 0, group[0].start) + 1, previous_end)
+        before = bisect_right(own_ends, group[0].start)
+        a = max(text.rfind("\n", 0, group[0].start) + 1, previous_end, own_ends[before - 1] if before else 0)
         first, last = words_of(a, group_end)
         if first > last:  # a marker with no word before it on its line: the marker itself
             first, last = words_of(group[0].start, group_end)
@@ -448,3 +455,52 @@ def read_chat(units: Iterable[Unit], reading: Reading, emit: Callable[[ParsedCon
         return Call(unit, history, answer(response, unit.at("response"), reading, unit.line), response.get("id"))
 
     read_units(units, reading, emit, call=call, single=single if alone is not None else None)
+
+
+# --- inline links -------------------------------------------------------------------------------
+
+LINK_RE = re.compile(r"\[([^\[\]\n]*)\]\((https?://[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)\)")
+BARE_URL_RE = re.compile(r"(?<![\w(/])https?://\S+")
+FENCE_RE = re.compile(r"^```.*?(?:^```|\Z)", re.DOTALL | re.MULTILINE)
+
+
+def propose_links(message: Message) -> None:
+    """The links a system's text shows, for the formats without citation structure (dumps,
+    Takeout): each becomes a citation of its words (docs/formats.md, "Inline links"). A
+    link labelled with its site's name (``[IMDb](https://www.imdb.com/...)``), one in
+    parentheses and a bare URL are markers: they cite the words before them; any other link
+    (``[Back to the Future](https://...)``) cites its own label. Links in code blocks are code."""
+    fenced = [m.span() for m in FENCE_RE.finditer(message.text)]
+
+    def in_code(i: int) -> bool:
+        return any(a <= i < b for a, b in fenced)
+
+    taken: list[tuple[int, int]] = []
+    for m in LINK_RE.finditer(message.text):
+        if in_code(m.start()):
+            continue
+        label, url = m.group(1), m.group(2)
+        start, end = m.span()
+        wrapped = message.text[start - 1 : start] == "(" and message.text[end : end + 1] == ")"
+        if wrapped:
+            start, end = start - 1, end + 1
+        marker = wrapped or _names_site(label, url)
+        message.cites.append(Cite(start, end, url, "" if marker else label.strip(" *_`"), message.field, marker=marker))
+        taken.append((start, end))
+    for m in BARE_URL_RE.finditer(message.text):
+        if in_code(m.start()) or any(a <= m.start() < b for a, b in taken):
+            continue
+        url = find_url(m.group(0))  # the one home of where a URL in text ends
+        if url is not None:
+            message.cites.append(Cite(m.start(), m.start() + len(url), url, "", message.field, marker=True))
+
+
+def _names_site(label: str, url: str) -> bool:
+    """Is the label the site's name (``IMDb``, ``imdb.com``, the URL itself) rather than the
+    name of what the page is about?"""
+    label = label.strip(" *_`").lower()
+    if not label or " " in label:
+        return False
+    host = (urlsplit(url).hostname or "").removeprefix("www.")
+    name = re.sub(r"[^a-z0-9.]", "", label.removeprefix("www."))
+    return bool(name) and (label.startswith(("http://", "https://")) or name == host or name in host.split("."))

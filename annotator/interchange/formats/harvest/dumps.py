@@ -2,7 +2,7 @@
 the page's HTML, read as text with markdown links; FastChat's fragments ``id_0``, ``id_1``...
 of one long chat are joined back) and LMSYS-Chat-1M / WildChat rows (``{"conversation":
 [{"role", "content"}]}``; Arena rows hold two, ``conversation_a`` and ``conversation_b``).
-No citations: their links stay in the text."""
+No citation structure: the links their answers show are proposed (common.propose_links)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from html.parser import HTMLParser
 from typing import Any
 
 from ..model import ParsedConversation
-from .common import Bad, Message, Reading, Unit, conversation, dict_at, each, join, list_at, strip_reasoning
+from .common import Bad, Message, Reading, Unit, conversation, dict_at, each, join, list_at, propose_links, strip_reasoning
 
 
 @dataclass(frozen=True)
@@ -72,6 +72,7 @@ def _sharegpt_messages(unit: Unit) -> list[Message]:
         message = Message(role, text, where, unit.line)
         if role == "S":
             strip_reasoning(message)
+            propose_links(message)
         messages.append(message)
     return messages
 
@@ -201,6 +202,7 @@ def _row(unit: Unit, reading: Reading) -> list[ParsedConversation]:
             message = Message(role, content, at, unit.line)
             if role == "S":
                 strip_reasoning(message)
+                propose_links(message)
             messages.append(message)
         conv = conversation(messages, reading, unit.line, where)
         if conv is not None:

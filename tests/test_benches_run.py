@@ -1,0 +1,37 @@
+"""The save benchmark (and the floor requests it interleaves, those of bench_floor.py) still runs
+against the product as it is: it had been failing since edits stopped sending HX-Trigger, and
+no test noticed. Smallest size, one iteration: whether it runs, never how fast (speed is the
+benchmarks' own business)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run(tmp_path, *args) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "DJANGO_SETTINGS_MODULE")}
+    env["GFRC_BENCH_OUT"] = str(tmp_path)
+    return subprocess.run([sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_the_save_benchmark_runs_with_its_floor_requests_beside_it(tmp_path):
+    size = 20  # a turn holds them all: the floor's nugget is found beside the saved span
+    completed = _run(tmp_path, "bench/bench_http.py", "--iterations", "1", "--sizes", str(size))
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert f"{size} nuggets: save (one POST)" in completed.stdout
+    result = json.loads((tmp_path / "http-sqlite.json").read_text())
+    assert result["sizes"][str(size)]["save_round_trip"]["n"] == 1
+
+
+
+def test_the_harvest_reading_benchmark_runs_on_a_har_capture(tmp_path):
+    completed = _run(tmp_path, "bench/bench_harvest_read.py", "--format", "har", "--conversations", "2", "--repeat", "1")
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    result = json.loads((tmp_path / "harvest_read_har.json").read_text())
+    assert (result["format"], result["conversations"], result["citations"]) == ("HAR capture", 2, 48)
