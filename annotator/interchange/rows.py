@@ -2,9 +2,9 @@
 
 The importers of NTCIREVAL files write millions of ranked documents and hundreds of thousands
 of entities, memberships and history events. `bulk_create` spends most of its time building a
-model instance and per-row, per-field SQL for each (bench/bench_ranked_lists.py and
-docs/benchmarks.md: 4/5 of an import), so these give the database the values directly; its
-constraints check them all the same, and the caller's transaction keeps the import atomic.
+model instance and per-row, per-field SQL for each (three quarters of `import_ntcireval`:
+docs/benchmarks.md), so these give the database the values directly; its constraints check
+them all the same, and the caller's transaction keeps the import atomic.
 
 Values are what the database driver takes as they are (int, str, float, bool, None), except
 JSON and date-time columns, which go through their field's own preparation (a list becomes
