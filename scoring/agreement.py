@@ -1,8 +1,8 @@
 """Inter-annotator agreement: pure numpy maths, no Django.
 
 - `krippendorff_alpha`: any number of coders, missing values allowed, nominal / ordinal /
-  interval metric (Krippendorff, "Computing Krippendorff's alpha-reliability", 2011: the
-  coincidence-matrix formulation).
+  interval metric, by the maintained `krippendorff` package (checked against the worked
+  example of Krippendorff, "Computing Krippendorff's alpha-reliability", 2011).
 - `cohen_kappa`: two coders, every unit coded by both.
 - `span_agreement`: two annotators' nugget spans, as exact-match F1 (scoring.rankings.exact_matches,
   the one exact-match rule) and word-overlap Dice.
@@ -17,6 +17,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+import krippendorff
 import numpy as np
 
 from scoring.divergence import jsd
@@ -29,63 +30,28 @@ def _is_missing(value) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
-def coincidences(data: Sequence[Sequence]) -> tuple[list, np.ndarray]:
-    """The coincidence matrix o_ck of reliability data (rows: coders, columns: units).
-
-    Only units with at least two values are pairable; each contributes its m_u (m_u - 1)
-    ordered pairs with weight 1 / (m_u - 1). Returns the sorted values and the matrix.
-    """
-    columns = list(zip(*data)) if data else []
-    values = sorted({v for column in columns for v in column if not _is_missing(v)})
-    index = {v: i for i, v in enumerate(values)}
-    matrix = np.zeros((len(values), len(values)))
-    for column in columns:
-        present = [index[v] for v in column if not _is_missing(v)]
-        m = len(present)
-        if m < 2:
-            continue
-        counts = np.bincount(present, minlength=len(values)).astype(float)
-        pairs = np.outer(counts, counts) - np.diag(counts)  # ordered pairs, a value not with itself
-        matrix += pairs / (m - 1)
-    return values, matrix
-
-
-def _distances(values: list, marginals: np.ndarray, metric: str) -> np.ndarray:
-    k = len(values)
-    if metric == "nominal":
-        return 1.0 - np.eye(k)
-    if metric == "interval":
-        v = np.asarray(values, dtype=float)
-        return (v[:, None] - v[None, :]) ** 2
-    if metric == "ordinal":
-        # delta_ck = (sum_{g=c..k} n_g - (n_c + n_k) / 2)^2 over ranks c <= k
-        cumulative = np.concatenate([[0.0], np.cumsum(marginals)])
-        i, j = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
-        low, high = np.minimum(i, j), np.maximum(i, j)
-        between = cumulative[high + 1] - cumulative[low]
-        return (between - (marginals[i] + marginals[j]) / 2) ** 2
-    raise ValueError(f"metric must be one of {METRICS}, not {metric!r}")
-
-
 def krippendorff_alpha(data: Sequence[Sequence], metric: str = "nominal") -> float:
-    """Krippendorff's alpha of reliability data: one row per coder, one column per unit.
+    """Krippendorff's alpha of reliability data: one row per coder, one column per unit, the
+    values numbers (a grade's level), a missing value None or NaN. Computed by the
+    `krippendorff` package.
 
-    Returns NaN when nothing is pairable or when all pairable values are the same (no
-    variation: alpha is undefined).
+    Returns NaN when no unit is pairable (coded by two coders or more) or when the pairable
+    values are all the same (no variation: alpha is undefined). The package refuses the first
+    and a single value in the data, and divides zero by zero when only unpairable values vary;
+    all three are the one documented answer here.
     """
     if metric not in METRICS:
         raise ValueError(f"metric must be one of {METRICS}, not {metric!r}")
-    values, o = coincidences(data)
-    n_c = o.sum(axis=1)
-    n = n_c.sum()
-    if n <= 1 or len(values) < 2:
+    matrix = np.atleast_2d(np.asarray(data, dtype=float))  # None becomes NaN, the package's missing value
+    coded = ~np.isnan(matrix)
+    pairable = matrix[:, coded.sum(axis=0) >= 2]
+    if np.unique(pairable[~np.isnan(pairable)]).size < 2:
         return float("nan")
-    delta = _distances(values, n_c, metric)
-    observed = (o * delta).sum()
-    expected = (np.outer(n_c, n_c) * delta).sum() / (n - 1)
-    if expected == 0:
-        return float("nan")
-    return float(1.0 - observed / expected)
+    return float(
+        krippendorff.alpha(
+            reliability_data=matrix, level_of_measurement=metric, value_domain=np.unique(matrix[coded])
+        )
+    )
 
 
 def cohen_kappa(a: Sequence, b: Sequence) -> float:

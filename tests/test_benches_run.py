@@ -29,12 +29,20 @@ def test_the_save_benchmark_runs_with_its_floor_requests_beside_it(tmp_path):
     assert result["sizes"][str(size)]["save_round_trip"]["n"] == 1
 
 
-
 def test_the_harvest_reading_benchmark_runs_on_a_har_capture(tmp_path):
     completed = _run(tmp_path, "bench/bench_harvest_read.py", "--format", "har", "--conversations", "2", "--repeat", "1")
     assert completed.returncode == 0, completed.stdout + completed.stderr
     result = json.loads((tmp_path / "harvest_read_har.json").read_text())
     assert (result["format"], result["conversations"], result["citations"]) == ("HAR capture", 2, 48)
+
+
+def test_the_agreement_benchmark_runs_the_package_beside_the_code_it_replaced(tmp_path):
+    completed = _run(tmp_path, "bench/bench_agreement.py", "--units", "60", "--coders", "2", "--repeats", "1",
+                     "--topics", "2", "--runs", "2")
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "| 2 x 60 | ordinal |" in completed.stdout and "agreement page's campaign_agreement" in completed.stdout
+    result = json.loads((tmp_path / "bench_agreement.json").read_text())
+    assert result["campaign"]["conversations"] == 4 and result["campaign"]["units"] > 0
 
 
 def test_the_ranked_lists_benchmark_imports_judgments_and_runs_and_scores_them(tmp_path):

@@ -64,3 +64,11 @@ def test_exact_span_matching_is_defined_only_in_scoring_rankings():
 def test_turn_label_names_come_only_from_the_model():
     assert homes_of(r'"(looks useful|not useful|no turn)"') == set()
     assert homes_of(r'"o: looks useful"') == {"annotator/models.py"}
+
+
+def test_the_t_interval_of_a_mean_is_taken_only_in_scoring_intervals():
+    assert homes_of(r"\bt\.ppf\(\s*\(1 \+ confidence\)|std\(ddof=1\)\s*/\s*(math|np)\.sqrt") == {"scoring/intervals.py"}
+
+
+def test_krippendorffs_alpha_is_computed_only_in_scoring_agreement():
+    assert homes_of(r"krippendorff\.alpha\(|def krippendorff_alpha|coincidence") == {"scoring/agreement.py"}

@@ -471,13 +471,15 @@ class GoldForm(forms.Form):
 
 
 class DecisionForm(forms.Form):
-    """One adjudication decision: which disagreement, and whether the gold takes the left
-    annotator's value, the right one's, or a value the organiser writes (a grade label, a
-    membership vector with fractions, a turn label o/x/-; empty clears it)."""
+    """One adjudication decision: which disagreement, and whether the gold takes one annotator's
+    value (`take` = their account id; "left" and "right" still name the first and the second
+    annotator) or a value the organiser writes (a grade label, a membership vector with
+    fractions, a turn label o/x/-; empty clears it)."""
 
     unit = forms.CharField(max_length=1300, widget=forms.HiddenInput)
     version = forms.IntegerField(min_value=0, widget=forms.HiddenInput)  # of the gold the page showed
-    take = forms.ChoiceField(choices=[("left", "left"), ("right", "right"), ("written", "written")])
+    take = forms.RegexField(regex=r"^(left|right|written|[0-9]{1,18})$",
+                            error_messages={"invalid": "Take an annotator's value (their id) or write one."})
     value = forms.CharField(required=False, max_length=1000, strip=True)
 
     def __init__(self, *args, adjudicated, **kwargs):
@@ -493,9 +495,17 @@ class DecisionForm(forms.Form):
         if disagreement is None:
             raise forms.ValidationError("The annotators no longer disagree there (their judgments changed): nothing was decided.")
         data["disagreement"] = disagreement
-        data["taker"] = {"left": self.adjudicated.left, "right": self.adjudicated.right}.get(take)
+        data["taker"] = None
         data["written"] = None
         if take != "written":
+            said = disagreement.said[{"left": 0, "right": 1}[take]] if take in ("left", "right") else \
+                disagreement.said_by(int(take))
+            if said is None:
+                raise forms.ValidationError("That account is not an annotator of this conversation: nothing was decided.")
+            if not said.takeable:
+                raise forms.ValidationError(f"{said.annotator.get_username()} did not mark that entity in this conversation: "
+                                            "take another annotator's value or write it.")
+            data["taker"] = said.annotator
             return data
         if not disagreement.writable:
             raise forms.ValidationError("A span is settled by taking one annotator's.")

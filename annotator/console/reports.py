@@ -38,49 +38,33 @@ from annotator.scores.campaign_tables import score_columns, score_table, with_us
 from annotator.scores.per_conversation import gold_annotators  # noqa: E402
 from annotator.scores.ranked_lists import MEASURES as RANKED_MEASURES, score_ranked_lists  # noqa: E402
 from scoring import usefulness  # noqa: E402
+from scoring.intervals import MeanIntervals, mean_intervals  # noqa: E402
 from scoring.words import word_position  # noqa: E402
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-# matplotlib and scipy.stats are imported where they are used: together they add seconds to
-# every process start (manage.py commands, gunicorn workers) that never draws a plot.
-
-CONFIDENCE = 0.95
+# matplotlib is imported where it is used: it adds seconds to every process start
+# (manage.py commands, gunicorn workers) that never draws a plot.
 
 
 # -- score report -----------------------------------------------------------------------------
 
 
-def mean_ci(values, confidence: float = CONFIDENCE) -> tuple[float, float, float, int]:
-    """Mean, lower and upper bound of the t-distribution confidence interval, and n.
-
-    With one value the interval is undefined (NaN bounds)."""
-    x = np.asarray([v for v in values if v is not None and not math.isnan(v)], dtype=float)
-    n = x.size
-    if n == 0:
-        return float("nan"), float("nan"), float("nan"), 0
-    mean = float(x.mean())
-    if n == 1:
-        return mean, float("nan"), float("nan"), 1
-    from scipy import stats
-
-    half = float(stats.t.ppf((1 + confidence) / 2, n - 1) * x.std(ddof=1) / math.sqrt(n))
-    return mean, mean - half, mean + half, n
+def intervals_of(groups: list[tuple[object, pd.DataFrame]], column: str) -> MeanIntervals:
+    """The mean of `column` and its t confidence interval in each group, in the groups' order."""
+    return mean_intervals(group[column].to_numpy() for _, group in groups)
 
 
 def run_summary(table: pd.DataFrame, columns: list[str] | None = None) -> pd.DataFrame:
     """One row per run: topics, then mean, ci_low, ci_high of each score column (by default
     the conversation measures)."""
-    rows = []
-    for run, group in table.groupby("run", sort=True):
-        row: dict = {"run": run, "topics": int(group["topic"].nunique())}
-        for column in columns or score_columns(table):
-            mean, low, high, _ = mean_ci(group[column].tolist())
-            row[column] = mean
-            row[f"{column}_ci_low"] = low
-            row[f"{column}_ci_high"] = high
-        rows.append(row)
+    runs = list(table.groupby("run", sort=True))
+    rows: list[dict] = [{"run": run, "topics": int(group["topic"].nunique())} for run, group in runs]
+    for column in columns or score_columns(table):
+        intervals = intervals_of(runs, column)
+        for i, row in enumerate(rows):
+            row[column], row[f"{column}_ci_low"], row[f"{column}_ci_high"] = intervals.mean_and_bounds(i)
     return pd.DataFrame(rows)
 
 
@@ -123,11 +107,10 @@ def summarise(table: pd.DataFrame, columns: list[str], summary: Summary | None =
                 "cells": {c: Cell(row[c], row[f"{c}_ci_low"], row[f"{c}_ci_high"]) for c in columns},
             }
         )
-    for topic, group in table.groupby("topic", sort=True):
-        cells = {}
-        for c in columns:
-            mean, low, high, _ = mean_ci(group[c].tolist())
-            cells[c] = Cell(mean, low, high)
+    topics = list(table.groupby("topic", sort=True))
+    by_column = {c: intervals_of(topics, c) for c in columns}
+    for i, (topic, group) in enumerate(topics):
+        cells = {c: Cell(*by_column[c].mean_and_bounds(i)) for c in columns}
         summary.topics.append({"topic": topic, "runs": int(group["run"].nunique()), "cells": cells})
     return summary
 
@@ -212,13 +195,15 @@ def _scatter_figure(table: pd.DataFrame, title: str) -> Figure:
     figure = Figure(figsize=(6.4 + legend_columns * (0.9 + 0.075 * min(longest, 40)), 5.0 if len(runs) <= LEGEND_ROWS else 6.4),
                     dpi=100, layout="constrained")
     axes = figure.add_subplot()
-    for run, group in table.groupby("run", sort=True):
+    groups = list(table.groupby("run", sort=True))
+    r_intervals, gf_intervals = intervals_of(groups, "R"), intervals_of(groups, "GF")
+    for i, (run, group) in enumerate(groups):
         colour_index, marker_index = styles[run]
         colour = colours(colour_index % colours.N)
         marker = markers[marker_index % len(markers)]
         axes.scatter(group["R"], group["GF"], s=22, color=colour, alpha=0.45, marker=marker, linewidths=0)
-        mean_r, low_r, high_r, _ = mean_ci(group["R"].tolist())
-        mean_gf, low_gf, high_gf, _ = mean_ci(group["GF"].tolist())
+        mean_r, low_r, high_r = r_intervals.mean_and_bounds(i)
+        mean_gf, low_gf, high_gf = gf_intervals.mean_and_bounds(i)
         if not math.isnan(low_r):
             axes.errorbar(
                 [mean_r], [mean_gf], xerr=[[mean_r - low_r], [high_r - mean_r]], yerr=[[mean_gf - low_gf], [high_gf - mean_gf]],
@@ -483,15 +468,19 @@ def conversation_agreement(conversation: Conversation, first, second) -> tuple[P
     return PairReport(conversation, first, second, span, grade_pairs, disagreements), membership_pairs
 
 
-def annotator_pairs(conversation: Conversation) -> list[tuple]:
-    """Every pair of the conversation's human annotators (in the order they joined the campaign's
-    users). Prefetch `human_assignments()` to save the query."""
+def human_annotators(conversation: Conversation) -> list:
+    """The conversation's human annotators, in the order they joined the campaign's users.
+    Prefetch `human_assignments()` to save the query."""
     if "assignments" in getattr(conversation, "_prefetched_objects_cache", {}):
         assignments = conversation.assignments.all()
     else:
         assignments = conversation.assignments.exclude(AnnotatorProfile.automatic("annotator__")).select_related("annotator")
-    annotators = sorted((a.annotator for a in assignments), key=lambda u: u.pk)
-    return list(combinations(annotators, 2))
+    return sorted((a.annotator for a in assignments), key=lambda u: u.pk)
+
+
+def annotator_pairs(conversation: Conversation) -> list[tuple]:
+    """Every pair of the conversation's human annotators (see human_annotators)."""
+    return list(combinations(human_annotators(conversation), 2))
 
 
 def campaign_agreement(campaign: Campaign) -> dict:

@@ -1,4 +1,4 @@
-"""Adjudication: the organisers settle two annotators' disagreements one by one.
+"""Adjudication: the organisers settle the annotators' disagreements one by one.
 
 The adjudicated gold is the judgments of one account marked `is_adjudicated_gold` (no login,
 never assigned). When an organiser first settles something in a conversation, the gold starts
@@ -6,7 +6,7 @@ as a copy of the judgments the scores used until then (the conversation's judge)
 moves before a decision; the conversation's `gold_annotator` becomes the gold account, and
 reports, exports and judge comparisons follow it like any gold.
 
-A disagreement is one unit judged differently by the two annotators:
+A disagreement is one unit the annotators of the conversation (two or more) do not all judge alike:
 - span: a nugget of an entity in a system turn (its words, or whether it is there at all),
 - grade: an entity's grade (per topic: it applies in every conversation of the topic),
 - membership: an entity's vector in one attribute set (per topic, like the grade),
@@ -129,6 +129,17 @@ def read_side(conversation: Conversation, annotator_id: int | None, keys: set[st
 
 
 @dataclass
+class Said:
+    """What one annotator said about a unit: its value, as the page shows it, and whether the
+    gold can take it (a grade or membership only from an annotator who marked the entity here)."""
+
+    annotator: Any  # user
+    value: Any
+    shown: str
+    takeable: bool = True
+
+
+@dataclass
 class Disagreement:
     unit: str  # e.g. "grade\x1fhttps://imdb.com/title/tt0816692"
     kind: str
@@ -136,10 +147,9 @@ class Disagreement:
     what: str  # "grade of Interstellar (2014)"
     where: str  # "S1 WC 35-39": where it is in the conversation, as the workspace counts words
     order: tuple  # position in the conversation: next/previous follow it
-    left: Any
-    right: Any
+    said: list[Said]  # one per annotator, in the order of Adjudication.annotators
     gold: Any
-    shown: dict[str, str]  # "left" / "right" / "gold" -> the value as the page shows it
+    shown_gold: str
     decision: AdjudicationDecision | None = None
 
     @property
@@ -147,16 +157,36 @@ class Disagreement:
         return self.decision is not None
 
     @property
-    def gold_matches(self) -> str | None:
-        if self.gold == self.left:
-            return "left"
-        if self.gold == self.right:
-            return "right"
+    def gold_matches(self) -> list[Any]:
+        """The annotators whose value the gold holds now."""
+        return [s.annotator for s in self.said if s.takeable and same_value(self.kind, s.value, self.gold)]
+
+    @property
+    def majority(self) -> Said | None:
+        """With three annotators or more, the value all but one of them gave (the first of them
+        says it); None otherwise."""
+        takeable = [s for s in self.said if s.takeable]
+        if len(takeable) < 3:
+            return None
+        for said in takeable[:2]:  # one of the first two is in any all-but-one majority
+            if sum(same_value(self.kind, said.value, other.value) for other in takeable) == len(takeable) - 1:
+                return said
         return None
+
+    @property
+    def dissenter(self) -> Said | None:
+        """The one annotator outside the majority."""
+        majority = self.majority
+        if majority is None:
+            return None
+        return next(s for s in self.said if s.takeable and not same_value(self.kind, s.value, majority.value))
 
     @property
     def writable(self) -> bool:
         return self.kind in WRITABLE
+
+    def said_by(self, annotator_id: int) -> Said | None:
+        return next((s for s in self.said if s.annotator.pk == annotator_id), None)
 
 
 SEP = "\x1f"  # between the parts of a unit id (entity keys are URLs or names: never this)
@@ -179,16 +209,17 @@ def parse_unit(unit: str) -> tuple[str, tuple]:
 
 @dataclass
 class Adjudication:
-    """The disagreements of a conversation between its two annotators, with the gold beside them."""
+    """The disagreements of a conversation among its annotators, with the gold beside them."""
 
     conversation: Conversation
-    left: Any  # user
-    right: Any
+    annotators: list[Any]  # users, in account order: the columns of the page
     gold_account: Any
     gold_in_use: bool  # the conversation's scores already use the adjudicated gold
     version: int  # the gold's judgments version in this conversation (edits.judgments_version)
     disagreements: list[Disagreement]
-    sides: dict[str, Side]
+    sides: list[Side]  # one per annotator, in the same order
+    gold: Side
+    turns: list[Turn]
     grades: dict[int, Grade]
     attribute_sets: list[AttributeSet]
 
@@ -199,18 +230,31 @@ class Adjudication:
     def find(self, unit: str) -> Disagreement | None:
         return next((d for d in self.disagreements if d.unit == unit), None)
 
+    def side_of(self, annotator_id: int) -> Side | None:
+        return next((s for s in self.sides if s.annotator_id == annotator_id), None)
+
 
 def _vector_text(vector) -> str:
     return "not given" if vector is None else format_vector(vector)
 
 
-def adjudication(conversation: Conversation, left, right) -> Adjudication:
-    """Every unit the two annotators judge differently, in the order of the conversation."""
+def span_text(offset: int, value) -> str:
+    """A span as the page and the decisions name it: its WC positions (`offset`: the words
+    before its turn), or that there is none."""
+    return NO_NUGGET if value is None else f"WC {offset + value[0] + 1}-{offset + value[1] + 1}"
+
+
+NO_NUGGET = "no nugget here"
+NOT_MARKED = "entity not marked"  # a grade or membership of an annotator without the entity here
+
+
+def adjudication(conversation: Conversation, annotators: list) -> Adjudication:
+    """Every unit the annotators do not all judge alike, in the order of the conversation."""
     turns = list(Turn.objects.filter(conversation=conversation).order_by("position"))
     offsets = system_turn_offsets(conversation, turns)
-    a, b = read_side(conversation, left.pk), read_side(conversation, right.pk)
+    sides = [read_side(conversation, annotator.pk) for annotator in annotators]
     gold = gold_account()
-    keys = set(a.entities) | set(b.entities)
+    keys = set().union(*(side.entities for side in sides))
     g = read_side(conversation, gold.pk, keys)
     grades = {grade.level: grade for grade in Grade.objects.filter(campaign_id=conversation.topic.campaign_id)}
     attribute_sets = list(AttributeSet.objects.filter(topic_type_id=conversation.topic.topic_type_id))
@@ -219,20 +263,14 @@ def adjudication(conversation: Conversation, left, right) -> Adjudication:
         decisions[decision.unit] = decision  # the latest decision of a unit stands
 
     def name_of(key: str) -> str:
-        entity = a.entities.get(key) or b.entities.get(key) or g.entities.get(key)
+        entity = next((side.entities[key] for side in (*sides, g) if key in side.entities), None)
         return (entity.name or entity.key) if entity else key
 
     first_wc: dict[str, int] = {}
-    for side in (a, b):
+    for side in sides:
         for (number, key, _k), nugget in side.nuggets.items():
             wc = word_position(offsets[number], nugget.start_word)
             first_wc[key] = min(first_wc.get(key, wc), wc)
-
-    def span_text(number: int, value) -> str:
-        if value is None:
-            return "not marked"
-        base = offsets[number]
-        return f"WC {base + value[0] + 1}-{base + value[1] + 1}"
 
     def grade_text(value) -> str:
         return grades[value].label if value in grades else "ungraded"
@@ -240,25 +278,25 @@ def adjudication(conversation: Conversation, left, right) -> Adjudication:
     result: list[Disagreement] = []
 
     def add(kind: str, parts: tuple, what: str, where: str, order: tuple, show) -> None:
-        values = [side.value(kind, parts) for side in (a, b, g)]
-        if values[0] == values[1] or kind == "membership" and _same_vector(values[0], values[1]):
+        takeable = [kind not in ("grade", "membership") or parts[0] in side.entities for side in sides]
+        said = [Said(annotator, side.value(kind, parts), "", can) for annotator, side, can in zip(annotators, sides, takeable)]
+        given = [s.value for s in said if s.takeable]
+        if all(same_value(kind, given[0], value) for value in given[1:]):
             return
+        for s in said:
+            s.shown = show(s.value) if s.takeable else NOT_MARKED
         unit = unit_id(kind, parts)
-        result.append(Disagreement(
-            unit=unit, kind=kind, parts=parts, what=what, where=where, order=order,
-            left=values[0], right=values[1], gold=values[2],
-            shown={"left": show(values[0]), "right": show(values[1]), "gold": show(values[2])},
-            decision=decisions.get(unit),
-        ))
+        gold_value = g.value(kind, parts)
+        result.append(Disagreement(unit=unit, kind=kind, parts=parts, what=what, where=where, order=order,
+                                   said=said, gold=gold_value, shown_gold=show(gold_value), decision=decisions.get(unit)))
 
-    for parts in sorted(set(a.nuggets) | set(b.nuggets)):
+    for parts in sorted(set().union(*(side.nuggets for side in sides))):
         number, key, _k = parts
-        spans = [s.value("span", parts) for s in (a, b)]
-        start = min(v[0] for v in spans if v is not None)
-        add("span", parts, f"{name_of(key)} in S{number}", span_text(number, min(v for v in spans if v)),
-            (offsets[number] + start, 0), lambda v, n=number: span_text(n, v))
-    both = set(a.entities) & set(b.entities)
-    for key in sorted(both, key=lambda k: (first_wc.get(k, 0), k)):
+        spans = [v for side in sides if (v := side.value("span", parts)) is not None]
+        add("span", parts, f"{name_of(key)} in S{number}", span_text(offsets[number], min(spans)),
+            (offsets[number] + min(spans)[0], 0), lambda v, n=number: span_text(offsets[n], v))
+    marked = [key for key in keys if sum(key in side.entities for side in sides) >= 2]
+    for key in sorted(marked, key=lambda k: (first_wc.get(k, 0), k)):
         wc = first_wc.get(key, 0)
         add("grade", (key,), f"grade of {name_of(key)}", f"WC {wc}", (wc, 1), grade_text)
         for attribute_set in attribute_sets:
@@ -269,14 +307,14 @@ def adjudication(conversation: Conversation, left, right) -> Adjudication:
             add("label", (turn.number,), f"label of S{turn.number}", f"S{turn.number}",
                 (offsets[turn.number] + word_count(turn.text), 3), lambda v: v or "not given")
     result.sort(key=lambda d: d.order)
-    return Adjudication(conversation, left, right, gold, conversation.gold_annotator_id == gold.pk,
-                        edits.judgments_version(conversation, gold), result,
-                        {"left": a, "right": b, "gold": g}, grades, attribute_sets)
+    return Adjudication(conversation, list(annotators), gold, conversation.gold_annotator_id == gold.pk,
+                        edits.judgments_version(conversation, gold), result, sides, g, turns, grades, attribute_sets)
 
 
-def _same_vector(x, y) -> bool:
-    if x is None or y is None:
-        return x is y
+def same_value(kind: str, x, y) -> bool:
+    """Whether two values of a unit are the same judgment (vectors within rounding)."""
+    if kind != "membership" or x is None or y is None:
+        return x == y
     return len(x) == len(y) and bool(np.abs(np.asarray(x, dtype=float) - np.asarray(y, dtype=float)).sum() <= 1e-6)
 
 
@@ -351,7 +389,7 @@ def decide(conversation: Conversation, unit: str, *, actor, judge: int | None, t
         after = _take_span(conversation, gold, parts, source, mine, actor=actor)
         what = f"{_name(source, mine, parts[1])} in S{parts[0]}"
         offset = _offset(conversation, parts[0])
-        shown = (_span(before, offset), _span(after, offset))
+        shown = (span_text(offset, before), span_text(offset, after))
     elif kind == "grade":
         grade = written if take is None else (source.entities[parts[0]].grade if parts[0] in source.entities else None)
         was = _grade_label(mine.entities.get(parts[0]))
@@ -369,7 +407,7 @@ def decide(conversation: Conversation, unit: str, *, actor, judge: int | None, t
             membership = source.memberships.get(parts)
             vector, evidence = (membership.vector, membership.evidence) if membership else (None, "")
         entity = _entity_for(conversation, gold, key, source, mine, actor=actor)
-        if not _same_vector(before, tuple(vector) if vector is not None else None):
+        if not same_value("membership", before, tuple(vector) if vector is not None else None):
             edits.set_membership(entity, attribute_set, actor=actor, expected_version=entity.version, vector=vector,
                                  evidence=evidence, conversation=conversation)
         what = f"{set_name} of {entity.name or entity.key}"
@@ -394,10 +432,6 @@ def decide(conversation: Conversation, unit: str, *, actor, judge: int | None, t
 def _name(source: Side, mine: Side, key: str) -> str:
     entity = source.entities.get(key) or mine.entities.get(key)
     return (entity.name or entity.key) if entity else key
-
-
-def _span(value, offset: int) -> str:
-    return "not marked" if value is None else f"WC {offset + value[0] + 1}-{offset + value[1] + 1}"
 
 
 def _offset(conversation: Conversation, number: int) -> int:

@@ -154,6 +154,12 @@ def check_span(turn: Turn, annotator, start_word: int, end_word: int, exclude: i
     _refuse_span(turn, start_word, end_word, others=list(others.values_list("start_word", "end_word")))
 
 
+def check_span_among(turn: Turn, start_word: int, end_word: int, others: Sequence[tuple[int, int]]) -> None:
+    """check_span with the annotator's other spans of the turn given, not read: what a preview
+    of a change (adjudication) asks, writing and locking nothing."""
+    _refuse_span(turn, start_word, end_word, others=others)
+
+
 def _refuse_span(turn: Turn, start_word: int, end_word: int, others: Sequence[tuple[int, int]]) -> None:
     """AnnotationRefused, in the workspace's words, when annotator.rules.spans finds the span wrong."""
     if not turn.is_system:

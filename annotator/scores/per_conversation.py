@@ -372,6 +372,21 @@ def _score_many(
     return results
 
 
+def score_rows(
+    turn_lists: Sequence[Sequence[Turn | TurnRow]],
+    nugget_lists: Sequence[Sequence],
+    memberships: dict[int, dict[int, list[float]]],
+    attribute_sets: Sequence[AttributeSet],
+    campaign: Campaign,
+) -> gfrc.Scores:
+    """The scores alone (no panel) of conversations given as plain rows, in one `gfrc.score`:
+    what a preview of judgments that are not in the database scores (turn and entity ids need
+    only be distinct across the lists; see gfrc_tables for what a row carries)."""
+    turn_table, nugget_table, _views, _rows = gfrc_tables(turn_lists, nugget_lists, memberships, attribute_sets)
+    return gfrc.score(turn_table, nugget_table, attribute_specs(attribute_sets), campaign_settings(campaign),
+                      len(turn_lists))
+
+
 def score_conversations(
     conversations: Sequence[Conversation],
     turns: dict[int, Sequence[Turn]],

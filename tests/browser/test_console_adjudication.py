@@ -69,5 +69,33 @@ def test_an_organiser_writes_a_gold_label_with_the_mouse(page, live_server, logi
     assert TurnLabel.objects.get(turn__conversation=conversation, turn__number=1, annotator=gold).label == "-"
     # and the other side with a click
     span = page.locator("tr.disagreement").first
-    span.locator("button.take-left").click()
+    span.locator("button.take[data-side=\"1\"]").click()
     expect(page.locator(".messages")).to_contain_text("(from ann)")
+
+
+def test_an_organiser_takes_the_third_annotators_values_by_number_and_by_aiming(page, live_server, login):
+    from annotator.models import Entity
+    from tests.judgments.three_annotators import three_annotators
+
+    case = three_annotators()
+    login("org", "org-pw")
+    page.goto(f"{live_server.url}/console/fw/adjudicate/{case.conversation.pk}/")
+    rows = page.locator("tr.disagreement")
+    expect(rows.first).to_contain_text("majority: L2 (carol differs)")
+    page.keyboard.press("j")  # the grade of Interstellar: carol's L1 by her number
+    expect(rows.first).to_have_class(re.compile(r"\bselected\b"))
+    page.keyboard.press("3")
+    expect(page.locator(".messages")).to_contain_text("(from carol)")
+    gold = adjudication.gold_account()
+    assert Entity.objects.get(annotator=gold, key__contains="tt0816692").grade.label == "L1"
+    label = page.locator("tr.disagreement", has_text="label of S1")
+    while "selected" not in (label.get_attribute("class") or ""):
+        page.keyboard.press("j")
+    for _ in range(3):  # ann, bob, carol
+        page.keyboard.press("l")
+    expect(label.locator("button.take.aimed")).to_have_attribute("data-side", "3")
+    page.keyboard.press("Enter")
+    expect(page.locator(".messages")).to_contain_text("label of S1 o -> x (from carol)")
+    assert TurnLabel.objects.get(turn__conversation=case.conversation, annotator=gold).label == "x"
+    page.keyboard.press("?")
+    expect(page.locator("#keys-help")).to_contain_text("take the majority's value")

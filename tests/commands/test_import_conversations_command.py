@@ -298,7 +298,6 @@ HARVESTS = Path(__file__).resolve().parents[1] / "interchange" / "data" / "harve
 
 @pytest.mark.parametrize(("name", "said"), [
     ("anthropic-messages.json", "read as Anthropic Messages: 2 conversations, 5 citations"),
-    ("anthropic-stream.sse", "read as event stream (Anthropic Messages): 1 conversation, 1 citation"),
     ("capture.har", "read as HAR capture: 3 conversations, 3 citations"),
     ("chatgpt-conversations.json", "read as ChatGPT export: 2 conversations, 6 citations"),
     ("claude-ai-conversations.json", "read as Claude.ai export: 2 conversations, 2 citations"),
@@ -333,6 +332,15 @@ def test_each_harvest_format_is_imported_into_the_topic_given_with_its_citations
             assert words == " ".join(read.words(turn)[start : end + 1])
             assert key in {normalise_url(c.url) for c in read.citations if (c.turn, c.start_word, c.end_word) == (turn, start, end)}
             assert "utm_" not in key
+
+
+def test_a_streamed_answer_saved_alone_is_refused_with_why_and_writes_nothing(gold):
+    before = row_counts()
+    message, err = refused("import_conversations", "--campaign", "fairweb1", "--run", "sys", "--topic", "M010",
+                           str(HARVESTS / "anthropic-stream.sse"))
+    assert message == "1 problem(s): nothing was imported"
+    assert "anthropic-stream.sse:1: a streamed answer alone holds no question, and the question's words count in every word position" in err
+    assert row_counts() == before
 
 
 def test_a_chatgpt_export_says_what_it_read_and_proposes_its_citations_without_tracking_tags(gold):

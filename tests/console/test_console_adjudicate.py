@@ -69,9 +69,9 @@ def test_each_disagreement_shows_both_sides_and_what_each_choice_does_to_the_sco
     rows = response.context["rows"]
     assert rows, "the demo's doubled conversation has disagreements"
     for row in rows:
-        assert set(row["effects"]) == {"left", "right"}
-        for effect in row["effects"].values():
-            assert effect.refused or set(effect.conversation) == {"R", "GF", "GFRC"}
+        assert [c.annotators for c in row["choices"]] == [[s.annotator] for s in row["d"].said]
+        for choice in row["choices"]:
+            assert choice.effect.refused or set(choice.effect.conversation) == {"R", "GF", "GFRC"}
     doubled.refresh_from_db()
     assert doubled.gold_annotator is None, "the preview writes nothing"
     assert "run mean GFRC" in response.content.decode()
@@ -125,3 +125,60 @@ def test_a_decision_on_a_gold_someone_changed_since_is_refused_and_nothing_is_de
                               follow=True)
     assert "Someone else changed the gold of this conversation" in response.content.decode()
     assert doubled.decisions.count() == 1
+
+
+# -- three annotators -----------------------------------------------------------------------
+
+
+@pytest.fixture
+def three(db):
+    from tests.judgments.three_annotators import three_annotators
+
+    return three_annotators()
+
+
+def as_organiser(case):
+    from django.test import Client
+
+    client = Client()
+    client.force_login(case.organiser)
+    return client
+
+
+def test_with_three_annotators_each_has_a_column_and_the_majority_is_named(three):
+    response = as_organiser(three).get(url(three.conversation))
+    assert [a.username for a in response.context["adjudicated"].annotators] == ["ann", "bob", "carol"]
+    page = response.content.decode()
+    assert "ann <span class=\"muted\">(1)</span>" in page and "carol <span class=\"muted\">(3)</span>" in page
+    assert "majority: L2 (carol differs)" in page
+    assert "no nugget here" in page
+    primer = next(row for row in response.context["rows"] if "Primer" in row["d"].what)
+    assert [[a.username for a in c.annotators] for c in primer["choices"]] == [["ann", "bob"], ["carol"]]
+    assert "overlap" in primer["choices"][1].effect.refused
+    assert f'value="{three.carol.pk}" class="take" data-side="3"' in page
+
+
+def test_taking_the_third_annotators_value_settles_it_with_their_value(three):
+    client = as_organiser(three)
+    rows = client.get(url(three.conversation)).context["rows"]
+    label = next(row["d"] for row in rows if row["d"].kind == "label")
+    response = client.post(decide_url(three.conversation), {"unit": label.unit, "take": three.carol.pk, "version": 0})
+    assert response.status_code == 302
+    from annotator.models import TurnLabel
+
+    three.conversation.refresh_from_db()
+    gold = three.conversation.gold_annotator
+    assert TurnLabel.objects.get(turn__conversation=three.conversation, annotator=gold).label == "x"
+    assert three.conversation.decisions.get().taken_from == three.carol
+
+
+def test_taking_a_value_nobody_of_the_conversation_gave_is_refused(three):
+    from tests.factories import make_user
+
+    client = as_organiser(three)
+    rows = client.get(url(three.conversation)).context["rows"]
+    stranger = make_user("stranger")
+    response = client.post(decide_url(three.conversation), {"unit": rows[0]["d"].unit, "take": stranger.pk, "version": 0},
+                           follow=True)
+    assert "not an annotator of this conversation" in response.content.decode()
+    assert not three.conversation.decisions.exists()

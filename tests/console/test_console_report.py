@@ -1,9 +1,5 @@
-import math
-
-import pytest
 from django.urls import reverse
 
-from annotator.console.reports import mean_ci
 from tests.console.conftest import assert_only_the_organiser_gets_in
 from tests.console.helpers import add_ranked_list_runs, settings_post
 
@@ -34,19 +30,6 @@ def test_the_report_follows_a_new_L_at_once(organiser, campaign):
     organiser.post(reverse("console:settings", kwargs={"slug": campaign.slug}), settings_post(campaign, patience=200))
     after = organiser.get(url(campaign)).context["report"].runs[0]["cells"]["R"].mean
     assert after > before
-
-
-def test_the_confidence_interval_uses_the_t_distribution():
-    mean, low, high, n = mean_ci([1.0, 2.0, 3.0, 4.0])
-    # t(0.975, 3) = 3.182446; sd = 1.290994; half-width = 3.182446 * 1.290994 / 2
-    assert (mean, n) == (2.5, 4)
-    assert high - mean == pytest.approx(3.182446 * 1.290994 / 2, rel=1e-5)
-    assert mean - low == pytest.approx(high - mean)
-
-
-def test_one_topic_has_no_interval():
-    mean, low, high, n = mean_ci([0.3])
-    assert mean == 0.3 and math.isnan(low) and math.isnan(high)
 
 
 def test_the_quick_form_changes_L_and_alpha_and_htmx_gets_the_report_body_only(organiser, campaign):

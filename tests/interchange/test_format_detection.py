@@ -49,6 +49,8 @@ def test_one_file_holds_one_format():
 
 def test_counting_agrees_with_reading_for_every_example_file():
     for path in sorted(DATA.iterdir()):
+        if path.suffix == ".sse":  # a streamed answer alone is refused (tests/interchange/test_harvest_har.py)
+            continue
         data = path.read_bytes()
         assert count_conversations(data, path.name) >= len(parse_file(data, path.name).conversations) > 0, path.name
 

@@ -1,6 +1,7 @@
 """HAR captures and event streams: the vendor calls inside a capture read as API logs (streamed
 answers assembled from their events), every other entry passed over, and nothing of the
-headers, cookies or URLs (keys, session tokens) read; one streamed answer saved alone reads too."""
+headers, cookies or URLs (keys, session tokens) read; one streamed answer saved alone, without
+the question it answers, is refused with the reason."""
 
 from __future__ import annotations
 
@@ -20,6 +21,14 @@ from .harvest_helpers import DATA, cited, read, read_text, turns
 # streamGenerateContent?alt=sse chunks with groundingMetadata. The capture also holds a page, a
 # telemetry call, an Authorization header, cookies and an API key in a URL.
 SECRETS = ("sk-proj-SECRET0123456789", "COOKIE0123456789", "AIzaSyGKEY0123456789")
+
+
+def in_capture(stream: str, request: dict, name: str = "capture.har"):
+    """A streamed answer as a capture holds it: one entry, its request body and its event stream."""
+    har = {"log": {"version": "1.2", "entries": [{
+        "request": {"method": "POST", "url": "https://api.example/v1", "postData": {"mimeType": "application/json", "text": json.dumps(request)}},
+        "response": {"content": {"mimeType": "text/event-stream", "text": stream}}}]}}
+    return read_text(json.dumps(har), name)
 
 
 def test_the_vendor_calls_of_a_capture_are_its_conversations():
@@ -57,16 +66,12 @@ def test_no_header_cookie_or_url_of_the_capture_is_read():
     assert any(secret in json.dumps(har) for secret in SECRETS)  # they are in the file
 
 
-def test_one_streamed_answer_saved_alone_reads_with_a_user_turn_saying_its_question_is_missing():
+def test_one_streamed_answer_saved_alone_is_refused_as_its_question_would_move_every_word_position():
     result = read("anthropic-stream.sse")
-    assert result.format_name == "event stream (Anthropic Messages)" and result.errors == []
-    assert [str(w) for w in result.warnings] == [
-        "anthropic-stream.sse:1: a streamed answer alone: its question is not in the file, "
-        "U1 says so '(the question is not saved with this streamed answer)'"]
-    (conversation,) = result.conversations
-    assert turns(conversation)[0] == ("U1", "(the question is not saved with this streamed answer)")
-    assert cited(conversation) == [("S1", "*Primer* (2004) by Shane Carruth cost about $7,000.", "https://en.wikipedia.org/wiki/Primer_(film)")]
-    assert count_conversations((DATA / "anthropic-stream.sse").read_bytes(), "answer.sse") == 1
+    assert result.format_name == "event stream (Anthropic Messages)" and result.conversations == []
+    assert [str(e) for e in result.errors] == [
+        "anthropic-stream.sse:1: a streamed answer alone holds no question, and the question's words count in "
+        'every word position: save the call with its request (a HAR capture, or a {"request", "response"} log line)']
 
 
 def test_a_responses_stream_is_read_from_its_completed_response():
@@ -79,8 +84,8 @@ def test_a_responses_stream_is_read_from_its_completed_response():
     stream = (f"event: response.created\ndata: {json.dumps({'type': 'response.created', 'response': {**completed, 'output': []}})}\n\n"
               f"event: response.output_text.delta\ndata: {json.dumps({'type': 'response.output_text.delta', 'delta': 'Watch'})}\n\n"
               f"event: response.completed\ndata: {json.dumps({'type': 'response.completed', 'response': completed})}\n\n")
-    result = parse_file(stream.encode(), "answer.txt")
-    assert result.format_name == "event stream (OpenAI Responses)" and result.errors == []
+    result = in_capture(stream, {"model": "gpt-5", "input": "A time travel film made for almost nothing?"})
+    assert result.format_name == "HAR capture" and result.errors == []
     assert cited(result.conversations[0]) == [("S1", "Watch *Primer* (2004) ([wikipedia.org](https://en.wikipedia.org/wiki/Primer_(film)))",
                                                "https://en.wikipedia.org/wiki/Primer_(film)")]
 
@@ -118,9 +123,10 @@ def test_a_capture_is_counted_by_its_entries_without_being_read():
 
 def test_an_event_whose_data_is_not_json_is_skipped_with_its_line():
     stream = (DATA / "anthropic-stream.sse").read_text().replace("event: ping\n", "event: ping\ndata: {oops\n\nevent: ping\n", 1)
-    result = parse_file(stream.encode(), "answer.sse")
+    result = in_capture(stream, {"model": "claude", "max_tokens": 1024, "messages": [{"role": "user", "content": "A film made for almost nothing?"}]})
     assert result.errors == [] and len(result.conversations) == 1
-    assert "answer.sse:4: an event whose data is not JSON: skipped" in [str(w) for w in result.warnings]
+    assert [str(w) for w in result.warnings] == [
+        "capture.har:1: log.entries[0].response.content.text: line 4 of the stream: an event whose data is not JSON: skipped"]
 
 
 def test_a_capture_without_its_secrets_is_read_the_same():
@@ -139,8 +145,8 @@ def test_a_perplexity_stream_keeps_its_sources_for_the_markers_of_its_answer():
              "search_results": [{"title": "Primer", "url": "https://en.wikipedia.org/wiki/Primer_(film)"}]}
     pieces = ["<think>budget</think>*Primer* (2004) ", "by Shane Carruth 🎬 cost $7,000 [1]."]
     stream = "".join(f"data: {json.dumps({**chunk, 'choices': [{'index': 0, 'delta': {'content': p}}]})}\n\n" for p in pieces)
-    result = parse_file((stream + "data: [DONE]\n\n").encode(), "sonar.sse")
-    assert result.format_name == "event stream (Perplexity)" and result.errors == []
+    result = in_capture(stream + "data: [DONE]\n\n", {"model": "sonar", "messages": [{"role": "user", "content": "A film made for almost nothing?"}]})
+    assert result.format_name == "HAR capture" and result.errors == []
     assert cited(result.conversations[0]) == [("S1", "*Primer* (2004) by Shane Carruth 🎬 cost $7,000 [1].",
                                                "https://en.wikipedia.org/wiki/Primer_(film)")]
 

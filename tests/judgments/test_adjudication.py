@@ -38,16 +38,16 @@ def two_annotators(db):
 
 
 def found(conversation, ann, bob):
-    return adjudication.adjudication(conversation, ann, bob)
+    return adjudication.adjudication(conversation, [ann, bob])
 
 
 def test_each_disagreement_is_listed_once_in_the_order_of_the_conversation_with_wc_positions(two_annotators):
     _campaign, _org, ann, bob, conversation, _other = two_annotators
     listed = found(conversation, ann, bob).disagreements
-    assert [(d.what, d.shown["left"], d.shown["right"]) for d in listed] == [
+    assert [(d.what, d.said[0].shown, d.said[1].shown) for d in listed] == [
         ("grade of Interstellar (2014)", "L2", "L1"),
         ("RATINGS of Looper (2012)", "(0,0,0,1)", "(0,1,0,0)"),
-        ("Primer (2004) in S1", "WC 17-19", "not marked"),
+        ("Primer (2004) in S1", "WC 17-19", "no nugget here"),
         ("label of S1", "o", "x"),
     ]
 
@@ -86,7 +86,7 @@ def test_taking_the_side_without_a_nugget_removes_it_from_the_gold(two_annotator
     gold = adjudication.gold_account()
     assert not Nugget.objects.filter(annotator=gold, start_word=13).exists()
     again = found(conversation, ann, bob).find(primer.unit)
-    assert again.settled and again.gold_matches == "right"
+    assert again.settled and again.gold_matches == [bob]
 
 
 def test_a_written_membership_and_label_become_the_gold(two_annotators):
@@ -97,7 +97,7 @@ def test_a_written_membership_and_label_become_the_gold(two_annotators):
     gold = adjudication.gold_account()
     assert Membership.objects.get(entity__annotator=gold, entity__name="Looper (2012)").vector == [0, 0.5, 0, 0.5]
     assert TurnLabel.objects.get(annotator=gold).label == "-"
-    assert found(conversation, ann, bob).find(listed[3].unit).gold_matches is None
+    assert found(conversation, ann, bob).find(listed[3].unit).gold_matches == []
 
 
 def test_a_span_cannot_be_written(two_annotators):
@@ -116,7 +116,7 @@ def test_undoing_a_decision_puts_the_gold_back_and_reopens_it(two_annotators):
     assert undone.unit == unit
     gold = adjudication.gold_account()
     again = found(conversation, ann, bob).find(unit)
-    assert not again.settled and again.gold_matches == "left"
+    assert not again.settled and again.gold_matches == [ann]
     assert AnnotationEvent.objects.filter(annotator=gold, undo_of__isnull=False).count() == 1
     assert not AdjudicationDecision.objects.exists()
     assert adjudication.undo_last_decision(conversation, actor=org) is None
@@ -163,3 +163,51 @@ def test_a_decision_that_keeps_the_gold_says_so_with_wc_positions(two_annotators
     primer = next(d for d in found(conversation, ann, bob).disagreements if d.kind == "span")
     decision = adjudication.decide(conversation, primer.unit, actor=org, judge=ann.pk, take=ann)
     assert decision.description == "Primer (2004) in S1 kept WC 17-19"
+
+
+# -- three annotators -----------------------------------------------------------------------
+
+
+@pytest.fixture
+def three(db):
+    from tests.judgments.three_annotators import three_annotators
+
+    return three_annotators()
+
+
+def test_with_three_annotators_every_value_is_shown_with_who_gave_it_and_the_majority_named(three):
+    listed = adjudication.adjudication(three.conversation, three.annotators).disagreements
+    rows = [(d.what, [s.shown for s in d.said], d.majority.annotator.username if d.majority else None,
+             d.dissenter.annotator.username if d.dissenter else None) for d in listed]
+    assert rows == [
+        ("grade of Interstellar (2014)", ["L2", "L2", "L1"], "ann", "carol"),
+        ("RATINGS of Interstellar (2014)", ["(0,0,0,1)", "(0,0,0,1)", "(0,1,0,0)"], "ann", "carol"),
+        ("Looper (2012): is fun. in S1", ["WC 12-16", "WC 12-14", "WC 12-14"], "bob", "ann"),
+        ("RATINGS of Looper (2012): is fun.", ["(0,0,0,1)", "(0,1,0,0)", "(0,0,1,0)"], None, None),
+        ("fun. Primer (2004) in S1", ["no nugget here", "no nugget here", "WC 16-19"], "ann", "carol"),
+        ("label of S1", ["o", "o", "x"], "ann", "carol"),
+    ]
+    # Interstellar's span and its ORIGIN (given by nobody) are agreed by all three: not listed
+
+
+def test_a_grade_is_only_taken_from_an_annotator_who_marked_the_entity(three):
+    from tests.judgments.three_annotators import LOW
+
+    dave = make_user("dave")
+    from annotator.models import Assignment
+
+    Assignment.objects.create(conversation=three.conversation, annotator=dave)
+    mark(three.conversation, dave, 2, 3, 5, "L0", {"RATINGS": LOW})
+    listed = adjudication.adjudication(three.conversation, [*three.annotators, dave]).disagreements
+    looper = next(d for d in listed if d.what.startswith("RATINGS of Looper"))
+    assert [s.shown for s in looper.said][3] == adjudication.NOT_MARKED and not looper.said[3].takeable
+
+
+def test_taking_the_third_annotators_value_makes_it_the_gold(three):
+    listed = adjudication.adjudication(three.conversation, three.annotators).disagreements
+    grade = next(d for d in listed if d.kind == "grade")
+    decision = adjudication.decide(three.conversation, grade.unit, actor=three.organiser, judge=three.ann.pk,
+                                   take=three.carol)
+    assert decision.description == "grade of Interstellar (2014) L2 -> L1"
+    again = adjudication.adjudication(three.conversation, three.annotators).find(grade.unit)
+    assert again.settled and again.gold_matches == [three.carol]

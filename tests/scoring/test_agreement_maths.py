@@ -1,10 +1,12 @@
 """scoring.agreement against known values."""
 
 import math
+import random
 
 import pytest
 
 from scoring.agreement import cohen_kappa, dice, krippendorff_alpha, membership_distance, span_agreement
+from tests.scoring import krippendorff_reference
 
 N = None
 # Krippendorff (2011), "Computing Krippendorff's alpha-reliability", the 4 coders x 12 units example.
@@ -35,6 +37,33 @@ def test_perfect_agreement_is_one_and_no_variation_is_undefined():
 
 def test_units_coded_once_are_not_pairable():
     assert krippendorff_alpha([[1, 2, 3], [1, 2, N]]) == krippendorff_alpha([[1, 2], [1, 2]])
+
+
+def test_nan_is_a_missing_value_like_none():
+    with_nan = [[v if v is not None else math.nan for v in row] for row in TEXTBOOK]
+    assert krippendorff_alpha(with_nan, "ordinal") == krippendorff_alpha(TEXTBOOK, "ordinal")
+
+
+@pytest.mark.parametrize("metric", ["nominal", "ordinal", "interval"])
+def test_with_no_unit_coded_twice_alpha_is_undefined_not_an_error(metric):
+    # the krippendorff package raises ValueError here; a campaign whose annotators never met
+    # on a unit shows "no figure" instead
+    assert math.isnan(krippendorff_alpha([[1, 2, N], [N, N, 3]], metric))
+    assert math.isnan(krippendorff_alpha([[1, 2, 3]], metric))
+    assert math.isnan(krippendorff_alpha([], metric))
+
+
+@pytest.mark.parametrize("metric", ["nominal", "ordinal", "interval"])
+def test_with_one_value_among_the_pairable_units_alpha_is_undefined_not_an_error(metric):
+    # one value in the whole data: the package raises ValueError
+    assert math.isnan(krippendorff_alpha([[2, 2, 2], [2, 2, N]], metric))
+    # other values only in units coded once: the package divides zero by zero
+    assert math.isnan(krippendorff_alpha([[1, 1, 3], [1, 1, N]], metric))
+
+
+def test_an_unknown_metric_is_refused():
+    with pytest.raises(ValueError, match="metric must be one of"):
+        krippendorff_alpha(TEXTBOOK, "ratio-ish")
 
 
 def test_cohens_kappa_matches_a_hand_computation():
@@ -71,3 +100,16 @@ def test_membership_distance_is_zero_for_equal_vectors_and_one_for_disjoint_ones
     apart = membership_distance([([1, 0], [0, 1])])
     assert apart.mean_jsd == pytest.approx(1.0) and apart.mean_l1 == 2.0
     assert math.isnan(membership_distance([]).mean_jsd)
+
+
+@pytest.mark.parametrize("metric", ["nominal", "ordinal", "interval"])
+def test_alpha_agrees_with_the_papers_formulas_written_out_on_random_campaigns(metric):
+    # grades 0-3, 2 to 5 coders, a third of the values missing: the package's answer through
+    # our wrapper equals the coincidence-matrix formulas computed by hand
+    rng = random.Random(f"alpha-{metric}")
+    for _ in range(40):
+        coders, units = rng.randint(2, 5), rng.randint(1, 30)
+        data = [[rng.choice([0, 1, 1, 2, 3]) if rng.random() > 0.33 else None for _ in range(units)] for _ in range(coders)]
+        expected = krippendorff_reference.alpha(data, metric)
+        got = krippendorff_alpha(data, metric)
+        assert (math.isnan(got) and math.isnan(expected)) or got == pytest.approx(expected, abs=1e-9), data

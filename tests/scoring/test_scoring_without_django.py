@@ -18,7 +18,7 @@ PURE_ANNOTATOR_MODULES = sorted(
     for package, folder in PURE_PACKAGES.items() for path in folder.rglob("*.py")
 )
 # Statistics over run scores may use scipy.stats too (still no Django).
-STATISTICS_MODULES = ["scoring.significance"]
+STATISTICS_MODULES = ["scoring.significance", "scoring.intervals"]
 
 PROBE = """
 import importlib, json, sys
@@ -52,14 +52,17 @@ def _loaded(modules: list[str], allowed: tuple[str, ...], call: str = "") -> dic
 
 
 def test_scoring_modules_import_with_django_made_unimportable_and_load_only_numpy_and_stdlib():
-    assert _loaded(PURE_MODULES, ("numpy", "scoring")) == {"django": [], "outside": []}
+    # krippendorff (agreement's alpha) is itself numpy and stdlib only
+    call = "from scoring.agreement import krippendorff_alpha; krippendorff_alpha([[1, 2, None], [1, 3, 2]], 'ordinal')"
+    assert _loaded(PURE_MODULES, ("numpy", "scoring", "krippendorff"), call) == {"django": [], "outside": []}
 
 
-def test_the_statistics_module_compares_runs_with_django_made_unimportable_using_numpy_and_scipy_only():
+def test_the_statistics_modules_compare_runs_and_take_intervals_with_django_made_unimportable_using_numpy_and_scipy_only():
     call = (
         "from scoring import significance; import numpy as np; "
         "significance.compare_runs(np.random.default_rng(0).random((6, 3)), ['a', 'b', 'c'], permutations=50); "
-        "significance.topics_for_anova(0.02, 0.05, 3); significance.standardise(np.ones((2, 2)))"
+        "significance.topics_for_anova(0.02, 0.05, 3); significance.standardise(np.ones((2, 2))); "
+        "from scoring import intervals; intervals.mean_intervals([[0.1, 0.4], [0.3, None, 0.2]])"
     )
     assert _loaded(STATISTICS_MODULES, ("numpy", "scipy", "cython_runtime", "scoring"), call) == {"django": [], "outside": []}
 

@@ -58,9 +58,8 @@ def adjudicate(request: HttpRequest, slug: str, conversation: int) -> HttpRespon
         gold_score = score_conversation(conv, adjudicated.gold_account) if adjudicated.gold_in_use else None
         if gold_score is not None:
             scores.append({"annotator": adjudicated.gold_account, "score": gold_score, "adjudicated": True})
-        found = adjudication_effect.effects(adjudicated, score_table(campaign), actor=request.user, judge=judge)
-        rows = [{"d": d, "effects": found.get(d.unit, {}), "form": DecisionForm(adjudicated=adjudicated, initial={"unit": d.unit})}
-                for d in adjudicated.disagreements]
+        found = adjudication_effect.effects(adjudicated, score_table(campaign), judge=judge)
+        rows = [{"d": d, "choices": found.get(d.unit, [])} for d in adjudicated.disagreements]
     return render(
         request,
         "console/adjudicate.html",
@@ -72,16 +71,16 @@ def adjudicate(request: HttpRequest, slug: str, conversation: int) -> HttpRespon
 
 
 def _adjudicated(conv: Conversation) -> adjudication.Adjudication | None:
-    """The first pair of the conversation's human annotators, side by side (None: fewer than two)."""
-    pairs = reports.annotator_pairs(conv)
-    return adjudication.adjudication(conv, *pairs[0]) if pairs else None
+    """Every human annotator of the conversation, side by side (None: fewer than two)."""
+    annotators = reports.human_annotators(conv)
+    return adjudication.adjudication(conv, annotators) if len(annotators) >= 2 else None
 
 
 @login_required
 @require_POST
 def adjudicate_decide(request: HttpRequest, slug: str, conversation: int) -> HttpResponse:
-    """Settle one disagreement (take left, take right, or write the gold value), then go on to
-    the next open one."""
+    """Settle one disagreement (take one annotator's value, or write the gold value), then go on
+    to the next open one."""
     campaign = campaign_for_organiser(request.user, slug)
     conv: Conversation = conversation_for_organiser(request.user, conversation)
     if conv.topic.campaign_id != campaign.pk:

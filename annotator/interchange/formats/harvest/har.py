@@ -11,8 +11,9 @@ Every other entry (pages, scripts, telemetry) is passed over. Only the bodies ar
 headers, cookies, the request's URL and query (where API keys and session tokens are) are
 never looked at, so nothing of them reaches a conversation, a warning or an error.
 
-A plain event-stream file (one streamed answer saved as ``.sse`` / ``.txt``) is read the same
-way; it holds no question, so its user turn says so (``QUESTION_NOT_SAVED``) with a warning.
+A plain event-stream file (one streamed answer saved as ``.sse`` / ``.txt``) is recognised and
+refused with the reason: it holds no question, and a question's words count in every word
+position of the answer (GFRC-SPEC), so no stand-in text may take its place.
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ SUPPORTED = "HAR captures (log.entries of OpenAI, Anthropic, Gemini or Perplexit
 
 # The API families a capture or a stream can hold, in detection order (as in FAMILIES).
 VENDORS = (openai_responses, gemini, perplexity, anthropic, openai_chat)
-QUESTION_NOT_SAVED = "(the question is not saved with this streamed answer)"
+NO_QUESTION = ("a streamed answer alone holds no question, and the question's words count in every word "
+               "position: save the call with its request (a HAR capture, or a {\"request\", \"response\"} log line)")
 
 
 def claims(value: Any) -> bool:
@@ -122,7 +124,9 @@ def _body(response: Any, where: str, line: int, reading: Reading) -> Any:
             reading.warn(line, join(where, "text"), "a base64 body that is no UTF-8 text: skipped")
             return None
     if "event-stream" in str(content.get("mimeType") or "") or looks_like_events(text):
-        body, _problems = assemble(text)
+        body, problems = assemble(text)
+        for event_line, problem in problems:
+            reading.warn(line, join(where, "text"), f"line {event_line} of the stream: {problem}")
         return body
     value = _json(text)
     if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
@@ -138,8 +142,8 @@ def _json(text: str) -> Any:
 
 
 def read_stream(text: str, reading: Reading, emit: Callable[[ParsedConversation], object]) -> str | None:
-    """A plain event-stream file: the answer it streams, read as a call whose question is not
-    saved; the vendor's NAME, or None (with an error) when it is no vendor's stream."""
+    """A plain event-stream file: recognised (the vendor's NAME, for the message) and refused,
+    since the question it answers is not in it (NO_QUESTION); None when it is no vendor's stream."""
     body, problems = assemble(text)
     for line, problem in problems:
         reading.warn(line, None, problem)
@@ -147,15 +151,5 @@ def read_stream(text: str, reading: Reading, emit: Callable[[ParsedConversation]
     if vendor is None:
         reading.error(0, None, "an event stream of no API this app reads (OpenAI, Anthropic, Gemini, Perplexity)")
         return None
-    reading.warn(1, None, f"a streamed answer alone: its question is not in the file, U1 says so {QUESTION_NOT_SAVED!r}")
-    vendor.read([Unit({"request": _asked(vendor), "response": body}, 1)], reading, emit)
+    reading.error(1, None, NO_QUESTION)
     return vendor.NAME
-
-
-def _asked(vendor) -> dict:
-    """A request whose only message is QUESTION_NOT_SAVED, in the vendor's shape."""
-    if vendor is gemini:
-        return {"contents": [{"role": "user", "parts": [{"text": QUESTION_NOT_SAVED}]}]}
-    if vendor is openai_responses:
-        return {"input": QUESTION_NOT_SAVED}
-    return {"messages": [{"role": "user", "content": QUESTION_NOT_SAVED}]}
