@@ -43,3 +43,12 @@ def test_the_agreement_benchmark_runs_without_the_replaced_code_from_git(tmp_pat
     assert "| 2 x 60 | ordinal |" in completed.stdout and "agreement page's campaign_agreement" in completed.stdout
     result = json.loads((tmp_path / "bench_agreement.json").read_text())
     assert result["campaign"]["conversations"] == 4 and result["campaign"]["units"] > 0
+
+
+def test_the_ranked_lists_benchmark_imports_judgments_and_runs_and_scores_them(tmp_path):
+    completed = _run(tmp_path, "bench/bench_ranked_lists.py", "--runs", "2", "--topics", "2", "--documents", "5", "--repeats", "1")
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    result = json.loads((tmp_path / "bench_ranked_lists.json").read_text())["end_to_end"]
+    assert result["import_ntcireval_output"].endswith("10 judged document(s) and 20 membership(s) imported for gold: "
+                                                      "10 new and 0 updated entities")
+    assert result["figures"] == 2 * 2 * 12  # runs x topics x (ERR, iRBU, 3 GF x 2 sets, 4 GFR)

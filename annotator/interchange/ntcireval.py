@@ -8,17 +8,25 @@ its memberships come from the ``<prefix>.<TYPE>-<ATTR>.gmemb`` files. A document
 membership but no qrels line is an ungraded entity with that membership (it still counts in
 the achieved distributions of the runs that rank it). Entities the annotator already has are
 updated: the files are the judgments. Every change is an AnnotationEvent marked `imported`.
+
+All files are read and checked before anything is written; then each topic's documents are
+written LOOKUP at a time as plain rows (`interchange.rows`), in one transaction: 50,000 judged
+documents are a few hundred statements, not 300,000 model instances (docs/benchmarks.md).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
+from typing import NamedTuple
 
 from django.db import transaction
+from django.utils import timezone
 
 from annotator.interchange.formats.model import FormatError
 from annotator.interchange.formats.ntcireval import gmemb_name, read_gmemb, read_qrels
 from annotator.interchange.importing import default_annotator
+from annotator.interchange.rows import insert_rows, update_rows
 from annotator.judgments.edits import Event, entity_state, membership_state
 from annotator.models import AnnotationEvent, AttributeSet, Campaign, Entity, Grade, Membership, Topic
 from annotator.rules.identity import document_key
@@ -51,6 +59,10 @@ class _Document:
     where: str
     grade: Grade | None = None
     vectors: dict[int, list[float]] = field(default_factory=dict)  # attribute set id -> vector
+
+    @property
+    def grade_id(self) -> int | None:
+        return self.grade.pk if self.grade is not None else None
 
 
 def import_ntcireval(campaign: Campaign, files: list[tuple[str, bytes]], annotator=None, actor=None) -> JudgmentImport:
@@ -128,71 +140,114 @@ def _memberships(path, data, sets, document, result: JudgmentImport) -> None:
             result.memberships += 1
 
 
+LOOKUP = 900  # documents of one topic written together: their keys are one lookup's parameters (SQLite: 999)
+
+
+class _EntityRow(NamedTuple):
+    """An entity as stored, read without building a model instance (what `entity_state` reads)."""
+
+    pk: int | None
+    topic_id: int
+    key: str
+    name: str
+    grade_id: int | None
+    comment: str
+
+
+class _MembershipRow(NamedTuple):
+    """A membership as stored (what `membership_state` reads)."""
+
+    pk: int | None
+    entity_id: int
+    attribute_set_id: int
+    vector: list[float]
+    evidence: str
+
+
+@dataclass
+class _History:
+    """The AnnotationEvents of the import, one per change, written batch by batch."""
+
+    annotator_id: int
+    actor_id: int | None
+    at: datetime
+    rows: list[tuple] = field(default_factory=list)
+
+    def record(self, kind, action, object_id, topic_id, before=None, after=None) -> None:
+        self.rows.append((topic_id, None, self.annotator_id, self.actor_id, self.at, action, kind, object_id, before, after, True))
+
+    def write(self) -> None:
+        insert_rows(AnnotationEvent, ["topic_id", "conversation_id", "annotator_id", "actor_id", "at", "action", "kind",
+                                      "object_id", "before", "after", "imported"], self.rows)
+        self.rows.clear()
+
+
 @transaction.atomic
 def _write(documents: list[_Document], annotator, actor, result: JudgmentImport) -> None:
+    """Each topic's documents, LOOKUP at a time: one lookup of the stored entities and one of
+    their memberships, then the new and changed rows and their history, each one executemany."""
     if annotator.pk is None:
         annotator.save()  # the user "gold", first needed now
-    actor = actor if getattr(actor, "pk", None) else None
-    wanted = {(d.topic.pk, d.key) for d in documents}
-    existing = {
-        (e.topic_id, e.key): e
-        for e in Entity.objects.filter(annotator=annotator, topic_id__in={d.topic.pk for d in documents})
-        if (e.topic_id, e.key) in wanted
-    }
-    events: list[AnnotationEvent] = []
+    history = _History(annotator.pk, actor.pk if getattr(actor, "pk", None) else None, timezone.now())
+    by_topic: dict[int, list[_Document]] = {}
+    for d in documents:
+        by_topic.setdefault(d.topic.pk, []).append(d)
+    for topic_id, topic_documents in by_topic.items():
+        for start in range(0, len(topic_documents), LOOKUP):
+            _write_batch(topic_id, topic_documents[start : start + LOOKUP], history, result)
+            history.write()
 
-    def record(kind, action, object_id, topic_id, before=None, after=None):
-        events.append(Event(kind=kind, action=action, object_id=object_id, topic_id=topic_id, conversation_id=None,
-                            annotator_id=annotator.pk, actor=actor, before=before, after=after, imported=True))
 
-    new = [Entity(topic=d.topic, annotator=annotator, key=d.key, name=d.name, grade=d.grade)
-           for d in documents if (d.topic.pk, d.key) not in existing]
-    Entity.objects.bulk_create(new, batch_size=1000)
-    if new and new[0].pk is None:  # a database that does not return ids from bulk inserts
-        new = list(Entity.objects.filter(annotator=annotator, key__in=[e.key for e in new]))
-    for entity in new:
-        existing[(entity.topic_id, entity.key)] = entity
-        record(Event.Kind.ENTITY, Event.Action.CREATE, entity.pk, entity.topic_id, after=entity_state(entity))
-    result.entities_created = len(new)
-    created = {e.pk for e in new}
+def _write_batch(topic_id: int, documents: list[_Document], history: _History, result: JudgmentImport) -> None:
+    annotator_id = history.annotator_id
+    mine = Entity.objects.filter(topic_id=topic_id, annotator_id=annotator_id)
+    existing = {row.key: row for row in map(_EntityRow._make, mine.filter(key__in=[d.key for d in documents])
+                                           .values_list("pk", "topic_id", "key", "name", "grade_id", "comment"))}
+    new = [d for d in documents if d.key not in existing]
+    insert_rows(Entity, ["topic_id", "annotator_id", "key", "name", "grade_id", "comment", "version", "updated_at"],
+                [(topic_id, annotator_id, d.key, d.name, d.grade_id, "", 1, history.at) for d in new])
+    created = dict(mine.filter(key__in=[d.key for d in new]).values_list("key", "pk")) if new else {}
+    for d in new:
+        entity = existing[d.key] = _EntityRow(created[d.key], topic_id, d.key, d.name, d.grade_id, "")
+        history.record(Event.Kind.ENTITY, Event.Action.CREATE, entity.pk, topic_id, after=entity_state(entity))
+    result.entities_created += len(new)
 
     # The entity's version guards its memberships too (judgments.edits): a changed grade or
     # membership moves it on, so a workspace edit based on the old state is refused.
-    changed: dict[int, Entity] = {}
+    changed: dict[int, _EntityRow] = {}
     for d in documents:
-        entity = existing[(d.topic.pk, d.key)]
-        if entity.pk not in created and d.grade is not None and entity.grade_id != d.grade.pk:
-            before = entity_state(entity)
-            entity.grade = d.grade
-            changed[entity.pk] = entity
-            record(Event.Kind.ENTITY, Event.Action.UPDATE, entity.pk, entity.topic_id, before=before, after=entity_state(entity))
+        entity = existing[d.key]
+        if d.key not in created and d.grade is not None and entity.grade_id != d.grade.pk:
+            changed[entity.pk] = entity._replace(grade_id=d.grade.pk)
+            history.record(Event.Kind.ENTITY, Event.Action.UPDATE, entity.pk, topic_id, before=entity_state(entity),
+                           after=entity_state(changed[entity.pk]))
 
-    by_entity = {existing[(d.topic.pk, d.key)].pk: d for d in documents if d.vectors}
-    present = {(m.entity_id, m.attribute_set_id): m for m in Membership.objects.filter(entity_id__in=list(by_entity))}
+    with_vectors = [d for d in documents if d.vectors]
+    stored = [existing[d.key].pk for d in with_vectors if d.key not in created]
+    present = {(m.entity_id, m.attribute_set_id): m for m in map(_MembershipRow._make, Membership.objects.filter(
+        entity_id__in=stored).values_list("pk", "entity_id", "attribute_set_id", "vector", "evidence"))} if stored else {}
     fresh, updated = [], []
-    for entity_id, d in by_entity.items():
-        entity = existing[(d.topic.pk, d.key)]
+    for d in with_vectors:
+        entity = existing[d.key]
         for attribute_set_id, vector in d.vectors.items():
-            membership = present.get((entity_id, attribute_set_id))
+            membership = present.get((entity.pk, attribute_set_id))
             if membership is None:
-                fresh.append(Membership(entity_id=entity_id, attribute_set_id=attribute_set_id, vector=vector))
+                fresh.append(_MembershipRow(None, entity.pk, attribute_set_id, vector, ""))
             elif membership.vector != vector:
-                before = membership_state(membership)
-                membership.vector = vector
-                updated.append(membership)
-                record(Event.Kind.MEMBERSHIP, Event.Action.UPDATE, membership.pk, d.topic.pk, before=before,
-                       after=membership_state(membership))
+                updated.append((vector, membership.pk))
+                history.record(Event.Kind.MEMBERSHIP, Event.Action.UPDATE, membership.pk, topic_id,
+                               before=membership_state(membership), after=membership_state(membership._replace(vector=vector)))
             else:
                 continue
-            if entity.pk not in created:
-                changed[entity.pk] = entity
-    for entity in changed.values():
-        entity.version += 1
-    Entity.objects.bulk_update(list(changed.values()), ["grade", "version"], batch_size=1000)
-    Membership.objects.bulk_create(fresh, batch_size=1000)
-    Membership.objects.bulk_update(updated, ["vector"], batch_size=1000)
-    for membership in fresh:
-        record(Event.Kind.MEMBERSHIP, Event.Action.CREATE, membership.pk, by_entity[membership.entity_id].topic.pk,
-               after=membership_state(membership))
-    result.entities_updated = len(changed)
-    AnnotationEvent.objects.bulk_create(events, batch_size=1000)
+            if d.key not in created:
+                changed.setdefault(entity.pk, entity)
+    update_rows(Entity, ["grade_id"], [(entity.grade_id, pk) for pk, entity in changed.items()], bump="version")
+    insert_rows(Membership, ["entity_id", "attribute_set_id", "vector", "evidence"], [m[1:] for m in fresh])
+    update_rows(Membership, ["vector"], updated)
+    if fresh:
+        ids = {(entity_id, attribute_set_id): pk for entity_id, attribute_set_id, pk in Membership.objects.filter(
+            entity_id__in={m.entity_id for m in fresh}).values_list("entity_id", "attribute_set_id", "pk")}
+        for membership in fresh:
+            membership = membership._replace(pk=ids[(membership.entity_id, membership.attribute_set_id)])
+            history.record(Event.Kind.MEMBERSHIP, Event.Action.CREATE, membership.pk, topic_id, after=membership_state(membership))
+    result.entities_updated += len(changed)

@@ -14,17 +14,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.db import connection, transaction
+from django.db import transaction
 
 from annotator.interchange.formats.model import FormatError
 from annotator.interchange.formats.ntcireval import read_run
+from annotator.interchange.rows import insert_rows
 from annotator.models import Campaign, RankedDocument, Run, Topic
 from annotator.rules.identity import document_key
 from annotator.rules.ids import RUN, id_problem
 
 __all__ = ["RunImport", "import_runs"]
-
-BATCH = 5000
 
 
 @dataclass
@@ -96,21 +95,10 @@ def _import(campaign: Campaign, files, name, result: RunImport) -> None:
         else:
             RankedDocument.objects.filter(run=run).delete()
             Run.objects.filter(pk=run.pk).update(source=path[:500])
-        _insert(run.pk, rows)
+        run_id = run.pk
+        insert_rows(RankedDocument, ["run_id", "topic_id", "rank", "document", "key", "stated_rank", "score"],
+                    ((run_id, *row) for row in rows))
         result.imported.append((run_name, len({row[0] for row in rows}), len(rows), replaced))
-
-
-def _insert(run_id: int, rows: list[tuple]) -> None:
-    """The rows as one executemany per batch: a run file is tens of thousands of plain rows, and
-    bulk_create spends 4/5 of its time building model instances and per-row SQL for them
-    (bench/bench_ranked_lists.py). The database's constraints check them all the same."""
-    quote = connection.ops.quote_name
-    columns = ["run_id", "topic_id", "rank", "document", "key", "stated_rank", "score"]
-    sql = (f"INSERT INTO {quote(RankedDocument._meta.db_table)} ({', '.join(quote(c) for c in columns)}) "
-           f"VALUES ({', '.join(['%s'] * len(columns))})")
-    with connection.cursor() as cursor:
-        for start in range(0, len(rows), BATCH):
-            cursor.executemany(sql, [(run_id, *row) for row in rows[start : start + BATCH]])
 
 
 def _rows(path: str, lines, topics: dict[str, int], result: RunImport) -> list[tuple]:

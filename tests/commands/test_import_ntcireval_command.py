@@ -94,3 +94,38 @@ def test_a_changed_membership_moves_the_entitys_version_on_so_a_stale_workspace_
     with pytest.raises(edits.StaleEdit):
         edits.set_membership(entity, gender, actor=entity.annotator, expected_version=version, vector=[0, 0, 1])
     assert Membership.objects.get().vector == [0.0, 1.0, 0.0]
+
+
+def _history() -> list[tuple]:
+    return sorted((e.kind, e.action, e.object_id, e.topic.code, e.before, e.after, e.imported, e.annotator.username)
+                  for e in AnnotationEvent.objects.select_related("topic", "annotator"))
+
+
+def test_every_imported_judgment_has_one_history_event_with_its_state_before_and_after_in_batches_of_any_size(tmp_path, monkeypatch):
+    monkeypatch.setattr("annotator.interchange.ntcireval.LOOKUP", 2)  # a topic's documents written two at a time
+    _load()
+    qrels = write(tmp_path, "q.qrels", "P001 a L1\nP001 b L0\nP001 c L2\nP002 m L1\n")
+    gmemb = write(tmp_path, "x.R-GENDER.gmemb", "P001 a 1 0 0\nP001 b 1/3 1/3 1/3\nP001 d 0 0 1\n")
+    run("import_ntcireval", "--campaign", "fairweb1pilot", qrels, gmemb)
+    entities = {e.key: e for e in Entity.objects.all()}
+    memberships = {m.entity.key: m for m in Membership.objects.select_related("entity")}
+    grade = {e.key: e.grade_id for e in entities.values()}
+    assert _history() == sorted(
+        [("entity", "create", e.pk, e.topic.code, None, edits.entity_state(e), True, "gold") for e in entities.values()]
+        + [("membership", "create", m.pk, "P001", None, edits.membership_state(m), True, "gold") for m in memberships.values()]
+    )
+    assert memberships["b"].vector == [1 / 3] * 3 and grade["d"] is None
+
+    AnnotationEvent.objects.all().delete()
+    qrels = write(tmp_path, "q2.qrels", "P001 a L1\nP001 b L2\nP001 c L2\nP002 m L1\nP001 e L0\n")
+    gmemb = write(tmp_path, "y.R-GENDER.gmemb", "P001 a 0 1 0\nP001 b 1/3 1/3 1/3\nP001 d 0 0 1\n")
+    out, _ = run("import_ntcireval", "--campaign", "fairweb1pilot", qrels, gmemb)
+    assert out.strip().endswith("1 new and 2 updated entities")
+    b, a, e = (Entity.objects.get(key=key) for key in "bae")
+    assert (b.version, a.version, entities["c"].version) == (2, 2, 1)
+    assert _history() == sorted([
+        ("entity", "create", e.pk, "P001", None, edits.entity_state(e), True, "gold"),
+        ("entity", "update", b.pk, "P001", {**edits.entity_state(b), "grade": grade["b"]}, edits.entity_state(b), True, "gold"),
+        ("membership", "update", memberships["a"].pk, "P001", edits.membership_state(memberships["a"]),
+         {**edits.membership_state(memberships["a"]), "vector": [0.0, 1.0, 0.0]}, True, "gold"),
+    ])

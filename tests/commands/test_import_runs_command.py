@@ -82,3 +82,27 @@ def test_a_run_name_that_would_forge_an_export_line_is_refused(tmp_path, name):
     assert [e.message for e in result.errors] == [
         f"run id {name!r} holds a line break or a control character: it cannot name a run (at most 100 characters, no spaces)"]
     assert not Run.objects.filter(name=name).exists()
+
+
+def test_a_file_that_cannot_be_read_is_refused_before_any_run_is_imported(tmp_path):
+    _load()
+    good = write(tmp_path, "a", "P001 Q0 a 1 2 sys\n")
+    missing = str(tmp_path / "missing")
+    before = row_counts()
+    message, _ = refused("import_runs", "--campaign", "fairweb1pilot", good, missing)
+    assert message == f"{missing}: No such file or directory"
+    assert row_counts() == before
+
+
+def test_runs_written_in_batches_are_all_rolled_back_by_a_bad_line_in_a_later_file(tmp_path, monkeypatch):
+    monkeypatch.setattr("annotator.interchange.rows.BATCH", 2)  # the first run is three executemany batches
+    _load()
+    first = write(tmp_path, "a", "".join(f"P001 Q0 d{i} {i} {10 - i} one\n" for i in range(1, 6)))
+    second = write(tmp_path, "b", "P001 Q0 x 1 2 two\nP001 Q0 y 2 1 two\nP001 Q0 x 3 0 two\n")
+    before = row_counts()
+    message, err = refused("import_runs", "--campaign", "fairweb1pilot", first, second)
+    assert err.splitlines() == [f"{second}:3: x is ranked twice for P001 (first at line 1)"]
+    assert row_counts() == before
+    out, _ = run("import_runs", "--campaign", "fairweb1pilot", first)
+    assert out.strip() == "run one: 1 topic(s), 5 document(s)"
+    assert list(RankedDocument.objects.values_list("rank", "document")) == [(i, f"d{i}") for i in range(1, 6)]

@@ -13,9 +13,11 @@ nothing is checked against a campaign here (topics, attribute sets, grades: the 
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from annotator.interchange.formats.model import FormatError
 from annotator.interchange.formats.paper import decode_utf8
@@ -32,24 +34,23 @@ LEVEL = re.compile(r"^L\d+$")
 MAX_ID = 1000  # the longest document id an entity key holds
 
 
-@dataclass(frozen=True)
-class QrelsLine:
+# Lines are named tuples, not dataclasses: a hundred runs are millions of them, and a frozen
+# dataclass takes 2.5 times as long to build (bench/bench_ranked_lists.py, docs/benchmarks.md).
+class QrelsLine(NamedTuple):
     topic: str
     document: str
     level: str  # "L0", "L1", ...
     line: int
 
 
-@dataclass(frozen=True)
-class MembershipLine:
+class MembershipLine(NamedTuple):
     topic: str
     document: str
     vector: tuple[float, ...]
     line: int
 
 
-@dataclass(frozen=True)
-class RunLine:
+class RunLine(NamedTuple):
     topic: str
     document: str
     rank: int  # as stated; the file's order is what counts
@@ -130,16 +131,25 @@ def read_gmemb(data: bytes, path: str) -> Read:
         if len(fields) < 3:
             read.errors.append(FormatError(path, number, "expected `topic doc p1 ... pK`"))
             continue
-        topic, document, values = fields[0], fields[1], fields[2:]
+        topic, document = fields[0], fields[1]
         try:
-            exact = [parse_number(v) for v in values]
-            check_distribution(exact)
+            vector = _membership_vector(tuple(fields[2:]))
         except VectorError as error:
             read.errors.append(FormatError(path, number, f"the membership vector: {error}"))
             continue
         if _first_mention(topic, document, path, number, seen, read.errors, "{topic} {document} is given twice (first at line {first})"):
-            read.content.append(MembershipLine(topic, document, tuple(float(v) for v in exact), number))
+            read.content.append(MembershipLine(topic, document, vector, number))
     return read
+
+
+@functools.lru_cache(maxsize=4096)
+def _membership_vector(values: tuple[str, ...]) -> tuple[float, ...]:
+    """A vector as written, read exactly and checked (VectorError if it is no distribution).
+    A qrels pool's vectors repeat (one-hot ones, a few soft ones): each distinct one is read
+    once, not 50,000 times in fractions."""
+    exact = [parse_number(v) for v in values]
+    check_distribution(exact)
+    return tuple(float(v) for v in exact)
 
 
 def read_run(data: bytes, path: str) -> Read:

@@ -30,6 +30,14 @@ def test_a_membership_vector_is_read_exactly_and_must_be_a_distribution():
     assert [e.line for e in read.errors] == [3]
 
 
+
+def test_a_vector_written_again_reads_the_same_and_a_bad_one_is_refused_on_every_line_it_is_on():
+    read = read_gmemb(b"P1 a 1/3 1/3 1/3\nP1 b 0.5 0.6\nP1 c 1/3 1/3 1/3\nP1 d 0.5 0.6\n", "m")
+    assert [(m.document, m.vector) for m in read.content] == [("a", (1 / 3, 1 / 3, 1 / 3)), ("c", (1 / 3, 1 / 3, 1 / 3))]
+    assert [(e.line, e.message) for e in read.errors] == [(2, "the membership vector: sums to 1.1, not 1"),
+                                                          (4, "the membership vector: sums to 1.1, not 1")]
+
+
 def test_a_run_keeps_the_files_order_and_warns_once_per_topic_where_ranks_or_scores_disagree():
     read = read_run(b"T1 Q0 a 1 3.0 sys\nT1 Q0 b 2 4.0 sys\nT1 Q0 c 1 1.0 sys\nT2 Q0 a 5 1 sys\n", "r")
     assert read.content.tag == "sys" and [(l.topic, l.document) for l in read.content.lines] == [

@@ -1,0 +1,100 @@
+"""Writing the rows of a campaign-scale import: one executemany per batch of plain tuples.
+
+The importers of NTCIREVAL files write millions of ranked documents and hundreds of thousands
+of entities, memberships and history events. `bulk_create` spends most of its time building a
+model instance and per-row, per-field SQL for each (three quarters of `import_ntcireval`:
+docs/benchmarks.md), so these give the database the values directly; its constraints check
+them all the same, and the caller's transaction keeps the import atomic.
+
+Values are what the database driver takes as they are (int, str, float, bool, None), except
+JSON and date-time columns, which go through their field's own preparation (a list becomes
+JSON text on SQLite and a jsonb on PostgreSQL; a datetime gets the database's time zone form).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from itertools import chain, islice
+
+from django.db import DEFAULT_DB_ALIAS, connections, models
+
+__all__ = ["BATCH", "insert_rows", "update_rows"]
+
+BATCH = 5000  # rows of one executemany: bounded memory, few round trips
+ROWS_PER_STATEMENT = 500  # at most (PostgreSQL takes 65,535 parameters a statement; SQLite fewer: the backend says)
+PREPARED_TYPES = {"JSONField", "DateTimeField"}
+
+
+def insert_rows(model: type[models.Model], columns: Sequence[str], rows: Iterable[Sequence]) -> int:
+    """INSERT the rows (one value per column, by attname: ``topic_id``); returns how many.
+
+    Many rows a statement, as many as the backend takes parameters (SQLite: 999 // columns):
+    on SQLite half the time of one row a statement (docs/benchmarks.md)."""
+    connection = connections[DEFAULT_DB_ALIAS]
+    quote = connection.ops.quote_name
+    fields = [model._meta.get_field(c) for c in columns]
+    head = f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(f.column) for f in fields)}) VALUES "
+    group = f"({', '.join(['%s'] * len(columns))})"
+    per_statement = max(1, min(BATCH, ROWS_PER_STATEMENT, connection.ops.bulk_batch_size(fields, range(BATCH))))
+    many = head + ", ".join([group] * per_statement)
+    count = 0
+    rows = iter(_prepared(model, columns, rows))
+    with connection.cursor() as cursor:
+        while batch := list(islice(rows, BATCH - BATCH % per_statement)):
+            whole = len(batch) - len(batch) % per_statement
+            if whole:
+                cursor.executemany(many, [list(chain.from_iterable(batch[i : i + per_statement]))
+                                          for i in range(0, whole, per_statement)])
+            if whole < len(batch):
+                cursor.execute(head + ", ".join([group] * (len(batch) - whole)), list(chain.from_iterable(batch[whole:])))
+            count += len(batch)
+    return count
+
+
+def update_rows(model: type[models.Model], columns: Sequence[str], rows: Iterable[Sequence], bump: str | None = None) -> int:
+    """UPDATE rows given as (*values of `columns`, pk); `bump` names an integer column that
+    goes up by one (a version, so that an edit based on the old state is refused)."""
+    quote = connections[DEFAULT_DB_ALIAS].ops.quote_name
+    assignments = [f"{quote(_column(model, c))} = %s" for c in columns]
+    if bump is not None:
+        assignments.append(f"{quote(_column(model, bump))} = {quote(_column(model, bump))} + 1")
+    sql = (f"UPDATE {quote(model._meta.db_table)} SET {', '.join(assignments)} "
+           f"WHERE {quote(model._meta.pk.column)} = %s")
+    return _execute_many(sql, _prepared(model, [*columns, model._meta.pk.attname], rows))
+
+
+def _column(model: type[models.Model], name: str) -> str:
+    return model._meta.get_field(name).column
+
+
+def _prepared(model: type[models.Model], columns: Sequence[str], rows: Iterable[Sequence]) -> Iterable[Sequence]:
+    connection = connections[DEFAULT_DB_ALIAS]
+    converters = [(i, field) for i, field in enumerate(model._meta.get_field(c) for c in columns)
+                  if field.get_internal_type() in PREPARED_TYPES]
+    if not converters:
+        return rows
+    prepared: dict = {}  # an import stamps its rows with one time: prepared once
+
+    def convert(row: Sequence) -> list:
+        values = list(row)
+        for i, field in converters:
+            value = values[i]
+            if isinstance(value, list | dict):  # JSON: unhashable, and rarely repeated
+                values[i] = field.get_db_prep_save(value, connection)
+            else:
+                if (i, value) not in prepared:
+                    prepared[(i, value)] = field.get_db_prep_save(value, connection)
+                values[i] = prepared[(i, value)]
+        return values
+
+    return map(convert, rows)
+
+
+def _execute_many(sql: str, rows: Iterable[Sequence]) -> int:
+    count = 0
+    rows = iter(rows)
+    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
+        while batch := list(islice(rows, BATCH)):
+            cursor.executemany(sql, batch)
+            count += len(batch)
+    return count
