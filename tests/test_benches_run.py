@@ -1,7 +1,6 @@
-"""The save benchmark (and the floor requests it interleaves, those of bench_floor.py) still runs
-against the product as it is: it had been failing since edits stopped sending HX-Trigger, and
-no test noticed. Smallest size, one iteration: whether it runs, never how fast (speed is the
-benchmarks' own business)."""
+"""The benchmarks still run against the product as it is, at their smallest sizes: whether they
+run, never how fast (speed is the benchmarks' own business). The save benchmark had been
+failing since edits stopped sending HX-Trigger, and no test noticed."""
 
 from __future__ import annotations
 
