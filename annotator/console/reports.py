@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 import math
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from django.db.models import Prefetch  # noqa: E402
+from django.db.models import Count, Prefetch, QuerySet  # noqa: E402
 
 from scoring import agreement  # noqa: E402
 from annotator.interchange.csvsafe import frame_csv  # noqa: E402
@@ -399,39 +399,79 @@ def human_assignments() -> Prefetch:
     )
 
 
+def doubly_annotated_conversations(campaign: Campaign) -> QuerySet[Conversation]:
+    """Conversations two or more people annotate (automatic judges aside)."""
+    people = (
+        Assignment.objects.exclude(AnnotatorProfile.automatic("annotator__"))
+        .values("conversation_id").annotate(people=Count("annotator_id")).filter(people__gte=2)
+        .values("conversation_id")
+    )
+    return Conversation.objects.filter(topic__campaign=campaign, pk__in=people)
+
+
 def doubly_annotated(campaign: Campaign) -> list[Conversation]:
-    """Conversations two or more people annotate (automatic judges aside), their assignments prefetched."""
-    return [
-        c
-        for c in Conversation.objects.filter(topic__campaign=campaign)
+    """doubly_annotated_conversations, their topic, run, gold and human assignments fetched."""
+    return list(
+        doubly_annotated_conversations(campaign)
         .select_related("topic", "run", "gold_annotator")
         .prefetch_related(human_assignments())
-        if len(c.assignments.all()) >= 2
-    ]
+    )
 
 
-def _judgments(conversation: Conversation, annotator_ids: list[int]):
-    """Per annotator: spans (system turn number, start, end, entity key), entity key -> (name,
-    grade level, entity id), (annotator, key) -> {attribute set: vector}; and each system turn's
-    word offset (to give positions as the workspace's WC)."""
-    spans = defaultdict(set)
-    keys = defaultdict(dict)
-    for n in Nugget.objects.filter(turn__conversation=conversation, annotator_id__in=annotator_ids).select_related(
-        "entity__grade", "turn"
+@dataclass
+class ConversationJudgments:
+    """One conversation's judgments by its annotators: per annotator, spans (system turn number,
+    start, end, entity key) and entity key -> (name, grade level, entity id); (annotator, key) ->
+    {attribute set: vector}; and each system turn's word offset (to give positions as the
+    workspace's WC)."""
+
+    spans: dict[int, set[tuple[int, int, int, str]]] = field(default_factory=lambda: defaultdict(set))
+    keys: dict[int, dict[str, tuple[str, int | None, int]]] = field(default_factory=lambda: defaultdict(dict))
+    vectors: dict[tuple[int, str], dict[str, list]] = field(default_factory=lambda: defaultdict(dict))
+    offsets: dict[int, int] = field(default_factory=dict)
+
+
+def judgments_of(conversations: QuerySet[Conversation], annotator_ids: Collection[int]) -> dict[int, ConversationJudgments]:
+    """The judgments of `annotator_ids` in each of `conversations`, by conversation id, in three
+    queries however many conversations there are (nuggets with their turn and entity, the
+    entities' memberships, the turns' words): the agreement page reads a whole campaign so."""
+    found: dict[int, ConversationJudgments] = defaultdict(ConversationJudgments)
+    nuggets = Nugget.objects.filter(turn__conversation__in=conversations, annotator_id__in=annotator_ids)
+    for conversation_id, annotator_id, number, start, end, key, name, level, entity_id in nuggets.values_list(
+        "turn__conversation_id", "annotator_id", "turn__number", "start_word", "end_word",
+        "entity__key", "entity__name", "entity__grade__level", "entity_id",
     ):
-        spans[n.annotator_id].add((n.turn.number, n.start_word, n.end_word, n.entity.key))  # nuggets sit in system turns: S<number>
-        keys[n.annotator_id][n.entity.key] = (n.entity.name or n.entity.key, n.entity.grade.level if n.entity.grade else None, n.entity_id)
-    vectors = defaultdict(dict)
-    entity_ids = [e for per in keys.values() for (_, _, e) in per.values()]
-    owner = {e: (a, k) for a, per in keys.items() for k, (_, _, e) in per.items()}
-    for m in Membership.objects.filter(entity_id__in=entity_ids).select_related("attribute_set"):
-        a, k = owner[m.entity_id]
-        vectors[(a, k)][m.attribute_set.name] = m.vector
-    return spans, keys, vectors, system_turn_offsets(conversation)
+        judged = found[conversation_id]
+        judged.spans[annotator_id].add((number, start, end, key))  # nuggets sit in system turns: S<number>
+        judged.keys[annotator_id][key] = (name or key, level, entity_id)
+    # an entity is topic-wide: the same one is judged in every run's conversation of its topic
+    owners: dict[int, list[tuple[int, int, str]]] = defaultdict(list)
+    for judged_id, judged in found.items():
+        for annotator_id, per in judged.keys.items():
+            for key, (_, _, entity_id) in per.items():
+                owners[entity_id].append((judged_id, annotator_id, key))
+    memberships = Membership.objects.filter(entity__in=nuggets.values("entity_id")).values_list(
+        "entity_id", "attribute_set__name", "vector")
+    for entity_id, attribute, vector in memberships:
+        for conversation_id, annotator_id, key in owners[entity_id]:
+            found[conversation_id].vectors[(annotator_id, key)][attribute] = vector
+    turns: dict[int, list[Turn]] = defaultdict(list)
+    for turn in Turn.objects.filter(conversation__in=conversations).order_by("conversation_id", "position").only(
+        "conversation_id", "role", "number", "text"
+    ):
+        turns[turn.conversation_id].append(turn)
+    for conversation_id, judged in found.items():
+        judged.offsets = system_turn_offsets(None, turns[conversation_id])
+    return found
 
 
-def conversation_agreement(conversation: Conversation, first, second) -> tuple[PairReport, list]:
-    spans, keys, vectors, offsets = _judgments(conversation, [first.pk, second.pk])
+def conversation_agreement(conversation: Conversation, first, second,
+                           judged: ConversationJudgments | None = None) -> tuple[PairReport, list]:
+    """Two annotators of a conversation compared: spans, grades, memberships, and the list of
+    their disagreements. `judged` (judgments_of) saves the conversation's three queries."""
+    if judged is None:
+        judged = judgments_of(Conversation.objects.filter(pk=conversation.pk), [first.pk, second.pk])[conversation.pk]
+    spans, keys, vectors, offsets = judged.spans, judged.keys, judged.vectors, judged.offsets
     span = agreement.span_agreement({s[:3] for s in spans[first.pk]}, {s[:3] for s in spans[second.pk]})
     grade_pairs = []
     disagreements = []
@@ -492,10 +532,13 @@ def campaign_agreement(campaign: Campaign) -> dict:
     kappa_by_pair: dict[tuple[str, str], tuple[list, list]] = defaultdict(lambda: ([], []))
     units: dict[tuple[int, str], dict[int, int]] = defaultdict(dict)  # (topic, entity name) -> coder -> level
     coders: set[int] = set()
+    conversations = doubly_annotated(campaign)
+    people = {a.annotator_id for conversation in conversations for a in conversation.assignments.all()}
+    judged = judgments_of(doubly_annotated_conversations(campaign), people)
     for conversation, (first, second) in (
-        (conversation, pair) for conversation in doubly_annotated(campaign) for pair in annotator_pairs(conversation)
+        (conversation, pair) for conversation in conversations for pair in annotator_pairs(conversation)
     ):
-        report, vectors = conversation_agreement(conversation, first, second)
+        report, vectors = conversation_agreement(conversation, first, second, judged[conversation.pk])
         pairs.append(report)
         membership_pairs.extend(vectors)
         key = (first.get_username(), second.get_username())

@@ -438,7 +438,7 @@ def _offset(conversation: Conversation, number: int) -> int:
     return system_turn_offsets(conversation).get(number, 0)
 
 
-def system_turn_offsets(conversation: Conversation, turns: list[Turn] | None = None) -> dict[int, int]:
+def system_turn_offsets(conversation: Conversation | None, turns: list[Turn] | None = None) -> dict[int, int]:
     """S<number> -> the words before that system turn (user turns count too): a word k (0-based)
     of it is at WC offset + k + 1, as the workspace counts. One query, unless `turns` are given."""
     if turns is None:

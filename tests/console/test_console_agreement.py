@@ -1,10 +1,15 @@
 import math
 
+import numpy as np
+import pytest
+from django.test import Client
 from django.urls import reverse
 
 from annotator.console import reports
-from annotator.models import Grade
+from annotator.models import Assignment, Conversation, Grade
+from scoring import agreement
 from tests.console.conftest import assert_only_the_organiser_gets_in
+from tests.console.demo import build_demo
 from tests.factories import make_conversation, make_user, mark
 
 TEXT = "Here are films: Alpha https://www.imdb.com/title/tt0000001/ and Beta https://www.imdb.com/title/tt0000002/ enjoy"
@@ -104,3 +109,40 @@ def test_a_nugget_one_annotator_skipped_is_listed_once_with_its_wc_position(orga
     listed = [d for p in campaign_agreement(campaign)["pairs"] for d in p.disagreements]
     assert not any("span only by" in d and "words" in d for d in listed)
     assert not any(d.endswith("span only by ann") for d in listed), "the skipped nugget is not listed a second time"
+
+
+def test_the_campaigns_figures_equal_each_conversations_own_computation(campaign, demo):
+    ann, bob = demo[2]
+    cat = make_user("cat")
+    # cat joins a conversation whose films the other runs of its topic list too: entities are topic-wide
+    shared = Conversation.objects.filter(topic__code="M001", run__name="bing-trial1").get()
+    Assignment.objects.create(conversation=shared, annotator=cat)
+    mark(shared, cat, 2, 0, 1, grade="L1", memberships={"RATINGS": [0, 1, 0, 0]})
+    result = reports.campaign_agreement(campaign)
+    own, vectors = [], []
+    for conversation in reports.doubly_annotated(campaign):
+        for first, second in reports.annotator_pairs(conversation):
+            pair, pair_vectors = reports.conversation_agreement(conversation, first, second)
+            own.append(pair)
+            vectors.extend(pair_vectors)
+    assert len(result["pairs"]) == len(own) == 6  # 4 conversations; the shared one has 3 pairs
+    for page, alone in zip(result["pairs"], own, strict=True):
+        assert (page.conversation, page.first, page.second) == (alone.conversation, alone.first, alone.second)
+        assert (page.spans, page.grade_pairs, page.disagreements) == (alone.spans, alone.grade_pairs, alone.disagreements)
+    assert result["membership"] == agreement.membership_distance(vectors) and result["membership"].pairs > 0
+    assert result["span_exact_f1"] == pytest.approx(np.mean([p.spans.exact_f1 for p in own]))
+
+
+@pytest.mark.parametrize("topics", [1, 6])
+def test_the_page_reads_a_fixed_number_of_queries_however_many_conversations(db, topics, django_assert_num_queries):
+    campaign, organiser, _ = build_demo(n_topics=topics)
+    client = Client()
+    client.force_login(organiser)
+    assert len(reports.doubly_annotated(campaign)) == {1: 3, 6: 5}[topics]
+    # 1 the session; 2 the user; 3 the campaign (campaign_for_organiser); 4 the doubly annotated
+    # conversations with topic, run and gold; 5 their human assignments; 6 their annotators' nuggets
+    # with turn and entity; 7 those entities' memberships; 8 the conversations' turns; 9 the base
+    # template's Console link (does the user organise a campaign)
+    with django_assert_num_queries(9):
+        response = client.get(url(campaign))
+    assert len(response.context["agreement"]["pairs"]) == {1: 3, 6: 5}[topics]
