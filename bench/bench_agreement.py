@@ -3,6 +3,7 @@ to the `krippendorff` package and scoring.intervals, in the same run.
 
     .venv/bin/python bench/bench_agreement.py [--units 1000 20000] [--coders 2 5] [--repeats 7]
                                               [--topics 50] [--runs 20] [--before fd32a84 | none]
+                                              [--pairs-before 775e8c5 | none]
 
 The console's agreement page (console.reports.campaign_agreement) computes alpha over every
 (topic, entity) unit of the campaign, ordinal and nominal. Reliability data shaped like it:
@@ -18,7 +19,9 @@ clone: tests/test_benches_run.py runs it so).
 Then a campaign (bench_compare_judges' generated files, topics x runs conversations of 10
 films, imported for two human annotators, so every conversation is doubly annotated), timed
 in-process: the agreement page's `campaign_agreement` with the package and with the
-hand-written alpha swapped in; `run_summary` (report.csv, the API's run means, the report
+hand-written alpha swapped in, and with the three queries per annotator pair it made until
+--pairs-before (its `campaign_agreement`, `conversation_agreement` and `_judgments` read from
+git and run against today's models; the pages' figures are checked equal); `run_summary` (report.csv, the API's run means, the report
 page) with scoring.intervals and with the per-run, per-column `mean_ci` loop it replaced (both
 read from git at --before). Outputs are checked equal.
 """
@@ -47,6 +50,7 @@ from scoring.agreement import krippendorff_alpha  # noqa: E402
 from tests.scoring import krippendorff_reference  # noqa: E402
 
 HAND_WRITTEN_UNTIL = "fd32a84"  # the last commit whose scoring/agreement.py computed alpha by hand
+PER_PAIR_QUERIES_UNTIL = "775e8c5"  # the last commit whose agreement page queried each annotator pair's judgments
 
 
 def source_at(revision: str, path: str) -> str:
@@ -77,7 +81,32 @@ def run_summary_before(revision: str):
     return namespace["run_summary"]
 
 
-def campaign_section(topics: int, runs: int, repeats: int, before_alpha, revision: str) -> dict:
+def campaign_agreement_before(revision: str):
+    """The agreement page's campaign_agreement as it was at `revision` (three queries per
+    annotator pair), its functions read from git and compiled among today's console reports."""
+    from annotator.console import reports
+
+    source = source_at(revision, "annotator/console/reports.py")
+    wanted = {"_judgments", "conversation_agreement", "campaign_agreement"}
+    functions = [node for node in ast.parse(source).body if isinstance(node, ast.FunctionDef) and node.name in wanted]
+    assert {f.name for f in functions} == wanted, "--pairs-before must name a commit with _judgments in console/reports.py"
+    namespace = dict(vars(reports))
+    exec(compile(ast.Module(body=functions, type_ignores=[]), f"{revision}:annotator/console/reports.py", "exec"), namespace)
+    return namespace["campaign_agreement"]
+
+
+def same_figures(page: dict, other: dict) -> bool:
+    """Two agreement pages show the same figures (NaN equals NaN)."""
+    def figures(p):
+        return ([(r.conversation.pk, r.first.pk, r.second.pk, r.spans, r.grade_pairs, r.disagreements) for r in p["pairs"]],
+                [(k["pair"], k["n"], round(k["kappa"], 12)) for k in p["kappas"] if not math.isnan(k["kappa"])],
+                p["units"], p["membership"].pairs)
+    close = all(math.isclose(page[k], other[k], abs_tol=1e-12) or (math.isnan(page[k]) and math.isnan(other[k]))
+                for k in ("alpha_ordinal", "alpha_nominal", "span_exact_f1", "span_word_dice"))
+    return close and figures(page) == figures(other)
+
+
+def campaign_section(topics: int, runs: int, repeats: int, before_alpha, revision: str, pairs_revision: str | None) -> dict:
     from bench.bench_compare_judges import write_files
     from bench.common import bench_database, database_label
 
@@ -133,6 +162,15 @@ def campaign_section(topics: int, runs: int, repeats: int, before_alpha, revisio
         if before_alpha:
             assert abs(page["alpha_ordinal"] - pages["hand-written"]["alpha_ordinal"]) < 1e-9
         units = page["units"]
+        pairs_before_s = float("inf") if pairs_revision else float("nan")
+        if pairs_revision:
+            per_pair = campaign_agreement_before(pairs_revision)
+            for _ in range(repeats):  # interleaved with today's page, as above
+                started = time.perf_counter()
+                page_per_pair = per_pair(campaign)
+                pairs_before_s = min(pairs_before_s, time.perf_counter() - started)
+                page_s = min(page_s, page_with("package", package)[0])
+            assert same_figures(page, page_per_pair), "the agreement page's figures changed"
 
         table = score_table(campaign)
         summary_s, summary = best_time(lambda: reports.run_summary(table), repeats * 3)
@@ -143,6 +181,7 @@ def campaign_section(topics: int, runs: int, repeats: int, before_alpha, revisio
             assert summary.equals(summary_before), "run_summary's output changed"
         return {"database": database_label(), "conversations": len(table), "units": units, "pairs": len(page["pairs"]),
                 "alpha_ordinal": page["alpha_ordinal"], "agreement_page_s": page_s, "agreement_page_before_s": page_before_s,
+                "agreement_page_per_pair_queries_s": pairs_before_s,
                 "alpha_in_page_ms": inside["package"] * 1e3, "alpha_in_page_before_ms": inside["hand-written"] * 1e3,
                 "run_summary_ms": summary_s * 1e3, "run_summary_before_ms": summary_before_s * 1e3,
                 "runs": int(table["run"].nunique()), "columns": len(summary.columns)}
@@ -167,8 +206,12 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--skip-campaign", action="store_true", help="the maths alone, no database")
     parser.add_argument("--before", default=HAND_WRITTEN_UNTIL)
+    parser.add_argument("--pairs-before", default=None,
+                        help=f"the page's per-pair queries from git (default {PER_PAIR_QUERIES_UNTIL}, none with --before none)")
     args = parser.parse_args()
     revision = None if args.before == "none" else args.before
+    pairs_revision = args.pairs_before or (None if revision is None else PER_PAIR_QUERIES_UNTIL)
+    pairs_revision = None if pairs_revision == "none" else pairs_revision
     before = hand_written(revision) if revision else None
     rows = []
     print(f"Machine: {platform.platform()}, load average {load_average()}")
@@ -190,13 +233,16 @@ def main() -> int:
                       f"{before_s / after_s:.2f}x | {row['plain_python_ms']:.1f} | {after:.4f} |")
     result = {"machine": machine(), "rows": rows}
     if not args.skip_campaign:
-        c = result["campaign"] = campaign_section(args.topics, args.runs, args.repeats, before, revision)
+        c = result["campaign"] = campaign_section(args.topics, args.runs, args.repeats, before, revision, pairs_revision)
         print(f"\nCampaign ({c['database']}): {c['conversations']} conversations, {c['pairs']} annotator pairs, "
               f"{c['units']} alpha units (alpha ordinal {c['alpha_ordinal']:.4f}), best of {args.repeats}")
         print("| what | now | before | before / now |")
         print("|---|---|---|---|")
         print(f"| agreement page's campaign_agreement (s) | {c['agreement_page_s']:.3f} | {c['agreement_page_before_s']:.3f} "
               f"| {c['agreement_page_before_s'] / c['agreement_page_s']:.2f}x |")
+        print(f"| agreement page, queries per annotator pair ({pairs_revision}) vs one set per campaign (s) "
+              f"| {c['agreement_page_s']:.3f} | {c['agreement_page_per_pair_queries_s']:.3f} "
+              f"| {c['agreement_page_per_pair_queries_s'] / c['agreement_page_s']:.2f}x |")
         print(f"| its two alpha calls (ordinal, nominal) (ms) | {c['alpha_in_page_ms']:.1f} | {c['alpha_in_page_before_ms']:.1f} "
               f"| {c['alpha_in_page_before_ms'] / c['alpha_in_page_ms']:.2f}x |")
         print(f"| run_summary, {c['runs']} runs (ms) | {c['run_summary_ms']:.2f} | {c['run_summary_before_ms']:.2f} "
