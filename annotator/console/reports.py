@@ -523,6 +523,14 @@ def annotator_pairs(conversation: Conversation) -> list[tuple]:
     return list(combinations(human_annotators(conversation), 2))
 
 
+def pair_reports(conversation: Conversation) -> list[PairReport]:
+    """Every pair of the conversation's human annotators compared, their judgments read once."""
+    pairs = annotator_pairs(conversation)
+    people = {person.pk for pair in pairs for person in pair}
+    judged = judgments_of(Conversation.objects.filter(pk=conversation.pk), people)[conversation.pk]
+    return [conversation_agreement(conversation, first, second, judged)[0] for first, second in pairs]
+
+
 def campaign_agreement(campaign: Campaign) -> dict:
     """Agreement over every conversation with two or more annotators: every pair of its
     annotators is compared (spans, grades, memberships, Cohen's kappa per pair), and

@@ -182,3 +182,19 @@ def test_taking_a_value_nobody_of_the_conversation_gave_is_refused(three):
                            follow=True)
     assert "not an annotator of this conversation" in response.content.decode()
     assert not three.conversation.decisions.exists()
+
+
+def test_the_pairs_of_three_annotators_read_their_judgments_once(doubled, django_assert_num_queries):
+    from annotator.console import reports
+    from annotator.models import Assignment
+    from tests.factories import make_user, mark
+
+    cat = make_user("cat")
+    Assignment.objects.create(conversation=doubled, annotator=cat)
+    mark(doubled, cat, 2, 0, 1, grade="L1")
+    conversation = Conversation.objects.get(pk=doubled.pk)
+    # 1 the human assignments; 2 their nuggets with turn and entity; 3 the entities' memberships; 4 the turns
+    with django_assert_num_queries(4):
+        pairs = reports.pair_reports(conversation)
+    assert [(p.first.username, p.second.username) for p in pairs] == [("ann", "bob"), ("ann", "cat"), ("bob", "cat")]
+    assert any("marked only by cat" in d for d in pairs[1].disagreements)

@@ -51,7 +51,7 @@ def adjudicate(request: HttpRequest, slug: str, conversation: int) -> HttpRespon
     if not form.is_bound and judge is not None:
         form.initial["gold_annotator"] = judge
     scores = [{"annotator": a, "score": score_conversation(conv, a)} for a in annotators]
-    pairs = [reports.conversation_agreement(conv, first, second)[0] for first, second in reports.annotator_pairs(conv)]
+    pairs = reports.pair_reports(conv)
     adjudicated = _adjudicated(conv)
     rows = []
     if adjudicated is not None:
