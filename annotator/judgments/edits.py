@@ -140,7 +140,7 @@ def _bump(model, obj, expected_version: int, kind: str, **changes) -> None:
 
 def check_span_bounds(turn: Turn, start_word: int, end_word: int) -> None:
     """A nugget is a word range inside one system turn (no database needed: forms call this)."""
-    _refuse_span(turn, start_word, end_word, others=())
+    check_span_among(turn, start_word, end_word, others=())
 
 
 def check_span(turn: Turn, annotator, start_word: int, end_word: int, exclude: int | None = None) -> None:
@@ -151,17 +151,13 @@ def check_span(turn: Turn, annotator, start_word: int, end_word: int, exclude: i
     others = Nugget.objects.filter(turn=turn, annotator=annotator)
     if exclude is not None:
         others = others.exclude(pk=exclude)
-    _refuse_span(turn, start_word, end_word, others=list(others.values_list("start_word", "end_word")))
+    check_span_among(turn, start_word, end_word, others=list(others.values_list("start_word", "end_word")))
 
 
 def check_span_among(turn: Turn, start_word: int, end_word: int, others: Sequence[tuple[int, int]]) -> None:
-    """check_span with the annotator's other spans of the turn given, not read: what a preview
-    of a change (adjudication) asks, writing and locking nothing."""
-    _refuse_span(turn, start_word, end_word, others=others)
-
-
-def _refuse_span(turn: Turn, start_word: int, end_word: int, others: Sequence[tuple[int, int]]) -> None:
-    """AnnotationRefused, in the workspace's words, when annotator.rules.spans finds the span wrong."""
+    """AnnotationRefused, in the workspace's words, when annotator.rules.spans finds the span
+    wrong among the annotator's `others` spans of the turn, given, not read: the one home of the
+    span check (check_span reads the others; an adjudication preview passes them, locking nothing)."""
     if not turn.is_system:
         raise AnnotationRefused(USER_TURN)
     words = len(tokenise(turn.text))

@@ -146,10 +146,9 @@
     return t ? t.dataset.selected || "" : "";
   }
 
-  // An edit's answer re-renders only the turns it changed: make the selection marks and the
-  // label forms' "selected" field of the other turns agree with the selected nugget.
-  // Turns an answer re-renders come with the server's selection marks already: when the
-  // selection is the one last synced, nothing is left to do (four walks of the column saved).
+  // An edit's answer re-renders only the turns it changed, with the server's selection marks:
+  // make the marks and the label forms' "selected" field of the other turns agree with the
+  // selected nugget, when the selection is not the one last synced (else nothing is left to do).
   var synced = null;
   function syncSelection() {
     var id = selectedId();

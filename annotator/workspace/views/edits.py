@@ -70,8 +70,8 @@ def respond(
     the column is not sent whole: just the <section>s of the turns whose rendering can have
     changed, each out of band (HX-Reswap: none), so the answer's size follows the edit, not
     the conversation. When the edit kept the selection and changed its entity (`editor`), the
-    editor is not sent whole either: just its parts that can differ. Plain forms: a redirect back to the page (success) or the whole page
-    with the message (refusal).
+    editor is not sent whole either: just its parts that can differ. Plain forms: a redirect
+    back to the page (success) or the whole page with the message (refusal).
     """
     if not request.htmx and status < 400:
         if message:
