@@ -157,3 +157,26 @@ def test_a_har_capture_is_uploaded_and_only_its_conversations_and_citations_are_
                 if cursor.fetchone()[0]:
                     found.append(table)
             assert found == [], (secret, found)
+
+
+def test_a_zip_bomb_uploaded_is_a_400_at_once_without_being_inflated(organiser, campaign):
+    import time
+    import tracemalloc
+
+    from tests.interchange.zip_bombs import spaces_zip
+
+    bomb = SimpleUploadedFile("export.zip", spaces_zip(300), content_type="application/zip")  # 300 MiB of spaces, 0.3 MB
+    target = url(campaign)
+    assert organiser.get(target).status_code == 200  # the URLs and the page's code loaded before the clock starts
+    tracemalloc.start()
+    started = time.perf_counter()
+    try:
+        response = organiser.post(target, {"files": [bomb], "topic": "M002", "run": "chatgpt"})
+        seconds = time.perf_counter() - started
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert response.status_code == 400
+    assert response.context["errors"] == [
+        "export.zip: conversations.json would be 314,572,800 bytes unzipped, more than the 209,715,200 read from a zip: refused"]
+    assert seconds < 2.0 and peak < 32 << 20  # before: the 300 MB inflated twice (counted, then read), seconds

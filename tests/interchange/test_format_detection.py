@@ -58,3 +58,9 @@ def test_counting_agrees_with_reading_for_every_example_file():
 def test_a_chatgpt_export_is_counted_by_its_conversations_without_being_read():
     data = (DATA / "chatgpt-conversations.json").read_bytes()
     assert count_conversations(data, "conversations.json") == 3  # the empty one too: reading skips it
+
+
+def test_an_empty_json_array_is_refused_as_holding_no_conversation_not_a_crash():
+    for data in (b"[]", b"[ \n ]", b"\xef\xbb\xbf[]\n"):
+        assert [str(e) for e in parse_file(data, "conversations.json").errors] == [
+            "conversations.json:1: an empty JSON array: no conversation in it"]

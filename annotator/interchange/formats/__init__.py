@@ -6,10 +6,8 @@ and never raise on bad input; ``write_*`` give text that parses back to the same
 See docs/formats.md.
 """
 
-import io
 import json
 import re
-import zipfile
 from collections.abc import Callable
 
 from .detect import parse_text
@@ -28,6 +26,7 @@ from .model import (
     semantics,
 )
 from .paper import decode_utf8, iter_paper, parse_paper, parse_paper_bytes, write_paper
+from .zips import unzipped
 
 __all__ = [
     "FormatError",
@@ -72,33 +71,6 @@ def parse_file(data: bytes, path: str, on_conversation: Callable[[int], object] 
     if text is None:
         return ParseResult([], errors, [])
     return parse_text(text, path, on_conversation)
-
-
-ZIP_MAGIC = b"PK\x03\x04"
-EXPORT_IN_ZIP = "conversations.json"  # ChatGPT's and Claude.ai's exports
-TAKEOUT_IN_ZIP = "MyActivity.json"  # Google Takeout: Takeout/My Activity/Gemini Apps/MyActivity.json
-MAX_UNZIPPED = 1 << 30  # a zip bomb is refused before it is inflated
-
-
-def unzipped(data: bytes, path: str) -> tuple[bytes, FormatError | None]:
-    """A data export as it is downloaded (a zip): ChatGPT's or Claude.ai's conversations.json,
-    or Google Takeout's Gemini Apps activity (MyActivity.json in a folder named for Gemini;
-    the folder names are translated, "Gemini" is not). Any other data as it is."""
-    if not data.startswith(ZIP_MAGIC):
-        return data, None
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            members = archive.infolist()
-            member = next((i for i in members if i.filename.rsplit("/", 1)[-1] == EXPORT_IN_ZIP), None) or next(
-                (i for i in members if i.filename.rsplit("/", 1)[-1] == TAKEOUT_IN_ZIP and "gemini" in i.filename.lower()), None)
-            if member is None:
-                return b"", FormatError(path, 0, f"a zip without {EXPORT_IN_ZIP} or Gemini Apps/{TAKEOUT_IN_ZIP}: only ChatGPT's "
-                                        "and Claude.ai's data exports and Google Takeout's Gemini Apps activity are read from a zip")
-            if member.file_size > MAX_UNZIPPED:
-                return b"", FormatError(path, 0, f"{member.filename} would be {member.file_size:,} bytes unzipped: too large")
-            return archive.read(member), None
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, OSError, EOFError) as exc:
-        return b"", FormatError(path, 0, f"not a readable zip: {exc}")
 
 
 CURRENT_NODE = re.compile(rb'"current_node"\s*:')

@@ -47,6 +47,8 @@ def parse_text(text: str, path: str, on_conversation: Callable[[int], object] | 
         return result
     if errors:
         return ParseResult(errors=errors)
+    if not units:
+        return ParseResult(errors=[FormatError(path, 1, "an empty JSON array: no conversation in it")])
     first = units[0]
     family = family_of(first.value)
     if family is None:
