@@ -195,3 +195,17 @@ def test_replacing_a_harvest_with_a_file_that_cites_nothing_says_the_proposals_w
     assert [w.message for w in result.warnings] == [
         "M003 / chatgpt: the judgments other annotators had made on the replaced conversation were deleted with it"]
     assert not Nugget.objects.exists()
+
+
+def test_a_claude_ai_export_with_a_lone_surrogate_imports_nothing_and_says_where(campaign):
+    import json
+
+    from annotator.interchange.importing import import_files
+    from tests.interchange.test_harvest_field_checks import _claude_export
+
+    before = row_counts()
+    data = json.dumps(_claude_export("Primer \ud800 (2004).")).encode()
+    result = import_files(campaign, [("conversations.json", data)], run="claude", topic="M003")  # before: UnicodeEncodeError
+    assert [str(e) for e in result.errors] == [
+        "conversations.json:1: [0].chat_messages[1].content[0].text: a lone surrogate (\\ud800-\\udfff) is no text"]
+    assert row_counts() == before

@@ -15,7 +15,7 @@ from .harvest.openai_chat import is_message_list
 from .harvest.openai_responses import is_item_list
 from .harvest.streams import looks_like_events
 from .jsonl import parse_jsonl
-from .model import FormatError, ParsedConversation, ParseResult
+from .model import FormatError, LoneSurrogate, ParsedConversation, ParseResult, may_hold_surrogates, surrogate_at
 from .paper import parse_paper
 
 __all__ = ["parse_text", "json_units", "SUPPORTED", "PAPER", "JSONL"]
@@ -107,7 +107,7 @@ def json_units(text: str, path: str) -> tuple[list[Unit], list[FormatError]]:
     try:
         units = _document(text, decoder)
         if units is not None:
-            return units, []
+            return units, _surrogates(units, text, path)
         whole_error = None
     except json.JSONDecodeError as exc:
         whole_error = exc
@@ -128,7 +128,20 @@ def json_units(text: str, path: str) -> tuple[list[Unit], list[FormatError]]:
             errors.append(FormatError(path, no, "invalid JSON: nested too deeply"))
             continue
         units.append(Unit(value, no))
-    return units, errors
+    return units, errors + _surrogates(units, text, path)
+
+
+def _surrogates(units: list[Unit], text: str, path: str) -> list[FormatError]:
+    """A string or key holding a lone surrogate (``"\\ud800"``: valid JSON, but no text a
+    database, a file or a page can hold), by its line and JSON path, for every value that has one."""
+    if not may_hold_surrogates(text):
+        return []
+    errors = []
+    for unit in units:
+        where = surrogate_at(unit.value)
+        if where is not None:
+            errors.append(FormatError(path, unit.line, LoneSurrogate.REASON, (unit.field + where).removeprefix(".") or None))
+    return errors
 
 
 def _document(text: str, decoder: json.JSONDecoder) -> list[Unit] | None:

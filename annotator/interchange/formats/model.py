@@ -77,6 +77,25 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+def may_hold_surrogates(text: str) -> bool:
+    """Whether JSON ``text`` has an escape that can bring a lone surrogate into a decoded string."""
+    return _SURROGATE_ESCAPE.search(text) is not None
+
+
+def holds_surrogate(text: str) -> bool:
+    return _SURROGATE.search(text) is not None
+
+
+def surrogate_at(value: Any) -> str | None:
+    """Where in ``value`` (decoded JSON) a string or key holds a lone surrogate, as a JSON path
+    relative to it (``.turns[0].text``; ``""`` for the value itself), else None."""
+    try:
+        where = _surrogate_path(value, "$")
+    except RecursionError:
+        return None
+    return None if where is None else where[1:]
+
+
 def _surrogate_path(value: Any, path: str) -> str | None:
     """The JSON path of the first string or key of `value` with a lone surrogate, else None."""
     if isinstance(value, str):

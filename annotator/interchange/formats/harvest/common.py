@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 
 from annotator.rules.identity import find_url
 
-from ..model import FormatError, ParsedCitation, ParsedConversation, ParsedTurn, canonical_text
+from ..model import FormatError, LoneSurrogate, ParsedCitation, ParsedConversation, ParsedTurn, canonical_text, holds_surrogate
 
 __all__ = [
     "ONLY_ANSWER",
@@ -243,6 +243,12 @@ def conversation(messages: Iterable[Message], reading: Reading, line: int, where
         turns.append(Message(m.role, m.text, m.field, m.line or line, list(m.cites)))
     if not turns:
         reading.warn(line, where or None, "a conversation with no user message: skipped")
+        return None
+    unwritable = [(m.line, m.field) for m in turns if holds_surrogate(m.text)] + [
+        (m.line, c.field) for m in turns for c in m.cites if holds_surrogate(c.url) or holds_surrogate(c.title)]
+    if unwritable:  # a string no JSON check saw (a streamed answer's deltas): no database can hold it
+        for at_line, field_ in unwritable:
+            reading.error(at_line, field_ or None, LoneSurrogate.REASON)
         return None
     conv = ParsedConversation(topic="", run=None, source=reading.path, line=line)
     counts = {"U": 0, "S": 0}

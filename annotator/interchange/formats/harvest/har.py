@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..model import ParsedConversation
+from ..model import LoneSurrogate, ParsedConversation, loads_json
 from . import anthropic, gemini, openai_chat, openai_responses, perplexity
 from .common import Reading, Unit, dict_at, join, list_at
 from .streams import assemble, assemble_chunks, looks_like_events
@@ -87,7 +86,8 @@ def read(units: Iterable[Unit], reading: Reading, emit: Callable[[ParsedConversa
                 continue
             calls.setdefault(vendor, []).append(call)
     if not calls:
-        reading.error(0, None, "a HAR capture without a call of an API this app reads (OpenAI, Anthropic, Gemini, Perplexity)")
+        if not reading.errors:  # a body refused already says what is wrong
+            reading.error(0, None, "a HAR capture without a call of an API this app reads (OpenAI, Anthropic, Gemini, Perplexity)")
         return
     for vendor, vendor_calls in calls.items():
         vendor.read(vendor_calls, reading, emit)
@@ -108,7 +108,8 @@ def _call(entry: Any, where: str, line: int, reading: Reading) -> Unit | None:
         return None
     request = entry.get("request")
     post = request.get("postData") if isinstance(request, dict) else None
-    sent = _json(post.get("text")) if isinstance(post, dict) and isinstance(post.get("text"), str) else None
+    sent = (_json(post["text"], join(where, "request"), line, reading)
+            if isinstance(post, dict) and isinstance(post.get("text"), str) else None)
     return Unit({"request": sent, "response": response} if isinstance(sent, dict) else response, line, where)
 
 
@@ -128,16 +129,21 @@ def _body(response: Any, where: str, line: int, reading: Reading) -> Any:
         for event_line, problem in problems:
             reading.warn(line, join(where, "text"), f"line {event_line} of the stream: {problem}")
         return body
-    value = _json(text)
+    value = _json(text, where.removesuffix(".content"), line, reading)
     if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
         return assemble_chunks(value) or value  # Gemini's streamGenerateContent without alt=sse
     return value
 
 
-def _json(text: str) -> Any:
+def _json(text: str, where: str, line: int, reading: Reading) -> Any:
+    """A body's JSON, None when it is none; one holding a lone surrogate refuses the capture, at
+    the body's field (``log.entries[4].request.messages[0].content``)."""
     try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
+        return loads_json(text)
+    except LoneSurrogate as bad:
+        reading.error(line, where + bad.path.removeprefix("$"), LoneSurrogate.REASON)
+        return None
+    except ValueError:
         return None
 
 

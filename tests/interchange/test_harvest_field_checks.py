@@ -1,0 +1,85 @@
+"""Every harvest reader checks what it reads: a lone surrogate, a field of the wrong type, a
+conversation twice in one export are refused or said, with the file, line and JSON path;
+nothing is written in silence or ends in a traceback."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+from .harvest_helpers import DATA, read_text
+
+
+def _claude_export(text: str = "Primer (2004).", **message) -> list:
+    return [{"uuid": "c1", "name": "t", "chat_messages": [
+        {"uuid": "m1", "sender": "human", "text": "A time travel film?", "content": [{"type": "text", "text": "A time travel film?"}]},
+        {"uuid": "m2", "sender": "assistant", "content": [{"type": "text", "text": text, "citations": []}], **message},
+    ]}]
+
+
+def _takeout(title: str = "Prompted A time travel film?") -> list:
+    return [{"header": "Gemini Apps", "title": title, "titleUrl": "https://gemini.google.com/app/c/a1", "time": "2025-06-01T10:00:00Z",
+             "products": ["Gemini Apps"], "safeHtmlItem": [{"html": "<p>Primer (2004).</p>"}]}]
+
+
+def _capture(request: dict, response: dict, *, base64_response: bool = False) -> dict:
+    text = json.dumps(response)
+    content = {"mimeType": "application/json", "text": text}
+    if base64_response:
+        content = {"mimeType": "application/json", "text": base64.b64encode(text.encode()).decode(), "encoding": "base64"}
+    return {"log": {"version": "1.2", "entries": [{
+        "request": {"method": "POST", "url": "https://api.openai.com/v1/chat/completions",
+                    "postData": {"mimeType": "application/json", "text": json.dumps(request)}},
+        "response": {"content": content}}]}}
+
+
+def _chat_request(question: str = "A time travel film?") -> dict:
+    return {"model": "gpt-4o", "messages": [{"role": "user", "content": question}]}
+
+
+def _chat_response(answer: str = "Primer (2004).") -> dict:
+    return {"object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant", "content": answer}}]}
+
+
+# -- a lone surrogate ---------------------------------------------------------------------------
+
+
+def test_a_lone_surrogate_in_a_claude_ai_export_is_refused_at_its_json_path():
+    result = read_text(json.dumps(_claude_export("Primer \ud800 (2004).")), "conversations.json")
+    assert [str(e) for e in result.errors] == [
+        "conversations.json:1: [0].chat_messages[1].content[0].text: a lone surrogate (\\ud800-\\udfff) is no text"]
+    assert result.conversations == []
+
+
+def test_a_lone_surrogate_in_a_gemini_takeout_file_is_refused_at_its_json_path():
+    result = read_text(json.dumps(_takeout("Prompted A time \udfff film?"), indent=1), "MyActivity.json")
+    assert [str(e) for e in result.errors] == ["MyActivity.json:2: [0].title: a lone surrogate (\\ud800-\\udfff) is no text"]
+
+
+def test_a_lone_surrogate_in_a_har_body_is_refused_at_the_bodys_field():
+    capture = _capture(_chat_request("A time \ud800 travel film?"), _chat_response())
+    result = read_text(json.dumps(capture), "capture.har")
+    assert [str(e) for e in result.errors] == [
+        "capture.har:1: log.entries[0].request.messages[0].content: a lone surrogate (\\ud800-\\udfff) is no text"]
+    capture = _capture(_chat_request(), _chat_response("Primer \udc00 (2004)."), base64_response=True)
+    result = read_text(json.dumps(capture), "capture.har")
+    assert [str(e) for e in result.errors] == [
+        "capture.har:1: log.entries[0].response.choices[0].message.content: a lone surrogate (\\ud800-\\udfff) is no text"]
+
+
+def test_a_lone_surrogate_in_a_streamed_answer_of_a_capture_is_refused_at_its_message():
+    stream = "".join(f"data: {json.dumps(chunk)}\n\n" for chunk in (
+        {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"role": "assistant", "content": "Primer "}}]},
+        {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": "\ud800 (2004)."}}]},
+    )) + "data: [DONE]\n\n"
+    capture = _capture(_chat_request(), {})
+    capture["log"]["entries"][0]["response"]["content"] = {"mimeType": "text/event-stream", "text": stream}
+    result = read_text(json.dumps(capture), "capture.har")
+    assert [str(e) for e in result.errors] == [
+        "capture.har:1: log.entries[0].response.choices[0].message: a lone surrogate (\\ud800-\\udfff) is no text"]
+
+
+def test_every_example_file_still_reads_without_a_surrogate_error():
+    for path in sorted(DATA.iterdir()):
+        result = read_text(path.read_text(encoding="utf-8"), path.name)
+        assert not any("surrogate" in str(e) for e in result.errors), path.name
