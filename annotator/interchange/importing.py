@@ -48,7 +48,7 @@ from django.utils import timezone
 from annotator.interchange.campaign_file import topic_type_for
 from annotator.rules.citations import CITATIONS_DESCRIPTION, CITATIONS_JUDGE, Citation, choose_cited_spans
 from annotator.rules.evidence import EvidenceError, vector_from_evidence
-from annotator.rules.identity import normalise_url
+from annotator.rules.identity import normalise_url, user_part
 from annotator.interchange.formats import FormatError, ParsedConversation, ParseResult, parse_file
 from annotator.judgments.edits import Event, entity_state, label_state, membership_state, nugget_state
 from annotator.models import (
@@ -516,6 +516,10 @@ class _Importer:
             if (problem := id_problem(ENTITY, key)) is not None:
                 self.warn(path, where, f"the cited URL cannot be an entity ({problem}): not proposed", c.field)
                 continue
+            if part := user_part(c.url):
+                name, colon, _password = part[:-1].partition(":")  # a password is not repeated
+                self.warn(path, where, f"the cited URL has a user part before its host ({name[:100] + (':...' if colon else '')}@), "
+                          f"which names no page and makes a link look like another site's: dropped, the source is {key}", c.field)
             plan.citations.append(Citation(c.turn, c.start_word, c.end_word, key, c.title, position, (path, where, c.field)))
         return ok
 

@@ -6,6 +6,9 @@ has one, otherwise by its name. Two spellings of one URL must give one key:
 - the scheme (``http`` or ``https``) does not matter,
 - nor the letter case of the host, a leading ``www.``, a default port,
 - nor trailing slashes of the path, an empty query (``?``) or the fragment (``#...``),
+- nor a user part before the host (``user:pass@``): it names no page, and it makes a link look
+  like another site's (``https://www.imdb.com@evil.example/`` is a page of evil.example), so
+  keys and the links shown from them never have one (``user_part`` says what was dropped);
 - nor tracking parameters of the query (``utm_*`` such as ``?utm_source=openai`` or
   ``?utm_source=chatgpt.com`` that search systems append to what they cite, ``gclid``,
   ``fbclid``...: TRACKING_PARAMETERS), which say who sent the visitor, not which page it is;
@@ -26,7 +29,7 @@ from scoring.words import tokenise
 
 __all__ = [
     "normalise_url", "find_url", "entity_key_and_name", "name_key", "document_key", "NAME_PREFIX", "TRACKING_PARAMETERS",
-    "is_grounding_redirect",
+    "is_grounding_redirect", "user_part",
 ]
 
 NAME_PREFIX = "name:"
@@ -59,7 +62,7 @@ def normalise_url(url: str) -> str:
     if parts.scheme.lower() not in ("http", "https"):
         raise ValueError(f"not an http(s) URL: {url!r}")
     netloc = parts.netloc
-    userinfo, _, hostport = netloc.rpartition("@")
+    hostport = netloc.rpartition("@")[2]
     host, port = hostport, ""
     if hostport.startswith("["):  # IPv6 literal
         end = hostport.find("]")
@@ -75,10 +78,25 @@ def normalise_url(url: str) -> str:
         raise ValueError(f"URL without a host: {url!r}")
     if port in _DEFAULT_PORTS:
         port = ""
-    netloc = (userinfo + "@" if userinfo else "") + host + (":" + port if port else "")
+    netloc = host + (":" + port if port else "")  # never the user part: see the module's docstring
     path = parts.path.rstrip("/")
     query = _without_tracking(parts.query)
     return "https://" + netloc + path + ("?" + query if query else "")
+
+
+def user_part(url: str) -> str:
+    """The user part of a URL's authority, with its ``@`` (``www.imdb.com@`` of
+    ``https://www.imdb.com@evil.example/``; ``user:pass@``), "" when it has none: what
+    ``normalise_url`` drops, for a warning."""
+    text = url.strip()
+    if "://" not in text:
+        text = "https://" + text.lstrip("/")
+    try:
+        netloc = urlsplit(text).netloc
+    except ValueError:
+        return ""
+    userinfo, at, _ = netloc.rpartition("@")
+    return userinfo + at
 
 
 def _without_tracking(query: str) -> str:

@@ -209,3 +209,18 @@ def test_a_claude_ai_export_with_a_lone_surrogate_imports_nothing_and_says_where
     assert [str(e) for e in result.errors] == [
         "conversations.json:1: [0].chat_messages[1].content[0].text: a lone surrogate (\\ud800-\\udfff) is no text"]
     assert row_counts() == before
+
+
+def test_a_cited_url_with_a_user_part_is_keyed_and_linked_by_its_real_host_with_a_warning(campaign):
+    fake = "https://www.imdb.com@evil.example/title/tt0441909/"
+    cited = [ParsedCitation(3, 12, 17, fake, "Volver (2006) - IMDb", line=1, field="[0].citations[0]"),
+             ParsedCitation(3, 19, 29, "https://user:hunter2@letterboxd.com/film/cleo/", "Letterboxd", line=1, field="[0].citations[1]")]
+    result = import_parsed(campaign, [("conversations.json", harvest(1, citations=cited))], run="chatgpt", topic="M003")
+    assert result.ok, result.errors
+    judge = get_user_model().objects.get(username=CITATIONS_JUDGE)
+    assert sorted(Entity.objects.filter(annotator=judge).values_list("key", flat=True)) == [
+        "https://evil.example/title/tt0441909", "https://letterboxd.com/film/cleo"]
+    said = [str(w) for w in result.warnings]
+    assert ("conversations.json:1: [0].citations[0]: the cited URL has a user part before its host (www.imdb.com@), which names "
+            "no page and makes a link look like another site's: dropped, the source is https://evil.example/title/tt0441909") in said
+    assert any("(user:...@)" in w for w in said) and not any("hunter2" in w for w in said)

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from annotator.rules.identity import entity_key_and_name, find_url, is_grounding_redirect, name_key, normalise_url
+from annotator.rules.identity import entity_key_and_name, find_url, is_grounding_redirect, name_key, normalise_url, user_part
 
 hosts = st.from_regex(r"[a-z][a-z0-9\-]{0,8}(\.[a-z][a-z0-9\-]{0,8}){1,2}", fullmatch=True)
 paths = st.from_regex(r"(/[A-Za-z0-9_\-.~%()]{1,8}){0,3}", fullmatch=True)
@@ -127,3 +127,12 @@ def test_a_grounding_redirect_link_is_recognised_and_keyed_as_it_is():
     assert is_grounding_redirect(link)
     assert normalise_url(link) == link
     assert not is_grounding_redirect("https://imdb.com/grounding-api-redirect/x")
+
+
+def test_a_user_part_before_the_host_is_no_part_of_the_key_so_a_link_never_looks_like_another_site():
+    assert normalise_url("https://www.imdb.com@evil.example/") == "https://evil.example"
+    assert normalise_url("http://user:secret@WWW.IMDb.com:443/title/tt0088763/") == "https://imdb.com/title/tt0088763"
+    assert entity_key_and_name("Back to the Future: https://www.imdb.com@evil.example/title/tt0088763/") == (
+        "https://evil.example/title/tt0088763", "Back to the Future")
+    assert user_part("https://www.imdb.com@evil.example/") == "www.imdb.com@"
+    assert user_part("https://imdb.com/title/a@b") == ""  # an @ in the path is no user part
