@@ -83,3 +83,47 @@ def test_every_example_file_still_reads_without_a_surrogate_error():
     for path in sorted(DATA.iterdir()):
         result = read_text(path.read_text(encoding="utf-8"), path.name)
         assert not any("surrogate" in str(e) for e in result.errors), path.name
+
+
+# -- one conversation twice ---------------------------------------------------------------------
+
+
+def test_a_claude_ai_conversation_exported_twice_alike_is_read_once_with_a_warning():
+    export = _claude_export() * 2  # one uuid twice, as two exports joined give it
+    result = read_text(json.dumps(export), "conversations.json")  # before: two conversations (three trials with a third)
+    assert result.errors == [] and len(result.conversations) == 1
+    assert [str(w) for w in result.warnings] == [
+        "conversations.json:1: [1].uuid: conversation 'c1' again (as [0] at line 1), the same turns: imported once"]
+
+
+def test_a_claude_ai_id_given_to_two_different_conversations_refuses_the_file():
+    export = _claude_export() + _claude_export("La Jetée (1962).")
+    result = read_text(json.dumps(export), "conversations.json")
+    assert [str(e) for e in result.errors] == [
+        "conversations.json:1: [1].uuid: conversation 'c1' again (as [0] at line 1) with other turns: one id, two "
+        "conversations (keep the right one in the file)"]
+
+
+def test_a_chatgpt_conversation_exported_twice_is_read_once_with_a_warning():
+    export = json.loads((DATA / "chatgpt-conversations.json").read_text())
+    result = read_text(json.dumps(export + export[:1], indent=1), "conversations.json")
+    assert len(result.conversations) == len(read_text(json.dumps(export)).conversations)
+    assert [w.message for w in result.warnings if "again" in w.message] == [
+        f"conversation {export[0]['conversation_id']!r} again (as [0] at line 2), the same turns: imported once"]
+
+
+def test_a_wildchat_row_twice_and_a_sharegpt_chat_twice_are_read_once():
+    row = {"conversation_hash": "h1", "model": "gpt-4", "conversation": [
+        {"role": "user", "content": "A time travel film?"}, {"role": "assistant", "content": "Primer (2004)."}]}
+    result = read_text("\n".join(json.dumps(r) for r in (row, row)), "wildchat.jsonl")
+    assert len(result.conversations) == 1 and [w.field for w in result.warnings] == ["conversation_hash"]
+    chat = {"id": "s1", "conversations": [{"from": "human", "value": "A time travel film?"}, {"from": "gpt", "value": "Primer."}]}
+    result = read_text(json.dumps([chat, chat]), "sharegpt.json")
+    assert len(result.conversations) == 1 and [w.field for w in result.warnings] == ["[1].id"]
+
+
+def test_a_takeout_activity_exported_twice_is_read_once_not_doubled_into_the_chat():
+    result = read_text(json.dumps(_takeout() * 2), "MyActivity.json")
+    assert len(result.conversations) == 1 and [t.name for t in result.conversations[0].turns] == ["U1", "S1"]
+    assert [w.message for w in result.warnings] == [
+        "the same activity again (as [0] at line 1: same chat, time, prompt and answer): read once"]

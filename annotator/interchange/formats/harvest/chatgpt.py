@@ -34,7 +34,7 @@ def claims(value: Any) -> bool:
 
 
 def read(units: Iterable[Unit], reading: Reading, emit: Callable[[ParsedConversation], object]) -> None:
-    read_units(units, reading, emit, single=_conversation)
+    read_units(units, reading, emit, single=_conversation, ids=("conversation_id", "id"))
 
 
 def _conversation(unit: Unit, reading: Reading) -> ParsedConversation | None:

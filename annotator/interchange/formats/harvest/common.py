@@ -53,6 +53,7 @@ __all__ = [
     "messages_conversation",
     "request_and_response",
     "read_units",
+    "once_each",
     "read_chat",
     "propose_links",
 ]
@@ -427,16 +428,55 @@ def request_and_response(unit: Unit) -> tuple[dict, dict]:
 
 def read_units(units: Iterable[Unit], reading: Reading, emit: Callable[[ParsedConversation], object], *,
                call: Callable[[Unit, Reading], Call] | None = None,
-               single: Callable[[Unit, Reading], ParsedConversation | None] | None = None) -> None:
+               single: Callable[[Unit, Reading], ParsedConversation | None] | None = None,
+               ids: Sequence[str] = ()) -> None:
     """A family's file: a log of calls (``call`` reads each; every value has a ``request``)
-    or one conversation per value (``single``)."""
+    or one conversation per value (``single``), each exported once by its id (the first of the
+    value's ``ids`` fields it has; ``once_each``)."""
     units = list(units)
     if call is not None and (single is None or (units and isinstance(units[0].value, dict) and "request" in units[0].value)):
         conversations_of_calls((c for c in each(units, reading, lambda u: call(u, reading)) if c), reading, emit)
         return
-    for conv in each(units, reading, lambda u: single(u, reading)):
+    emit_once = once_each(reading, emit, ids)
+    for unit, conv in each(units, reading, lambda u: (u, single(u, reading))):
         if conv is not None:
+            emit_once(unit, [conv])
+
+
+def once_each(reading: Reading, emit: Callable[[ParsedConversation], object],
+              ids: Sequence[str]) -> Callable[[Unit, list[ParsedConversation]], None]:
+    """``emit`` for the conversations of an export's entries, each entry once by its id (the
+    first of its ``ids`` fields that is a non-empty string: ``uuid``, ``id``...). An entry whose
+    id came before is that conversation exported twice: with the same turns and citations it is
+    kept once, with a warning (nothing is lost); with others the file is refused, since which
+    of the two is the conversation the file cannot say."""
+    seen: dict[str, tuple[Unit, tuple]] = {}
+
+    def emit_once(unit: Unit, conversations: list[ParsedConversation]) -> None:
+        value = unit.value if isinstance(unit.value, dict) else {}
+        name = next((k for k in ids if isinstance(value.get(k), str) and value[k]), None)
+        if name is not None:
+            content = tuple(_content(conv) for conv in conversations)
+            earlier = seen.get(value[name])
+            if earlier is not None:
+                first, first_content = earlier
+                said = f"conversation {value[name][:100]!r} again (as {first.field or 'the value'} at line {first.line})"
+                if first_content == content:
+                    reading.warn(unit.line, unit.at(name), f"{said}, the same turns: imported once")
+                else:
+                    reading.error(unit.line, unit.at(name), f"{said} with other turns: one id, two conversations "
+                                  "(keep the right one in the file)")
+                return
+            seen[value[name]] = (unit, content)
+        for conv in conversations:
             emit(conv)
+
+    return emit_once
+
+
+def _content(conv: ParsedConversation) -> tuple:
+    return (tuple((t.role, t.text) for t in conv.turns),
+            tuple((c.turn, c.start_word, c.end_word, c.url, c.title) for c in conv.citations))
 
 
 ReadAnswer = Callable[[dict, str, Reading, int], "Message | None"]

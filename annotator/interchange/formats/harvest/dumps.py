@@ -13,7 +13,8 @@ from html.parser import HTMLParser
 from typing import Any
 
 from ..model import ParsedConversation
-from .common import Bad, Message, Reading, Unit, conversation, dict_at, each, join, list_at, propose_links, strip_reasoning
+from .common import (Bad, Message, Reading, Unit, conversation, dict_at, each, join, list_at, once_each, propose_links,
+                     strip_reasoning)
 
 
 @dataclass(frozen=True)
@@ -40,12 +41,13 @@ def _sharegpt_read(units: Iterable[Unit], reading: Reading, emit: Callable[[Pars
     pending: list[Message] = []
     first: Unit | None = None
     base = None
+    emit_once = once_each(reading, emit, ("id",))  # a chat's id: its first fragment's
 
     def finish() -> None:
         if first is not None:
             conv = conversation(pending, reading, first.line, first.field)
             if conv is not None:
-                emit(conv)
+                emit_once(first, [conv])
 
     for unit, messages in each(units, reading, lambda u: (u, _sharegpt_messages(u))):
         fragment = FRAGMENT_RE.match(str(unit.value.get("id", "")))
@@ -177,9 +179,9 @@ def _rows_claims(value: Any) -> bool:
 
 
 def _rows_read(units: Iterable[Unit], reading: Reading, emit: Callable[[ParsedConversation], object]) -> None:
-    for conversations in each(units, reading, lambda u: _row(u, reading)):
-        for conv in conversations:
-            emit(conv)
+    emit_once = once_each(reading, emit, ("conversation_id", "conversation_hash"))
+    for unit, conversations in each(units, reading, lambda u: (u, _row(u, reading))):
+        emit_once(unit, conversations)
 
 
 def _row(unit: Unit, reading: Reading) -> list[ParsedConversation]:

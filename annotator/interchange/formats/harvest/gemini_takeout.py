@@ -38,8 +38,16 @@ def claims(value: Any) -> bool:
 def read(units: Iterable[Unit], reading: Reading, emit: Callable[[ParsedConversation], object]) -> None:
     chats: dict[str, list[tuple[str, Unit, list[Message]]]] = {}
     whole_titles: list[Unit] = []
+    seen: dict[tuple, Unit] = {}
     for unit, key, time, messages in each(units, reading, lambda u: _row(u, reading)):
         if messages:
+            row = (key, time, tuple((m.role, m.text) for m in messages))
+            if row in seen:  # the same prompt and answer at the same time: one activity exported twice
+                first = seen[row]
+                reading.warn(unit.line, unit.field or None, f"the same activity again (as {first.field or 'the value'} at line "
+                             f"{first.line}: same chat, time, prompt and answer): read once")
+                continue
+            seen[row] = unit
             chats.setdefault(key, []).append((time, unit, messages))
             if not unit.value["title"].startswith(PROMPTED):
                 whole_titles.append(unit)
