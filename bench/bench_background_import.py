@@ -59,12 +59,14 @@ def run(conversations: int) -> dict:
                   "file_mb": round(size / 1e6, 2)}
 
         os.environ["GFRC_BACKGROUND_IMPORT_CONVERSATIONS"] = str(conversations + 1)
+        os.environ["GFRC_BACKGROUND_IMPORT_BYTES"] = str(len(data) + 1)  # in the request: by neither count
         with gunicorn() as port:
             seconds, status, _ = upload(port, "in-request", path.name, data)
         result["in_request"] = {"request_s": round(seconds, 2), "status": status,
                                 "conversations_written": Conversation.objects.filter(topic__campaign__slug="in-request").count()}
 
         os.environ["GFRC_BACKGROUND_IMPORT_CONVERSATIONS"] = "2000"
+        os.environ.pop("GFRC_BACKGROUND_IMPORT_BYTES")
         with gunicorn() as port:
             seconds, status, location = upload(port, "background", path.name, data)
             job = ImportJob.objects.get()

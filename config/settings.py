@@ -2,7 +2,7 @@
 
 Configured through the environment so one file serves a laptop, CI and a server:
 DATABASE_URL (default: SQLite in the project folder), SECRET_KEY, DEBUG, ALLOWED_HOSTS,
-GFRC_MAX_UPLOAD_MB, GFRC_BACKGROUND_IMPORT_CONVERSATIONS, and for a server behind HTTPS the
+GFRC_MAX_UPLOAD_MB, GFRC_BACKGROUND_IMPORT_CONVERSATIONS, GFRC_BACKGROUND_IMPORT_BYTES, and for a server behind HTTPS the
 SECURE_* and CSRF_* variables below
 (README, "Running it for a campaign"). With DEBUG off every HTTPS protection is on unless the
 environment turns it off.
@@ -182,6 +182,11 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 # Uploads holding more conversations than this are imported by the background worker
 # (`manage.py db_worker`, which `make run` starts) instead of within the request.
 GFRC_BACKGROUND_IMPORT_CONVERSATIONS = int(os.environ.get("GFRC_BACKGROUND_IMPORT_CONVERSATIONS", "2000"))
+# ... and so are uploads larger than this (bytes, a zip counted unzipped): a few conversations
+# can hold tens of thousands of nuggets (30,000 in 1.5 MB take about 20 s to import), and the
+# work grows with the bytes, not the conversations. 256 KiB of the densest nuggets (5,000, one
+# word each) took 2.3 s to import at load average 10 (bench/bench_nugget_import.py --sizes 5200).
+GFRC_BACKGROUND_IMPORT_BYTES = int(os.environ.get("GFRC_BACKGROUND_IMPORT_BYTES", str(256 * 1024)))
 
 # Background jobs (django-tasks) are rows in the database: no broker to install.
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}

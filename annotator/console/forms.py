@@ -395,8 +395,8 @@ class UploadForm(forms.Form):
         self.fields["annotator"].queryset = get_user_model().objects.filter(is_active=True).order_by("username")
         self.fields["annotator"].label_from_instance = lambda u: u.get_username()
         self.fields["files"].help_text += (
-            f" More than {settings.GFRC_BACKGROUND_IMPORT_CONVERSATIONS:,} conversations are imported in the background,"
-            " with a progress page."
+            f" More than {settings.GFRC_BACKGROUND_IMPORT_CONVERSATIONS:,} conversations, or more than"
+            f" {settings.GFRC_BACKGROUND_IMPORT_BYTES / 1024:,.0f} KB, are imported in the background, with a progress page."
         )
 
     def clean_topic(self):

@@ -3,7 +3,8 @@
     if import_jobs.runs_in_background(files):
         job = import_jobs.start(campaign, files, run=None, replace=False, actor=user)
 
-An upload holding more than GFRC_BACKGROUND_IMPORT_CONVERSATIONS conversations becomes an
+An upload holding more than GFRC_BACKGROUND_IMPORT_CONVERSATIONS conversations, or larger than
+GFRC_BACKGROUND_IMPORT_BYTES (unzipped), becomes an
 ImportJob (its files stored with it) and a django-tasks task on the database backend; the
 worker (`manage.py db_worker`) runs `run_import_job`, which imports with annotator.interchange.importing
 (all or nothing, errors by file:line) and records its progress on the job for the console's
@@ -35,7 +36,7 @@ from django_tasks.base import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
 from annotator.interchange import importing
-from annotator.interchange.formats import count_conversations, without_secrets
+from annotator.interchange.formats import count_conversations, unzipped, without_secrets
 from annotator.models import Campaign, ImportJob, ImportJobFile
 
 __all__ = ["runs_in_background", "start", "run_import_job", "recent_jobs", "reap_abandoned"]
@@ -50,6 +51,11 @@ LEASE_SECONDS = 120
 
 
 def runs_in_background(files: list[tuple[str, bytes]]) -> bool:
+    """By size first (the work grows with the bytes: one conversation may hold 30,000 nuggets),
+    a zip by what it holds; then by the number of conversations."""
+    size = sum(len(unzipped(data, name)[0]) for name, data in files)
+    if size > settings.GFRC_BACKGROUND_IMPORT_BYTES:
+        return True
     total = sum(count_conversations(data, name) for name, data in files)
     return total > settings.GFRC_BACKGROUND_IMPORT_CONVERSATIONS
 

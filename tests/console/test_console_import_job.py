@@ -319,3 +319,36 @@ def test_a_capture_waiting_for_the_worker_is_kept_without_its_headers_cookies_or
     assert job.status == "done", job.errors
     assert "capture.har: read as HAR capture: 3 conversations, 3 citations." in job.summary
     assert Conversation.objects.filter(topic__code="M010").count() == 3
+
+
+def test_one_conversation_of_30000_nuggets_goes_to_the_worker_by_its_size_and_the_page_answers_at_once(organiser, campaign):
+    import json
+    import time
+
+    words = [f"w{i}" for i in range(30_000)]
+    line = {"topic": "M002", "run": "dense-trial1",
+            "turns": [{"role": "user", "text": "Name everything"}, {"role": "system", "text": " ".join(words)}],
+            "nuggets": [{"turn": 2, "start": i, "end": i, "grade": "L1"} for i in range(30_000)]}
+    data = (json.dumps(line, separators=(",", ":")) + "\n").encode()
+    assert 1_000_000 < len(data) < 2_000_000  # 1.5 MB: one conversation, below the threshold counted in conversations
+    target = reverse("console:upload", kwargs={"slug": campaign.slug})
+    assert organiser.get(target).status_code == 200  # the page's code loaded before the clock starts
+    started = time.perf_counter()
+    response = organiser.post(target, {"files": [SimpleUploadedFile("dense.jsonl", data)]})
+    seconds = time.perf_counter() - started
+    job = ImportJob.objects.get()  # before: imported within the request, 20 s and more
+    assert response.status_code == 302 and response["Location"] == job_url(job)
+    assert job.conversations == 1 and job.status == ImportJob.Status.QUEUED
+    assert seconds < 5.0
+
+
+def test_a_small_zip_that_holds_a_large_export_goes_to_the_worker_by_its_unzipped_size(settings):
+    from annotator.interchange.import_jobs import runs_in_background
+    from tests.interchange.harvest_helpers import DATA, zipped
+
+    export = (DATA / "claude-ai-conversations.json").read_bytes()
+    settings.GFRC_BACKGROUND_IMPORT_BYTES = len(export) - 1
+    small = zipped({"conversations.json": export})
+    assert len(small) < len(export) and runs_in_background([("export.zip", small)])
+    settings.GFRC_BACKGROUND_IMPORT_BYTES = len(export)
+    assert not runs_in_background([("export.zip", small)])
