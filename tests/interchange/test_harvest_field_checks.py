@@ -127,3 +127,77 @@ def test_a_takeout_activity_exported_twice_is_read_once_not_doubled_into_the_cha
     assert len(result.conversations) == 1 and [t.name for t in result.conversations[0].turns] == ["U1", "S1"]
     assert [w.message for w in result.warnings] == [
         "the same activity again (as [0] at line 1: same chat, time, prompt and answer): read once"]
+
+
+# -- the type of each field ---------------------------------------------------------------------
+
+
+def test_a_claude_ai_message_whose_content_or_text_is_a_number_refuses_the_file_at_its_path():
+    export = _claude_export()
+    export[0]["chat_messages"][1] = {"uuid": "m2", "sender": "assistant", "text": "Primer.", "content": 42}
+    result = read_text(json.dumps(export), "conversations.json")  # before: imported from its text, without a word
+    assert [str(e) for e in result.errors] == ["conversations.json:1: [0].chat_messages[1].content: content blocks: expected a list"]
+    export[0]["chat_messages"][1] = {"uuid": "m2", "sender": "assistant", "text": 42}
+    result = read_text(json.dumps(export), "conversations.json")  # before: an empty message, dropped in silence
+    assert [str(e) for e in result.errors] == [
+        "conversations.json:1: [0].chat_messages[1].text: the message's text: expected a string, not a number"]
+
+
+def test_citations_given_as_an_object_are_a_warning_at_their_path_in_claude_ai_and_anthropic():
+    export = _claude_export()
+    export[0]["chat_messages"][1]["content"][0]["citations"] = {"url": "https://www.imdb.com/title/tt0390384/"}
+    result = read_text(json.dumps(export), "conversations.json")  # before: the citation dropped without a word
+    assert result.errors == [] and [str(w) for w in result.warnings] == [
+        "conversations.json:1: [0].chat_messages[1].content[0].citations: citations: expected a list, not an object: not read"]
+    messages = {"messages": [{"role": "user", "content": "A time travel film?"}, {"role": "assistant", "content": [
+        {"type": "text", "text": "Primer (2004).", "citations": {"type": "web_search_result_location", "url": "https://x.org/"}}]}]}
+    result = read_text(json.dumps(messages), "messages.json")
+    assert result.format_name == "Anthropic Messages" and result.errors == []
+    assert [str(w) for w in result.warnings] == [
+        "messages.json:1: messages[1].content[0].citations: citations: expected a list, not an object: not read"]
+
+
+def test_a_citation_title_of_another_type_is_a_warning_not_its_repr_as_the_title():
+    export = _claude_export()
+    export[0]["chat_messages"][1]["content"][0]["citations"] = [
+        {"url": "https://www.imdb.com/title/tt0390384/", "title": {"text": "Primer"}}, "https://x.org/"]
+    result = read_text(json.dumps(export), "conversations.json")
+    [conv] = result.conversations
+    assert [c.title for c in conv.citations] == [""]  # before: "{'text': 'Primer'}"
+    assert [str(w) for w in result.warnings] == [
+        "conversations.json:1: [0].chat_messages[1].content[0].citations[0].title: title: expected a string, not an object: not read",
+        "conversations.json:1: [0].chat_messages[1].content[0].citations[1]: a citation: expected an object, not a string: skipped"]
+
+
+def test_openai_annotations_of_another_type_are_said_and_a_text_part_without_a_string_refuses_the_file():
+    answer = {"role": "assistant", "content": "Primer (2004).", "annotations": {"type": "url_citation"}}
+    result = read_text(json.dumps({"messages": [{"role": "user", "content": "A film?"}, answer]}), "chat.jsonl")
+    assert [str(w) for w in result.warnings] == [
+        "chat.jsonl:1: messages[1].annotations: annotations: expected a list, not an object: not read"]
+    answer = {"role": "assistant", "content": [{"type": "text", "text": 7}]}
+    result = read_text(json.dumps({"messages": [{"role": "user", "content": "A film?"}, answer]}), "chat.jsonl")
+    assert [str(e) for e in result.errors] == [
+        "chat.jsonl:1: messages[1].content[0].text: a text part's text: expected a string, not a number"]
+
+
+def test_a_gemini_part_or_a_perplexity_source_of_another_type_refuses_the_file_at_its_path():
+    call = {"request": {"contents": [{"role": "user", "parts": [{"text": "A film?"}]}]},
+            "response": {"candidates": [{"content": {"role": "model", "parts": [{"text": 42}]}}]}}
+    result = read_text(json.dumps(call), "gemini.jsonl")  # before: an answer without its text, in silence
+    assert [str(e) for e in result.errors] == [
+        "gemini.jsonl:1: response.candidates[0].content.parts[0]: a text part's text: expected a string, not a number"]
+    call = {"request": {"messages": [{"role": "user", "content": "A film?"}]},
+            "response": {"object": "chat.completion", "choices": [{"message": {"role": "assistant", "content": "Primer [1]."}}],
+                         "search_results": [{"url": 5, "title": "Primer"}]}}
+    result = read_text(json.dumps(call), "sonar.jsonl")  # before: the URL "5"
+    assert [str(e) for e in result.errors] == ["sonar.jsonl:1: response.search_results[0].url: url: expected a string, not a number"]
+
+
+def test_chatgpt_content_references_of_another_type_are_a_warning():
+    export = json.loads((DATA / "chatgpt-conversations.json").read_text())
+    node = next(n for n in export[0]["mapping"].values()
+                if n.get("message") and n["message"]["author"]["role"] == "assistant" and n["message"]["metadata"].get("content_references"))
+    node["message"]["metadata"]["content_references"] = {"matched_text": "x"}
+    result = read_text(json.dumps(export), "conversations.json")
+    assert any(w.field and w.field.endswith("metadata.content_references")
+               and w.message == "content_references: expected a list, not an object: not read" for w in result.warnings)

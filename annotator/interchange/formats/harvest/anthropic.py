@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..model import ParsedConversation
-from .common import Bad, Cite, Message, Reading, Unit, dict_at, join, list_at, read_chat
+from .common import Bad, Cite, Message, Reading, Unit, dict_at, join, kind_of, list_at, objects_in, optional_list, optional_text, read_chat
 
 NAME = "Anthropic Messages"
 SUPPORTED = "Anthropic Messages (messages arrays with web search citations, or request/response logs)"
@@ -66,7 +66,8 @@ def message(raw: Any, where: str, reading: Reading, line: int) -> Message | None
     if isinstance(content, str):
         return Message(role, content, where, line)
     m = Message(role, "", where, line)
-    read_blocks(m, list_at(content, join(where, "content"), "content blocks"), join(where, "content"), _block_citations)
+    read_blocks(m, list_at(content, join(where, "content"), "content blocks"), join(where, "content"),
+                lambda block, at, start, end: _block_citations(block, at, start, end, reading, line))
     return m
 
 
@@ -95,8 +96,16 @@ def read_blocks(m: Message, blocks: list, where: str, citations_of: CitationsOf)
         m.cites.extend(citations_of(block, at, start, len(m.text)))
 
 
-def _block_citations(block: dict, at: str, start: int, end: int) -> list[Cite]:
+def _block_citations(block: dict, at: str, start: int, end: int, reading: Reading, line: int) -> list[Cite]:
     """web_search_result_location citations: the whole block (they carry no offsets)."""
-    return [Cite(start, end, citation["url"].strip(), str(citation.get("title") or ""), join(join(at, "citations"), j))
-            for j, citation in enumerate(block.get("citations") or [])
-            if isinstance(citation, dict) and isinstance(citation.get("url"), str) and citation["url"].strip()]
+    cites = []
+    where = join(at, "citations")
+    for _j, citation, cited_at in objects_in(optional_list(block.get("citations"), where, "citations", reading, line),
+                                             where, "a citation", reading, line):
+        url = citation.get("url")
+        if not isinstance(url, str) or not url.strip():
+            reading.warn(line, join(cited_at, "url"), f"a citation whose url is {kind_of(url) if url else 'missing'}: skipped")
+            continue
+        cites.append(Cite(start, end, url.strip(), optional_text(citation.get("title"), join(cited_at, "title"), "title",
+                                                                 reading, line), cited_at))
+    return cites

@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..model import ParsedConversation
-from .common import Bad, Cite, Message, Reading, Unit, conversation, dict_at, join, locate, read_units
+from .common import Bad, Cite, Message, Reading, Unit, conversation, dict_at, join, kind_of, locate, optional_list, read_units
 
 NAME = "ChatGPT export"
 SUPPORTED = "ChatGPT export (conversations.json)"
@@ -119,8 +119,10 @@ def _content_references(message: Message, refs: Any, where: str, reading: Readin
     """Each reference's marker replaced by its alt; its sources cite the words before the marker,
     or, in newer exports, the attribution segments (``\ue203...\ue204``, ``attributable_index``)
     its items name (``attribution_segments``): the claim itself."""
-    if not isinstance(refs, list):
-        return {}, []
+    refs = optional_list(refs, where, "content_references", reading, line)
+    for i, ref in enumerate(refs):
+        if not isinstance(ref, dict):
+            reading.warn(line, join(where, i), f"a content reference: expected an object, not {kind_of(ref)}: skipped")
     refs = [r if isinstance(r, dict) else {} for r in refs]
     attributed = any(isinstance(item, dict) and item.get("attribution_segments")
                      for r in refs for item in (r.get("items") if isinstance(r.get("items"), list) else []))
@@ -195,7 +197,8 @@ def _sources(ref: dict, where: str) -> list[tuple[str, str, str, list[str]]]:
 def _tether_citations(message: Message, citations: Any, where: str, reading: Reading, line: int) -> None:
     """Older exports: ``【12†source】`` markers, replaced by a link to the source's site as
     ChatGPT showed it."""
-    if isinstance(citations, list):
+    citations = optional_list(citations, where, "citations", reading, line)
+    if citations:
         located = []
         taken: list[tuple[int, int]] = []
         for i, cit in enumerate(citations):

@@ -23,7 +23,8 @@ from typing import Any
 
 from ..model import ParsedConversation
 from .anthropic import read_blocks
-from .common import Bad, Cite, Message, Reading, Unit, conversation, dict_at, join, list_at, read_units, to_code_points
+from .common import (Bad, Cite, Message, Reading, Unit, conversation, dict_at, join, kind_of, list_at, objects_in,
+                     optional_list, optional_text, read_units, text_at, to_code_points)
 
 NAME = "Claude.ai export"
 SUPPORTED = "Claude.ai export (conversations.json with chat_messages)"
@@ -80,29 +81,36 @@ def _message(raw: Any, where: str, reading: Reading, line: int) -> Message | Non
         raise Bad(join(where, "sender"), f"unknown sender {sender!r} (human or assistant)")
     m = Message(role, "", where, line)
     content = raw.get("content")
-    if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "text" for b in content):
+    if content is not None:
+        list_at(content, join(where, "content"), "content blocks")
+    if "text" in raw and raw["text"] is not None:
+        text_at(raw["text"], join(where, "text"), "the message's text")
+    if content and any(isinstance(b, dict) and b.get("type") == "text" for b in content):
         read_blocks(m, content, join(where, "content"),
                     lambda block, at, start, end: _citations(block, at, start, end, reading, line) if role == "S" else [])
     elif isinstance(raw.get("text"), str):
         m.text = raw["text"]  # older exports: the text alone
-    elif content is not None and not isinstance(content, list):
-        raise Bad(join(where, "content"), "content blocks: expected a list")
     return m
 
 
 def _citations(block: dict, at: str, start: int, end: int, reading: Reading, line: int) -> list[Cite]:
     cites = []
-    citations = block.get("citations")
-    for j, citation in enumerate(citations if isinstance(citations, list) else []):
-        where = join(join(at, "citations"), j)
-        if not isinstance(citation, dict):
+    citations = optional_list(block.get("citations"), join(at, "citations"), "citations", reading, line)
+    for j, citation, where in objects_in(citations, join(at, "citations"), "a citation", reading, line):
+        details = citation.get("details")
+        if details is not None and not isinstance(details, dict):
+            reading.warn(line, join(where, "details"), f"details: expected an object, not {kind_of(details)}: not read")
+        details = details if isinstance(details, dict) else {}
+        url, url_at = (citation.get("url"), join(where, "url")) if citation.get("url") is not None else (
+            details.get("url"), join(where, "details.url"))
+        if url is not None and not isinstance(url, str):
+            reading.warn(line, url_at, f"url: expected a string, not {kind_of(url)}: citation skipped")
             continue
-        details = citation.get("details") if isinstance(citation.get("details"), dict) else {}
-        url = citation.get("url") or details.get("url")
-        if not isinstance(url, str) or not url.strip():
+        if not url or not url.strip():
             reading.warn(line, where, "a citation without a url: skipped")
             continue
-        title = str(citation.get("title") or details.get("title") or "")
+        title = (optional_text(citation.get("title"), join(where, "title"), "title", reading, line)
+                 or optional_text(details.get("title"), join(where, "details.title"), "title", reading, line))
         span = to_code_points(block["text"], citation.get("start_index"), citation.get("end_index"), "code points")
         if span is None or span[0] == span[1]:
             span = (0, len(block["text"]))  # no usable offsets: the whole block, as the API's web search citations

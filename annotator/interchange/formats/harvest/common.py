@@ -47,8 +47,13 @@ __all__ = [
     "text_of",
     "WORD_RE",
     "each",
+    "kind_of",
     "dict_at",
     "list_at",
+    "text_at",
+    "optional_list",
+    "optional_text",
+    "objects_in",
     "shown",
     "messages_conversation",
     "request_and_response",
@@ -156,10 +161,10 @@ def text_of(value: Any, where: str, *, parts_key: str = "text", types: Sequence[
     for i, part in enumerate(value):
         if isinstance(part, str):
             text = part
-        elif isinstance(part, dict) and part.get("type") in types and isinstance(part.get(parts_key), str):
-            text = part[parts_key]
+        elif isinstance(part, dict) and part.get("type") in types:
+            text = text_at(part.get(parts_key), join(join(where, i), parts_key), "a text part's text")
         else:
-            continue
+            continue  # images, files, audio: not text
         if pieces:
             offset += 2
         spans.append((offset, i, join(where, i)))
@@ -388,6 +393,26 @@ def each(units: Iterable[Unit], reading: Reading, read: Callable[[Unit], Any]) -
             reading.error(unit.line, bad.field or None, bad.message)
 
 
+# --- the type of each field -----------------------------------------------------------------
+# Every field a reader reads is checked: a required one of another type refuses the file
+# (dict_at, list_at, text_at: Bad), an optional one of another type is said (optional_list,
+# optional_text, objects_in: a warning at its path) and read as missing; nothing of another
+# type is dropped or turned into text in silence.
+
+
+def kind_of(value: Any) -> str:
+    """What a JSON value is, as a message names it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "a list" if isinstance(value, list) else "an object"
+
+
 def dict_at(value: Any, where: str, what: str) -> dict:
     if not isinstance(value, dict):
         raise Bad(where, f"{what}: expected an object")
@@ -398,6 +423,46 @@ def list_at(value: Any, where: str, what: str) -> list:
     if not isinstance(value, list):
         raise Bad(where, f"{what}: expected a list")
     return value
+
+
+def text_at(value: Any, where: str, what: str) -> str:
+    """A required string (a message's text)."""
+    if not isinstance(value, str):
+        raise Bad(where, f"{what}: expected a string, not {kind_of(value)}")
+    return value
+
+
+def optional_list(value: Any, where: str, what: str, reading: Reading, line: int) -> list:
+    """An optional list (citations, annotations): [] when missing or null; another kind is a
+    warning at its path, and what it holds is not read."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        reading.warn(line, where, f"{what}: expected a list, not {kind_of(value)}: not read")
+        return []
+    return value
+
+
+def optional_text(value: Any, where: str, what: str, reading: Reading, line: int) -> str:
+    """An optional string (a source's title): "" when missing or null; another kind is a
+    warning at its path (never its repr as text)."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        reading.warn(line, where, f"{what}: expected a string, not {kind_of(value)}: not read")
+        return ""
+    return value
+
+
+def objects_in(items: list, where: str, what: str, reading: Reading, line: int) -> Iterable[tuple[int, dict, str]]:
+    """(index, object, path) of each object of a list; any other element is a warning at its
+    path and skipped."""
+    for i, item in enumerate(items):
+        at = join(where, i)
+        if isinstance(item, dict):
+            yield i, item, at
+        else:
+            reading.warn(line, at, f"{what}: expected an object, not {kind_of(item)}: skipped")
 
 
 ReadMessage = Callable[[Any, str, Reading, int], "Message | None"]

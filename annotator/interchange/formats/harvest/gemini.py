@@ -17,6 +17,9 @@ from typing import Any
 
 from ..model import ParsedConversation
 from .common import (
+    objects_in,
+    optional_text,
+    text_at,
     Bad,
     Call,
     Cite,
@@ -84,7 +87,8 @@ def _contents(contents: Any, where: str, line: int) -> list[Message]:
         return [Message("U", contents, where, line)]
     contents = list_at(contents, where, "contents")
     if all(isinstance(c, str) or (isinstance(c, dict) and "text" in c) for c in contents):  # one user Content's parts
-        return [Message("U", "".join(c if isinstance(c, str) else str(c["text"]) for c in contents), where, line)]
+        return [Message("U", "".join(c if isinstance(c, str) else text_at(c["text"], join(join(where, i), "text"), "a part's text")
+                                     for i, c in enumerate(contents)), where, line)]
     messages = []
     for i, content in enumerate(contents):
         at = join(where, i)
@@ -106,9 +110,9 @@ def _text(content: dict, where: str) -> tuple[str, dict[int, int]]:
     parts = list_at(content.get("parts") or [], join(where, "parts"), "parts")
     text, starts = "", {}
     for i, part in enumerate(parts):
-        if isinstance(part, dict) and isinstance(part.get("text"), str) and not part.get("thought"):
+        if isinstance(part, dict) and "text" in part and not part.get("thought"):
             starts[i] = len(text)
-            text += part["text"]
+            text += text_at(part["text"], join(join(where, "parts"), i), "a text part's text")
     return text, starts
 
 
@@ -133,10 +137,7 @@ def _grounding(message: Message, content: dict, starts: dict[int, int], metadata
     parts = content.get("parts") or []
     if not isinstance(chunks, list) or not isinstance(supports, list):
         raise Bad(where, "groundingChunks and groundingSupports are lists")
-    for i, support in enumerate(supports):
-        at = join(join(where, key(metadata, "groundingSupports")), i)
-        if not isinstance(support, dict):
-            continue
+    for i, support, at in objects_in(supports, join(where, key(metadata, "groundingSupports")), "a grounding support", reading, line):
         segment = support.get("segment")
         if not isinstance(segment, dict):
             reading.warn(line, at, "a support without its segment: skipped")
@@ -163,5 +164,6 @@ def _grounding(message: Message, content: dict, starts: dict[int, int], metadata
             if not isinstance(web, dict) or not isinstance(web.get("uri"), str) or not web["uri"].strip():
                 reading.warn(line, join(at, "groundingChunkIndices"), f"chunk {index!r} has no web uri: skipped")
                 continue
+            cited_at = join(join(at, key(support, "groundingChunkIndices")), k)
             message.cites.append(Cite(starts[part] + span[0], starts[part] + span[1], web["uri"].strip(),
-                                      str(web.get("title") or ""), join(join(at, key(support, "groundingChunkIndices")), k)))
+                                      optional_text(web.get("title"), join(cited_at, "title"), "title", reading, line), cited_at))

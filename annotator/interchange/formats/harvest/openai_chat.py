@@ -16,7 +16,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..model import ParsedConversation
-from .common import Bad, Cite, Message, Reading, Unit, dict_at, join, list_at, locate, read_chat, strip_reasoning, text_of
+from .common import (Bad, Cite, Message, Reading, Unit, dict_at, join, list_at, locate, objects_in, optional_list, optional_text,
+                     read_chat, strip_reasoning, text_of)
 
 NAME = "OpenAI Chat Completions"
 SUPPORTED = "OpenAI Chat Completions (messages arrays, or request/response logs)"
@@ -65,14 +66,12 @@ def message(raw: Any, where: str, reading: Reading, line: int) -> Message | None
         text = raw["refusal"]
     m = Message(role, text, where, line)
     if role == "S":
-        annotations = raw.get("annotations")
-        if isinstance(annotations, list):
-            for i, a in enumerate(annotations):
-                at = join(join(where, "annotations"), i)
-                if isinstance(a, dict) and a.get("type") == "url_citation":
-                    cite = url_citation(m.text, a.get("url_citation"), join(at, "url_citation"), reading, line)
-                    if cite is not None:
-                        m.cites.append(cite)
+        annotations = optional_list(raw.get("annotations"), join(where, "annotations"), "annotations", reading, line)
+        for _i, a, at in objects_in(annotations, join(where, "annotations"), "an annotation", reading, line):
+            if a.get("type") == "url_citation":
+                cite = url_citation(m.text, a.get("url_citation"), join(at, "url_citation"), reading, line)
+                if cite is not None:
+                    m.cites.append(cite)
         strip_reasoning(m)
     return m
 
@@ -83,7 +82,7 @@ def url_citation(text: str, body: Any, where: str, reading: Reading, line: int, 
     if not isinstance(body, dict) or not isinstance(body.get("url"), str) or not body["url"].strip():
         reading.warn(line, where, "a url_citation without a url: skipped")
         return None
-    url, title = body["url"].strip(), str(body.get("title") or "")
+    url, title = body["url"].strip(), optional_text(body.get("title"), join(where, "title"), "title", reading, line)
     start, end = body.get("start_index"), body.get("end_index")
     span = locate(text, start, end, lambda s: is_link_to(s, url))
     if span is None and isinstance(end, int) and not isinstance(end, bool):  # "the index of the last character": inclusive?

@@ -16,6 +16,8 @@ from typing import Any
 
 from ..model import ParsedConversation
 from .common import (
+    objects_in,
+    optional_list,
     Bad,
     Call,
     Message,
@@ -142,9 +144,10 @@ def item_message(item: Any, where: str, reading: Reading, line: int) -> Message 
             raise Bad(join(join(where, "content"), i), "a text part without its text")
         offset = len(message.text) + 2 if message.text else 0
         message.text = f"{message.text}\n\n{text}" if message.text else text
-        for j, annotation in enumerate(part.get("annotations") or []):
-            if isinstance(annotation, dict) and annotation.get("type") == "url_citation":
-                at = join(join(join(join(where, "content"), i), "annotations"), j)
+        listed = join(join(join(where, "content"), i), "annotations")
+        for _j, annotation, at in objects_in(optional_list(part.get("annotations"), listed, "annotations", reading, line),
+                                             listed, "an annotation", reading, line):
+            if annotation.get("type") == "url_citation":
                 cite = url_citation(text, annotation, at, reading, line, offset)
                 if cite is not None:
                     message.cites.append(cite)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..model import ParsedConversation
-from .common import Bad, Cite, Message, Reading, Unit, join, read_chat
+from .common import Bad, Cite, Message, Reading, Unit, dict_at, join, kind_of, read_chat
 from .openai_chat import answer_of, message
 
 NAME = "Perplexity"
@@ -56,10 +56,27 @@ def _answer(response: dict, where: str, reading: Reading, line: int) -> Message 
 def _sources(response: dict, where: str) -> list[tuple[str, str, str]]:
     """(url, title, JSON path) of the response's sources, in the order its markers count."""
     results = response.get("search_results")
-    if isinstance(results, list) and results:
-        return [(str(r.get("url") or "").strip(), str(r.get("title") or ""), join(join(where, "search_results"), i))
-                if isinstance(r, dict) else ("", "", "") for i, r in enumerate(results)]
+    if results is not None and not isinstance(results, list):
+        raise Bad(join(where, "search_results"), f"expected a list of sources, not {kind_of(results)}")
+    if results:
+        return [_source(r, join(join(where, "search_results"), i)) for i, r in enumerate(results)]
     citations = response.get("citations") or []
     if not isinstance(citations, list):
         raise Bad(join(where, "citations"), "expected a list of URLs")
-    return [(c.strip() if isinstance(c, str) else "", "", join(join(where, "citations"), i)) for i, c in enumerate(citations)]
+    for i, c in enumerate(citations):
+        if not isinstance(c, str):
+            raise Bad(join(join(where, "citations"), i), f"a cited URL: expected a string, not {kind_of(c)}")
+    return [(c.strip(), "", join(join(where, "citations"), i)) for i, c in enumerate(citations)]
+
+
+def _source(result: Any, where: str) -> tuple[str, str, str]:
+    """(url, title, where) of a search result; the marker [n] counts every one, so one of another
+    type refuses the file rather than shift the others."""
+    result = dict_at(result, where, "a search result")
+    url = result.get("url")
+    title = result.get("title")
+    if url is not None and not isinstance(url, str):
+        raise Bad(join(where, "url"), f"url: expected a string, not {kind_of(url)}")
+    if title is not None and not isinstance(title, str):
+        raise Bad(join(where, "title"), f"title: expected a string, not {kind_of(title)}")
+    return (url or "").strip(), title or "", where
