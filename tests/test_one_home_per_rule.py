@@ -72,3 +72,12 @@ def test_the_t_interval_of_a_mean_is_taken_only_in_scoring_intervals():
 
 def test_krippendorffs_alpha_is_computed_only_in_scoring_agreement():
     assert homes_of(r"krippendorff\.alpha\(|def krippendorff_alpha|coincidence") == {"scoring/agreement.py"}
+
+
+def test_uploaded_zips_are_opened_only_in_formats_zips_with_its_caps():
+    # (the exports write zips: mode "w")
+    assert homes_of(r"zipfile\.ZipFile\((?![^)\n]*[\"']w[\"'])") == {"annotator/interchange/formats/zips.py"}
+
+
+def test_a_urls_user_part_is_read_only_in_rules_identity():
+    assert homes_of(r'rpartition\("@"\)') == {"annotator/rules/identity.py"}
