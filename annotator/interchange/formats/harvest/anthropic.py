@@ -15,7 +15,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..model import ParsedConversation
-from .common import Bad, Cite, Message, Reading, Unit, dict_at, join, kind_of, list_at, objects_in, optional_list, optional_text, read_chat
+from .common import (Bad, Cite, Message, Reading, Unit, dict_at, join, kind_of, list_at, objects_in, optional_list, optional_text,
+                     read_chat)
 
 NAME = "Anthropic Messages"
 SUPPORTED = "Anthropic Messages (messages arrays with web search citations, or request/response logs)"

@@ -101,7 +101,7 @@ def _citations(block: dict, at: str, start: int, end: int, reading: Reading, lin
         if details is not None and not isinstance(details, dict):
             reading.warn(line, join(where, "details"), f"details: expected an object, not {kind_of(details)}: not read")
         details = details if isinstance(details, dict) else {}
-        url, url_at = (citation.get("url"), join(where, "url")) if citation.get("url") is not None else (
+        url, url_at = (citation.get("url"), join(where, "url")) if citation.get("url") else (
             details.get("url"), join(where, "details.url"))
         if url is not None and not isinstance(url, str):
             reading.warn(line, url_at, f"url: expected a string, not {kind_of(url)}: citation skipped")
