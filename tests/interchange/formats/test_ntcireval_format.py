@@ -59,3 +59,19 @@ def test_a_run_line_needs_six_fields_a_whole_rank_a_finite_score_and_one_tag():
 def test_files_that_are_not_utf8_are_refused_with_the_line():
     read = read_qrels(b"P1 a L1\nP1 \xff L1\n", "q")
     assert read.errors and read.errors[0].line == 2
+
+
+def test_a_binary_run_file_gives_one_message_per_line_not_one_per_bad_byte():
+    # issue 28: 50 messages all saying `binary.run:2` (invalid byte 80, then 81, ...)
+    data = b"P1 Q0 a 1 1 s\n" + bytes(range(0x80, 0x100)) + b"\nP1 Q0 b 2 1 s\n\xfe\xff\xfe\n"
+    read = read_run(data, "binary.run")
+    assert [str(e) for e in read.errors] == [
+        "binary.run:2: not UTF-8 text: invalid byte 80 at byte offset 14",
+        "binary.run:4: not UTF-8 text: invalid byte fe at byte offset 157",
+    ]
+
+
+def test_a_large_binary_file_stops_at_fifty_lines_each_named_once():
+    data = b"\n".join(bytes([0x80 + i % 64]) * 40 for i in range(200))
+    lines = [e.line for e in read_run(data, "binary.run").errors]
+    assert lines == list(range(1, 51))
