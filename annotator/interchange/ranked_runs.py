@@ -18,7 +18,6 @@ of one file, however many runs); any problem in any file and the transaction is 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -83,20 +82,21 @@ class _Catalogue:
     def places(self, topic_id: int, keys: list[str]) -> tuple[np.ndarray, list[str]]:
         """Each key's place in a stored list: its number, or -(j + 1) for the j-th unjudged key."""
         numbers = self.numbers.setdefault(topic_id, {})
-        places = [numbers.get(key, -1) for key in keys]
+        get = numbers.get
+        places = np.array([get(key, -1) for key in keys], dtype="<i4")
         unjudged: list[str] = []
-        if -1 in places:
+        missing = np.flatnonzero(places < 0)
+        if missing.size:
             judged = self.judged.get(topic_id, set())
-            for i, place in enumerate(places):
-                if place == -1:
-                    key = keys[i]
-                    if key in judged:
-                        places[i] = numbers[key] = len(numbers)
-                        self.new.append((topic_id, places[i], key))
-                    else:
-                        unjudged.append(key)
-                        places[i] = -len(unjudged)
-        return np.array(places, dtype="<i4"), unjudged
+            for i in missing.tolist():
+                key = keys[i]
+                if key in judged:
+                    places[i] = numbers[key] = len(numbers)
+                    self.new.append((topic_id, len(numbers) - 1, key))
+                else:
+                    unjudged.append(key)
+                    places[i] = -len(unjudged)
+        return places, unjudged
 
     def write(self) -> None:
         insert_rows(TopicDocument, ["topic_id", "number", "key"], self.new)
@@ -111,12 +111,12 @@ def encode_list(places: np.ndarray, unjudged: list[str], columns: TopicColumns) 
             b"" if natural else ranks.tobytes())
 
 
-_MAY_BE_URL = re.compile(r"https?://|www\.", re.IGNORECASE)
-
-
 def _keys(documents: list[str]) -> list[str]:
-    """The documents' entity keys: the ids themselves unless one may be a URL."""
-    return [document_key(d) for d in documents] if _MAY_BE_URL.search("\n".join(documents)) else documents
+    """The documents' entity keys: the ids themselves unless one may be a URL (`://` or `www.`)."""
+    joined = "\n".join(documents)
+    if "://" in joined or "www." in joined.lower():
+        return [document_key(d) for d in documents]
+    return documents
 
 
 def _import(campaign: Campaign, files, name, result: RunImport) -> None:

@@ -25,12 +25,14 @@ import, the console's settings, the admin).
 from __future__ import annotations
 
 import hashlib
+import json
 from collections import defaultdict
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from django.db.models import Count, Max, Q, Sum
+from django.db.models import Count, Max, Q, Sum, TextField
+from django.db.models.functions import Cast
 
 from annotator.models import (
     AnnotatorProfile,
@@ -166,15 +168,19 @@ def compute_figures(campaign: Campaign, topic_ids, cutoffs, as_ntcireval: bool =
 
 
 def _membership_rows(entities: pd.DataFrame) -> dict[int, dict[int, list[float]]]:
-    """attribute set id -> entity id -> vector, for the judged entities (in batches: SQLite caps
-    the parameters of one query)."""
+    """attribute set id -> entity id -> vector, for the judged entities: read by topic as JSON
+    text (a campaign's vectors repeat: one-hot and uniform ones), each distinct text parsed once."""
     result: dict[int, dict[int, list[float]]] = defaultdict(dict)
-    ids = entities["entity_id"].tolist()
-    for start in range(0, len(ids), 5000):
-        for entity_id, attribute_set_id, vector in Membership.objects.filter(
-            entity_id__in=ids[start : start + 5000]
-        ).values_list("entity_id", "attribute_set_id", "vector"):
-            result[attribute_set_id][entity_id] = vector
+    wanted = set(entities["entity_id"].tolist())
+    parsed: dict[str, list[float]] = {}
+    for batch in _batches(set(entities["topic_id"].tolist())):
+        for entity_id, attribute_set_id, text in Membership.objects.filter(entity__topic_id__in=batch).annotate(
+                text=Cast("vector", TextField())).values_list("entity_id", "attribute_set_id", "text"):
+            if entity_id in wanted:
+                vector = parsed.get(text)
+                if vector is None:
+                    vector = parsed[text] = json.loads(text)
+                result[attribute_set_id][entity_id] = vector
     return result
 
 
