@@ -48,6 +48,30 @@ def lists_from_documents(apps, schema_editor):
         for topic_id, numbers in catalogue.items() for key, number in numbers.items())
 
 
+def documents_from_lists(apps, schema_editor):
+    """Back: each list's documents as RankedDocument rows again (a document is named by its key)."""
+    RankedDocument = apps.get_model("annotator", "RankedDocument")
+    RankedList = apps.get_model("annotator", "RankedList")
+    TopicDocument = apps.get_model("annotator", "TopicDocument")
+    keys: dict[int, dict[int, str]] = {}
+    for topic_id, number, key in TopicDocument.objects.values_list("topic_id", "number", "key").iterator():
+        keys.setdefault(topic_id, {})[number] = key
+    batch = []
+    for ranked in RankedList.objects.iterator(chunk_size=200):
+        places = np.frombuffer(bytes(ranked.documents), dtype="<i4").tolist()
+        unjudged = ranked.unjudged.split("\n")
+        scores = np.frombuffer(bytes(ranked.scores), dtype="<f8").tolist()
+        stated = np.frombuffer(bytes(ranked.stated_ranks), dtype="<i8").tolist() if ranked.stated_ranks else range(1, len(places) + 1)
+        for rank, (place, stated_rank, score) in enumerate(zip(places, stated, scores), 1):
+            key = keys[ranked.topic_id][place] if place >= 0 else unjudged[-place - 1]
+            batch.append(RankedDocument(run_id=ranked.run_id, topic_id=ranked.topic_id, rank=rank, document=key, key=key,
+                                        stated_rank=stated_rank, score=score))
+        if len(batch) >= 5000:
+            RankedDocument.objects.bulk_create(batch)
+            batch = []
+    RankedDocument.objects.bulk_create(batch)
+
+
 class Migration(migrations.Migration):
 
     dependencies = [
@@ -121,7 +145,7 @@ class Migration(migrations.Migration):
             model_name='topicdocument',
             constraint=models.CheckConstraint(condition=models.Q(('key', ''), _negated=True), name='topic_document_key_not_empty'),
         ),
-        migrations.RunPython(lists_from_documents, migrations.RunPython.noop),
+        migrations.RunPython(lists_from_documents, documents_from_lists),
         migrations.DeleteModel(
             name='RankedDocument',
         ),

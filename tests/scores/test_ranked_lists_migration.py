@@ -44,4 +44,12 @@ def test_ranked_documents_become_one_list_per_run_and_topic_with_judged_document
     assert np.frombuffer(bytes(two.documents), dtype="<i4").tolist() == [1, -1] and two.unjudged == "e"
     assert np.frombuffer(bytes(two.stated_ranks), dtype="<i8").tolist() == [10, 20]
     executor.loader.build_graph()
+    executor.migrate(BEFORE)  # and back: the documents again, in order
+    apps = executor.loader.project_state(BEFORE).apps
+    RankedDocument = apps.get_model("annotator", "RankedDocument")
+    assert list(RankedDocument.objects.filter(run__name="one").order_by("rank").values_list("key", "stated_rank")) == [
+        ("a", 1), ("b", 2), ("c", 3), ("d", 4)]
+    assert list(RankedDocument.objects.filter(run__name="two").order_by("rank").values_list("key", "stated_rank", "score")) == [
+        ("d", 10, 1.0), ("e", 20, 0.5)]
+    executor = MigrationExecutor(connection)
     executor.migrate(executor.loader.graph.leaf_nodes())
