@@ -106,12 +106,19 @@ def rnod(p, q) -> np.ndarray | float:
     k = p2.shape[-1]
     if k <= 1:
         return _finish(np.zeros(_n_rows(p2, q2)), scalar)
-    dw = ((p2 - q2) ** 2) @ _band_distances(k)  # (n, K): DW_i for every band i
     in_target = q2 > 0
     n_target_bands = in_target.sum(axis=-1)
     if np.any(n_target_bands == 0):
         raise ValueError("RNOD needs a target with at least one group of positive mass")
-    od = np.where(in_target, dw, 0.0).sum(axis=-1) / n_target_bands
+    squared = (p2 - q2) ** 2
+    if q2.shape[0] == 1:
+        # One target for every row (GFR's achieved distributions at every rank): the sum of
+        # DW_i over the target's bands is sum_j (p_j - q_j)^2 sum_{i in target} |i - j|, one
+        # matrix-vector product instead of a (n, K) x (K, K) one.
+        od = squared @ (in_target[0] @ _band_distances(k)) / n_target_bands[0]
+    else:
+        dw = squared @ _band_distances(k)  # (n, K): DW_i for every band i
+        od = np.where(in_target, dw, 0.0).sum(axis=-1) / n_target_bands
     return _finish(np.sqrt(np.maximum(od / (k - 1), 0.0)), scalar)
 
 

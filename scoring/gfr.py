@@ -136,25 +136,60 @@ def group_fairness(gains: np.ndarray, memberships: np.ndarray, target, max_gain:
     return out
 
 
-def score(gains: np.ndarray, memberships: Sequence[np.ndarray], attribute_sets: Sequence[GroupSet],
-          max_gain: float, cutoff: int = DEFAULT_CUTOFF) -> GFRScores:
-    """Every GFR figure of n ranked lists of one topic type (its attribute sets, in order, with
-    `memberships[m]` the ``(n, depth, K_m)`` vectors of set m)."""
+def uniform_membership(size: int, six_decimals: bool = False) -> np.ndarray:
+    """The membership of a document without one (unjudged, or judged without a vector in the
+    set): 1/K in every group, or with `six_decimals` 1/K as NTCIREVAL's GFlabel writes it with
+    ``%f`` before scoring (1/3 -> 0.333333), to reproduce its figures to the last digit."""
+    value = 1.0 / size
+    return np.full(size, float(f"{value:f}") if six_decimals else value)
+
+
+def score_cutoffs(gains: np.ndarray, memberships: Sequence[np.ndarray], attribute_sets: Sequence[GroupSet],
+                  max_gain: float, cutoffs: Sequence[int]) -> dict[int, GFRScores]:
+    """Every GFR figure of n ranked lists of one topic type at every cutoff asked for, in one
+    pass: each rank's contribution S_i R_i, S_i R_i (1 - X(a_i, p*)) is summed once along the
+    ranks (a running sum, as NTCIREVAL adds them) and read at each cutoff (at the list's last
+    rank when it is shorter). `memberships[m]` is the ``(n, depth, K_m)`` vectors of set m."""
+    for cutoff in cutoffs:
+        _cut(np.zeros(1), cutoff, 0)  # the check of a cutoff
     gains = np.atleast_2d(np.asarray(gains, dtype=float))
     if len(memberships) != len(attribute_sets):
         raise ValueError("one membership array per attribute set")
-    relevance = {"ERR": err(gains, max_gain, cutoff), "iRBU": irbu(gains, max_gain, cutoff)}
-    fairness: dict[tuple[str, str], np.ndarray] = {}
+    depth = min(max(cutoffs), gains.shape[-1])
+    n = gains.shape[0]
+    if depth == 0:
+        gains, depth = np.zeros((n, 1)), 1
+    stopping = stopping_probabilities(gains[:, :depth], max_gain)
+    weights = reach_probabilities(stopping) * stopping
+    ranks = np.arange(1, depth + 1, dtype=float)
+    running = {"ERR": np.cumsum(weights / ranks, axis=-1), "iRBU": np.cumsum(weights * RBU_PATIENCE**ranks, axis=-1)}
     for spec, vectors in zip(attribute_sets, memberships):
-        for name, values in group_fairness(gains, vectors, spec.target, max_gain, cutoff).items():
-            fairness[(spec.name, name)] = values
+        vectors = np.asarray(vectors, dtype=float).reshape(n, -1, spec.size)[:, :depth]
+        if vectors.shape[1] < depth:  # no membership past the lists' ends: their weights are 0
+            vectors = np.concatenate([vectors, np.broadcast_to(uniform_membership(spec.size), (n, depth - vectors.shape[1], spec.size))], axis=1)
+        flat = achieved_distributions(vectors).reshape(n * depth, spec.size)
+        for name in DIVERGENCE_NAMES:
+            similarity = 1.0 - np.asarray(DIVERGENCES[name.lower()](flat, spec.target)).reshape(n, depth)
+            running[(spec.name, name)] = np.cumsum(weights * similarity, axis=-1)
     has_nominal = any(spec.nominal for spec in attribute_sets)
-    variants = {}
-    for relevance_part in RELEVANCE_PARTS:
-        for ordinal_part in ORDINAL_PARTS:
-            parts = [relevance[relevance_part]] + [
-                fairness[(spec.name, "JSD" if spec.nominal else ordinal_part)] for spec in attribute_sets
-            ]
-            name = f"GFR-{relevance_part}+{ordinal_part}{'+JSD' if has_nominal else ''}"
-            variants[name] = np.mean(parts, axis=0)
-    return GFRScores(ERR=relevance["ERR"], iRBU=relevance["iRBU"], GF=fairness, GFR=variants)
+    out = {}
+    for cutoff in cutoffs:
+        at = min(int(cutoff), depth) - 1
+        relevance = {name: running[name][:, at] for name in RELEVANCE_PARTS}
+        fairness = {(spec.name, name): running[(spec.name, name)][:, at] for spec in attribute_sets for name in DIVERGENCE_NAMES}
+        variants = {}
+        for relevance_part in RELEVANCE_PARTS:
+            for ordinal_part in ORDINAL_PARTS:
+                parts = [relevance[relevance_part]] + [
+                    fairness[(spec.name, "JSD" if spec.nominal else ordinal_part)] for spec in attribute_sets
+                ]
+                variants[f"GFR-{relevance_part}+{ordinal_part}{'+JSD' if has_nominal else ''}"] = np.mean(parts, axis=0)
+        out[int(cutoff)] = GFRScores(ERR=relevance["ERR"], iRBU=relevance["iRBU"], GF=fairness, GFR=variants)
+    return out
+
+
+def score(gains: np.ndarray, memberships: Sequence[np.ndarray], attribute_sets: Sequence[GroupSet],
+          max_gain: float, cutoff: int = DEFAULT_CUTOFF) -> GFRScores:
+    """Every GFR figure of n ranked lists of one topic type (its attribute sets, in order, with
+    `memberships[m]` the ``(n, depth, K_m)`` vectors of set m) at one cutoff."""
+    return score_cutoffs(gains, memberships, attribute_sets, max_gain, [cutoff])[int(cutoff)]

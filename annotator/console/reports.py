@@ -95,6 +95,7 @@ class Report(Summary):
     rows: list[dict] = field(default_factory=list)  # every conversation
     ranked: Summary | None = None  # the ranked-list runs (GFR), when the campaign has some
     cutoff: int = 0
+    as_ntcireval: bool = False  # the ranked lists' uniform vectors as NTCIREVAL writes them
 
 
 def summarise(table: pd.DataFrame, columns: list[str], summary: Summary | None = None) -> Summary:
@@ -115,8 +116,9 @@ def summarise(table: pd.DataFrame, columns: list[str], summary: Summary | None =
     return summary
 
 
-def score_report(campaign: Campaign) -> Report:
-    """The conversation runs' GFRC and, beside them, the ranked-list runs' GFR."""
+def score_report(campaign: Campaign, as_ntcireval: bool = False) -> Report:
+    """The conversation runs' GFRC and, beside them, the ranked-list runs' GFR (their stored
+    figures, scores.ranked_lists; `as_ntcireval`: with NTCIREVAL's six-decimal uniform vectors)."""
     table = score_table(campaign)
     columns = score_columns(table)
     report = summarise(table, columns, Report(table, columns, campaign=campaign))
@@ -124,8 +126,8 @@ def score_report(campaign: Campaign) -> Report:
         {"topic": row["topic"], "run": row["run"], "conversation": row["conversation"], "values": [row[c] for c in columns]}
         for _, row in table.sort_values(["topic", "run"]).iterrows()
     ]
-    ranked = score_ranked_lists(campaign)
-    report.cutoff = ranked.cutoff
+    ranked = score_ranked_lists(campaign, as_ntcireval=as_ntcireval)
+    report.cutoff, report.as_ntcireval = ranked.cutoff, as_ntcireval
     if not ranked.table.empty:
         report.ranked = summarise(ranked.table, list(RANKED_MEASURES))
     return report
@@ -142,10 +144,10 @@ def conversations_csv_rows(campaign: Campaign):
     yield frame_csv(with_usernames(score_table(campaign)), float_format="%.6f")
 
 
-def ranked_csv_rows(campaign: Campaign, per_topic: bool = False):
+def ranked_csv_rows(campaign: Campaign, per_topic: bool = False, as_ntcireval: bool = False):
     """The ranked-list runs' GFR figures as CSV, one table: per run (mean and 95% t confidence
-    interval over topics), or with `per_topic` one row per run and topic."""
-    ranked = score_ranked_lists(campaign)
+    interval over topics), or with `per_topic` one row per run and topic; from the stored figures."""
+    ranked = score_ranked_lists(campaign, as_ntcireval=as_ntcireval)
     table = ranked.table if per_topic else run_summary(ranked.table, list(RANKED_MEASURES))
     yield frame_csv(table, float_format="%.6f")
 

@@ -547,7 +547,7 @@ def load_campaign(data: Any, source: str = "campaign") -> LoadReport:
             Run.objects.create(campaign=campaign, name=r["name"], kind=r["kind"], system=r["system"], trial=r["trial"])
             changes.append(f"run {r['name']} added")
             continue
-        if run.kind != r["kind"] and (run.conversations.exists() or run.ranked_documents.exists()):
+        if run.kind != r["kind"] and (run.conversations.exists() or run.ranked_lists.exists()):
             problems.append(CampaignProblem(source, "runs", f"run {r['name']} holds {run.get_kind_display()}: "
                                             f"it cannot become a run of {Run.Kind(r['kind']).label}"))
             continue

@@ -7,22 +7,46 @@ conversation's nugget, counts in every run that ranks it, whoever judged it: for
 and key, one annotator's judgment counts (`document_judgments`: people before automatic
 judges, then whoever judged more of the topic, then the earliest account). Unjudged documents
 gain 0 and are uniform in every attribute set; a judged one without a membership in a set is
-uniform there.
+uniform there (`as_ntcireval`: uniform as NTCIREVAL writes it, six decimals).
 
-Every (run, topic) of a topic type is one row of padded arrays scored in one vectorised call
-per topic type; the queries are a handful per campaign, whatever its size.
+Lists are stored as arrays of document numbers (models.RankedList, TopicDocument): scoring
+builds each topic's gains and memberships indexed by number and gathers every list of a topic
+type through them, all runs x topics vectorised, every cutoff in one pass
+(`scoring.gfr.score_cutoffs`), in chunks of bounded memory.
+
+Figures are stored per topic and cutoff (models.RankedListFigures) with a digest of what they
+were computed from (`_inputs`: the topic's entities, memberships, lists, its type's attribute
+sets, the campaign's gains and automatic judges): `score_ranked_lists` reads them and
+re-scores only the topics whose digest moved, so an edited judgment, a re-imported run or a
+changed target re-scores its topic only, whoever wrote the change (edit service, API, an
+import, the console's settings, the admin).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections import defaultdict
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from django.db.models import Q
+from django.db.models import Count, Max, Q, Sum, TextField
+from django.db.models.functions import Cast
 
-from annotator.models import AnnotatorProfile, AttributeSet, Campaign, Entity, Grade, Membership, RankedDocument, Run, Topic
+from annotator.models import (
+    AnnotatorProfile,
+    AttributeSet,
+    Campaign,
+    Entity,
+    Grade,
+    Membership,
+    RankedList,
+    RankedListFigures,
+    Run,
+    Topic,
+    TopicDocument,
+)
 from scoring import gfr
 
 LONG_COLUMNS = ["run", "topic", "attribute_set", "measure", "value"]
@@ -31,6 +55,8 @@ NO_ATTRIBUTE_SET = "-"
 # nominal attribute set, a "+JSD" variant takes that type's variant without "+JSD" (its JSD
 # part is empty), so every topic has one figure per variant.
 MEASURES = ["ERR", "iRBU", *gfr.variant_names(True)]
+CHUNK = 300_000  # ranks x lists gathered at once: memory stays bounded (about 10 MB an array)
+IN_BATCH = 500  # ids in one IN (...): SQLite caps the parameters of a query
 
 
 @dataclass
@@ -41,6 +67,17 @@ class RankedListScores:
     figures: pd.DataFrame
     table: pd.DataFrame
     cutoff: int
+
+
+@dataclass
+class TopicFigures:
+    """Every figure of one topic's lists at one cutoff: one row of `values` per run of `runs`
+    (those with a list), one column per `measures` entry (measure, attribute set or "-")."""
+
+    evaluated: bool  # False: no relevant judged document, no figure
+    runs: np.ndarray
+    measures: list[tuple[str, str]]
+    values: np.ndarray
 
 
 def ranked_list_gains(campaign: Campaign) -> tuple[dict[int, float], float]:
@@ -59,7 +96,7 @@ def document_judgments(campaign: Campaign, judge=None, topic_ids=None) -> pd.Dat
     graded more of the topic's entities, then the earliest account."""
     query = Entity.objects.filter(topic__campaign=campaign).filter(Q(grade__isnull=False) | Q(memberships__isnull=False))
     if topic_ids is not None:
-        query = query.filter(topic_id__in=topic_ids)
+        query = query.filter(topic_id__in=list(topic_ids))
     if judge is not None:
         query = query.filter(annotator=judge)
     entities = pd.DataFrame(query.distinct().values_list("pk", "topic_id", "annotator_id", "key", "grade_id"),
@@ -79,104 +116,263 @@ def ranked_list_runs(campaign: Campaign) -> list[Run]:
     return list(Run.objects.filter(campaign=campaign, kind=Run.Kind.RANKED_LISTS).order_by("name"))
 
 
-def score_ranked_lists(campaign: Campaign, cutoff: int | None = None, judge=None) -> RankedListScores:
-    """Every ranked-list run of the campaign on every topic it is evaluated on: the topics that
-    some run ranks documents for and that have a relevant judged document (a topic without
-    one gets no figure, as from NTCIREVAL); a run without a list for such a topic scores 0.
-    `judge` (a user) scores from that annotator's judgments instead of each topic's document judge."""
-    cutoff = campaign.ranked_list_cutoff if cutoff is None else cutoff
-    runs = ranked_list_runs(campaign)
-    documents = pd.DataFrame(
-        RankedDocument.objects.filter(run__campaign=campaign, run__kind=Run.Kind.RANKED_LISTS, rank__lte=cutoff)
-        .values_list("run_id", "topic_id", "rank", "key"),
-        columns=["run_id", "topic_id", "rank", "key"],
-    )
-    gain_of, max_gain = ranked_list_gains(campaign)
-    entities = document_judgments(campaign, judge, set(documents["topic_id"]))
-    entities = entities.assign(gain=entities["grade_id"].map(gain_of).fillna(0.0).astype(float))
-    relevant_topics = set(entities.loc[entities["gain"] > 0, "topic_id"])
-    topics = {t.pk: t for t in Topic.objects.filter(pk__in=relevant_topics & set(documents["topic_id"])).select_related("topic_type")}
-    documents = documents[documents["topic_id"].isin(topics)].merge(
-        entities[["topic_id", "key", "entity_id", "gain"]], on=["topic_id", "key"], how="left")
-    documents["gain"] = documents["gain"].fillna(0.0)
-    memberships = _membership_rows(entities)
+def _ranked(campaign: Campaign):
+    return RankedList.objects.filter(run__campaign=campaign, run__kind=Run.Kind.RANKED_LISTS)
 
-    figure_frames, table_frames = [], []
+
+def _batches(ids):
+    ids = sorted(ids)
+    for start in range(0, len(ids), IN_BATCH):
+        yield ids[start : start + IN_BATCH]
+
+
+# -- the figures, computed -------------------------------------------------------------------
+
+
+def compute_figures(campaign: Campaign, topic_ids, cutoffs, as_ntcireval: bool = False,
+                    judge=None) -> dict[tuple[int, int], TopicFigures]:
+    """(topic id, cutoff) -> the topic's figures, for every topic of `topic_ids` some ranked-list
+    run has a list for, at every cutoff, from the lists and judgments as they are now."""
+    cutoffs = sorted({int(c) for c in cutoffs})
+    lists: dict[int, list[tuple[int, np.ndarray, str]]] = defaultdict(list)  # topic -> (run, places, unjudged)
+    for batch in _batches(topic_ids):
+        for run_id, topic_id, documents, unjudged in _ranked(campaign).filter(topic_id__in=batch).order_by(
+                "topic_id", "run_id").values_list("run_id", "topic_id", "documents", "unjudged"):
+            lists[topic_id].append((run_id, np.frombuffer(bytes(documents), dtype="<i4"), unjudged))
+    catalogue: dict[int, list[str]] = defaultdict(list)
+    for batch in _batches(lists):
+        for topic_id, key in TopicDocument.objects.filter(topic_id__in=batch).order_by("topic_id", "number").values_list("topic_id", "key"):
+            catalogue[topic_id].append(key)
+    gain_of, max_gain = ranked_list_gains(campaign)
+    entities = document_judgments(campaign, judge, lists)
+    entities = entities.assign(gain=entities["grade_id"].map(gain_of).fillna(0.0).astype(float))
+    relevant = set(entities.loc[entities["gain"] > 0, "topic_id"])
+    memberships = _membership_rows(entities)
+    judged: dict[int, dict[str, tuple[int, float]]] = defaultdict(dict)  # topic -> key -> (entity, gain)
+    for topic_id, key, entity_id, gain in entities[["topic_id", "key", "entity_id", "gain"]].itertuples(index=False):
+        judged[topic_id][key] = (entity_id, gain)
+
+    out: dict[tuple[int, int], TopicFigures] = {}
+    topics = list(Topic.objects.filter(pk__in=list(lists)).select_related("topic_type").order_by("code"))
     by_type: dict[int, list[Topic]] = defaultdict(list)
-    for topic in sorted(topics.values(), key=lambda t: t.code):
-        by_type[topic.topic_type_id].append(topic)
+    for topic in topics:
+        if topic.pk in relevant:
+            by_type[topic.topic_type_id].append(topic)
+        else:
+            for cutoff in cutoffs:
+                out[(topic.pk, cutoff)] = TopicFigures(False, np.zeros(0, dtype=np.int64), [], np.zeros((0, 0)))
     for type_topics in by_type.values():
-        topic_type = type_topics[0].topic_type
-        sets = list(AttributeSet.objects.filter(topic_type=topic_type).order_by("position", "name"))
-        figures, table = _score_type(runs, type_topics, sets, documents, memberships, max_gain, cutoff)
-        table.insert(2, "topic_type", topic_type.code)
-        figure_frames.append(figures)
-        table_frames.append(table)
-    if not figure_frames:
-        return RankedListScores(pd.DataFrame(columns=LONG_COLUMNS),
-                                pd.DataFrame(columns=["run", "topic", "topic_type", *MEASURES]), cutoff)
-    figures = pd.concat(figure_frames, ignore_index=True)
-    figures["order"] = range(len(figures))
-    figures = figures.sort_values(["run", "topic", "order"], kind="stable").drop(columns="order").reset_index(drop=True)
-    table = pd.concat(table_frames, ignore_index=True).sort_values(["run", "topic"], ignore_index=True)
-    return RankedListScores(figures, table, cutoff)
+        sets = list(AttributeSet.objects.filter(topic_type_id=type_topics[0].topic_type_id).order_by("position", "name"))
+        out.update(_score_type(type_topics, sets, lists, catalogue, judged, memberships, max_gain, cutoffs, as_ntcireval))
+    return out
 
 
 def _membership_rows(entities: pd.DataFrame) -> dict[int, dict[int, list[float]]]:
-    """attribute set id -> entity id -> vector, for the judged entities (in batches: SQLite caps
-    the parameters of one query)."""
+    """attribute set id -> entity id -> vector, for the judged entities: read by topic as JSON
+    text (a campaign's vectors repeat: one-hot and uniform ones), each distinct text parsed once."""
     result: dict[int, dict[int, list[float]]] = defaultdict(dict)
-    ids = entities["entity_id"].tolist()
-    for start in range(0, len(ids), 5000):
-        for entity_id, attribute_set_id, vector in Membership.objects.filter(
-            entity_id__in=ids[start : start + 5000]
-        ).values_list("entity_id", "attribute_set_id", "vector"):
-            result[attribute_set_id][entity_id] = vector
+    wanted = set(entities["entity_id"].tolist())
+    parsed: dict[str, list[float]] = {}
+    for batch in _batches(set(entities["topic_id"].tolist())):
+        for entity_id, attribute_set_id, text in Membership.objects.filter(entity__topic_id__in=batch).annotate(
+                text=Cast("vector", TextField())).values_list("entity_id", "attribute_set_id", "text"):
+            if entity_id in wanted:
+                vector = parsed.get(text)
+                if vector is None:
+                    vector = parsed[text] = json.loads(text)
+                result[attribute_set_id][entity_id] = vector
     return result
 
 
-def _score_type(runs: list[Run], topics: list[Topic], sets: list[AttributeSet], documents: pd.DataFrame,
-                memberships: dict[int, dict[int, list[float]]], max_gain: float, cutoff: int):
-    """The figures and the per-list table of one topic type: row r * len(topics) + t of the
-    padded arrays is run r's list for topic t."""
-    n_topics = len(topics)
-    n = len(runs) * n_topics
-    run_index = {run.pk: i for i, run in enumerate(runs)}
-    topic_index = {topic.pk: i for i, topic in enumerate(topics)}
-    mine = documents[documents["topic_id"].isin(topic_index) & documents["run_id"].isin(run_index)]
-    rows = (mine["run_id"].map(run_index) * n_topics + mine["topic_id"].map(topic_index)).to_numpy(dtype=int)
-    ranks = mine["rank"].to_numpy(dtype=int) - 1
-    depth = max(int(ranks.max()) + 1 if ranks.size else 1, 1)
-    gains = np.zeros((n, depth))
-    gains[rows, ranks] = mine["gain"].to_numpy(dtype=float)
-    entity_ids = mine["entity_id"].to_numpy(dtype=float)  # NaN: an unjudged document
-    vectors, specs = [], []
-    for attribute_set in sets:
-        k = attribute_set.size
-        known = memberships.get(attribute_set.pk, {})
-        lookup = {entity_id: i for i, entity_id in enumerate(known)}
-        table = np.vstack([np.full((1, k), 1.0 / k), np.asarray(list(known.values()), dtype=float).reshape(-1, k)])
-        # row 0 of `table` is the uniform vector: unjudged documents and missing memberships
-        which = np.array([lookup.get(int(e), -1) + 1 if e == e else 0 for e in entity_ids], dtype=int)
-        padded = np.full((n, depth, k), 1.0 / k)
-        padded[rows, ranks] = table[which]
-        vectors.append(padded)
-        specs.append(gfr.GroupSet(attribute_set.name, attribute_set.kind == AttributeSet.Kind.NOMINAL, attribute_set.target))
-    scores = gfr.score(gains, vectors, specs, max_gain, cutoff)
+def measures_of(sets: list[AttributeSet]) -> list[tuple[str, str]]:
+    """The figures of a topic type, in NTCIREVAL's order: ERR, iRBU, GF-JSD/NMD/RNOD per set, GFR variants."""
+    has_nominal = any(s.kind == AttributeSet.Kind.NOMINAL for s in sets)
+    return ([("ERR", NO_ATTRIBUTE_SET), ("iRBU", NO_ATTRIBUTE_SET)]
+            + [(f"GF-{name}", s.name) for s in sets for name in gfr.DIVERGENCE_NAMES]
+            + [(name, NO_ATTRIBUTE_SET) for name in gfr.variant_names(has_nominal)])
 
-    run_names = np.repeat([run.name for run in runs], n_topics)
-    topic_codes = np.tile([topic.code for topic in topics], len(runs))
-    parts = [("ERR", NO_ATTRIBUTE_SET, scores.ERR), ("iRBU", NO_ATTRIBUTE_SET, scores.iRBU)]
-    for spec in specs:
-        parts += [(f"GF-{name}", spec.name, scores.GF[(spec.name, name)]) for name in gfr.DIVERGENCE_NAMES]
-    parts += [(name, NO_ATTRIBUTE_SET, values) for name, values in scores.GFR.items()]
-    figures = pd.concat(
-        [pd.DataFrame({"run": run_names, "topic": topic_codes, "attribute_set": attribute_set, "measure": measure,
-                       "value": values}) for measure, attribute_set, values in parts],
-        ignore_index=True,
-    )
-    table = pd.DataFrame({"run": run_names, "topic": topic_codes, "ERR": scores.ERR, "iRBU": scores.iRBU})
-    has_nominal = any(spec.nominal for spec in specs)
-    for name in gfr.variant_names(True):
-        table[name] = scores.GFR[name if has_nominal else name.removesuffix("+JSD")]
-    return figures, table
+
+def _score_type(topics: list[Topic], sets: list[AttributeSet], lists, catalogue, judged, memberships,
+                max_gain: float, cutoffs: list[int], as_ntcireval: bool) -> dict[tuple[int, int], TopicFigures]:
+    """The figures of one topic type's topics. Row 0 of the gathered tables is "nothing":
+    gain 0, uniform (unjudged documents, the padding past a list's end); then each topic's
+    judged documents by number, then the keys judged since a run ranking them was imported."""
+    specs = [gfr.GroupSet(s.name, s.kind == AttributeSet.Kind.NOMINAL, s.target) for s in sets]
+    uniforms = [gfr.uniform_membership(s.size, as_ntcireval) for s in sets]
+    gains: list[float] = [0.0]
+    vectors: list[list[np.ndarray]] = [[u] for u in uniforms]
+    rows: list[np.ndarray] = []  # per list: indices into the tables
+    owners: list[tuple[int, int]] = []  # per list: (topic, run)
+
+    def add(entity_id: int | None, gain: float) -> None:
+        gains.append(gain)
+        for m, s in enumerate(sets):
+            vector = memberships.get(s.pk, {}).get(entity_id) if entity_id is not None else None
+            vectors[m].append(np.asarray(vector, dtype=float) if vector is not None else uniforms[m])
+
+    for topic in topics:
+        mine = judged.get(topic.pk, {})
+        offset = len(gains)
+        for key in catalogue.get(topic.pk, []):
+            entity_id, gain = mine.get(key, (None, 0.0))
+            add(entity_id, gain)
+        late: dict[str, int] = {}  # keys judged since: their rows
+        for run_id, places, unjudged in lists[topic.pk]:
+            index = np.where(places >= 0, places + offset, 0)
+            if unjudged:
+                keys = unjudged.split("\n")
+                if not mine.keys().isdisjoint(keys):
+                    for j, key in enumerate(keys):
+                        if key in mine:
+                            if key not in late:
+                                late[key] = len(gains)
+                                add(*mine[key])
+                            index[places == -(j + 1)] = late[key]
+            rows.append(index)
+            owners.append((topic.pk, run_id))
+
+    gain_table = np.asarray(gains, dtype=float)
+    tables = [np.vstack(v) for v in vectors]
+    depth = min(max(cutoffs), max(len(r) for r in rows))
+    results = {c: [] for c in cutoffs}
+    chunk = max(1, CHUNK // depth)
+    for start in range(0, len(rows), chunk):
+        part = rows[start : start + chunk]
+        index = np.zeros((len(part), depth), dtype=np.int64)
+        for i, r in enumerate(part):
+            index[i, : min(len(r), depth)] = r[:depth]
+        scores = gfr.score_cutoffs(gain_table[index], [t[index] for t in tables], specs, max_gain, cutoffs)
+        for cutoff, s in scores.items():
+            results[cutoff].append(np.column_stack([s.ERR, s.iRBU, *(s.GF[(spec.name, name)] for spec in specs for name in gfr.DIVERGENCE_NAMES),
+                                                    *s.GFR.values()]))
+    measures = measures_of(sets)
+    owner_topics = np.array([t for t, _ in owners], dtype=np.int64)
+    owner_runs = np.array([r for _, r in owners], dtype=np.int64)
+    out = {}
+    for cutoff in cutoffs:
+        values = np.vstack(results[cutoff])
+        for topic in topics:
+            mask = owner_topics == topic.pk
+            out[(topic.pk, cutoff)] = TopicFigures(True, owner_runs[mask], measures, values[mask])
+    return out
+
+
+# -- the figures, stored -----------------------------------------------------------------------
+
+
+def _inputs(campaign: Campaign, topic_ids) -> dict[int, str]:
+    """topic id -> a digest of everything its figures are computed from: its entities (count,
+    versions: a grade or membership edit moves the entity's version on, judgments.edits), their
+    memberships, its lists, its catalogue, its type's attribute sets, the campaign's ranked-list
+    gains and who is an automatic judge."""
+    parts: dict[int, list] = defaultdict(list)
+    topic_ids = list(topic_ids)
+    for batch in _batches(topic_ids):
+        for row in Entity.objects.filter(topic_id__in=batch).values("topic_id").annotate(
+                n=Count("id"), v=Sum("version"), m=Max("id")).values_list("topic_id", "n", "v", "m"):
+            parts[row[0]].append(("entities", *row[1:]))
+        for row in Membership.objects.filter(entity__topic_id__in=batch).values("entity__topic_id").annotate(
+                n=Count("id"), m=Max("id")).values_list("entity__topic_id", "n", "m"):
+            parts[row[0]].append(("memberships", *row[1:]))
+        for row in _ranked(campaign).filter(topic_id__in=batch).values("topic_id").annotate(
+                n=Count("id"), m=Max("id"), r=Sum("run_id")).values_list("topic_id", "n", "m", "r"):
+            parts[row[0]].append(("lists", *row[1:]))
+        for row in TopicDocument.objects.filter(topic_id__in=batch).values("topic_id").annotate(
+                n=Count("id")).values_list("topic_id", "n"):
+            parts[row[0]].append(("catalogue", row[1]))
+    types = dict(Topic.objects.filter(pk__in=topic_ids).values_list("pk", "topic_type_id"))
+    sets: dict[int, list] = defaultdict(list)
+    for row in AttributeSet.objects.filter(topic_type__campaign=campaign).order_by("pk").values_list(
+            "topic_type_id", "pk", "name", "kind", "groups", "target", "position"):
+        sets[row[0]].append(row[1:])
+    campaign_wide = (sorted(Grade.objects.filter(campaign=campaign).values_list("pk", "ranked_list_gain")),
+                     sorted(AnnotatorProfile.objects.filter(is_automatic=True).values_list("user_id", flat=True)))
+    return {t: hashlib.sha256(repr((parts[t], sets[types.get(t)], campaign_wide)).encode()).hexdigest()
+            for t in topic_ids}
+
+
+def stored_figures(campaign: Campaign, cutoffs, as_ntcireval: bool = False) -> dict[tuple[int, int], TopicFigures]:
+    """(topic id, cutoff) -> the figures of every topic some ranked-list run has a list for:
+    the stored ones still matching their inputs, the others computed now (only those topics)
+    and stored."""
+    cutoffs = sorted({int(c) for c in cutoffs})
+    topic_ids = set(_ranked(campaign).values_list("topic_id", flat=True).distinct())
+    inputs = _inputs(campaign, topic_ids)
+    out: dict[tuple[int, int], TopicFigures] = {}
+    for batch in _batches(topic_ids):
+        for topic_id, cutoff, digest, evaluated, runs, measures, values in RankedListFigures.objects.filter(
+                topic_id__in=batch, cutoff__in=cutoffs, as_ntcireval=as_ntcireval).values_list(
+                "topic_id", "cutoff", "inputs", "evaluated", "runs", "measures", "values"):
+            if digest == inputs[topic_id]:
+                runs = np.frombuffer(bytes(runs), dtype="<i8")
+                out[(topic_id, cutoff)] = TopicFigures(evaluated, runs, [tuple(m) for m in measures],
+                                                       np.frombuffer(bytes(values), dtype="<f8").reshape(runs.size, len(measures)))
+    stale = {t for t in topic_ids for c in cutoffs if (t, c) not in out}
+    if stale:
+        computed = compute_figures(campaign, stale, cutoffs, as_ntcireval)
+        RankedListFigures.objects.bulk_create(
+            [RankedListFigures(topic_id=t, cutoff=c, as_ntcireval=as_ntcireval, inputs=inputs[t], evaluated=f.evaluated,
+                               runs=f.runs.astype("<i8").tobytes(), measures=[list(m) for m in f.measures],
+                               values=np.ascontiguousarray(f.values, dtype="<f8").tobytes())
+             for (t, c), f in computed.items()],
+            update_conflicts=True, unique_fields=["topic", "cutoff", "as_ntcireval"],
+            update_fields=["inputs", "evaluated", "runs", "measures", "values"], batch_size=200)
+        out.update(computed)
+    return out
+
+
+# -- the figures as tables ---------------------------------------------------------------------
+
+
+def score_ranked_lists(campaign: Campaign, cutoff: int | None = None, judge=None,
+                       as_ntcireval: bool = False) -> RankedListScores:
+    """Every ranked-list run of the campaign on every topic it is evaluated on: the topics that
+    some run ranks documents for and that have a relevant judged document (a topic without
+    one gets no figure, as from NTCIREVAL); a run without a list for such a topic scores 0.
+    `judge` (a user) scores from that annotator's judgments instead of each topic's document
+    judge (computed, not stored); `as_ntcireval` with NTCIREVAL's six-decimal uniform vectors."""
+    cutoff = campaign.ranked_list_cutoff if cutoff is None else int(cutoff)
+    return score_ranked_lists_at(campaign, [cutoff], judge, as_ntcireval)[cutoff]
+
+
+def score_ranked_lists_at(campaign: Campaign, cutoffs, judge=None, as_ntcireval: bool = False) -> dict[int, RankedListScores]:
+    """score_ranked_lists at several cutoffs, scored in one pass."""
+    cutoffs = sorted({int(c) for c in cutoffs})
+    if judge is None:
+        figures = stored_figures(campaign, cutoffs, as_ntcireval)
+    else:
+        topic_ids = set(_ranked(campaign).values_list("topic_id", flat=True).distinct())
+        figures = compute_figures(campaign, topic_ids, cutoffs, as_ntcireval, judge)
+    runs = ranked_list_runs(campaign)
+    topics = {t.pk: t for t in Topic.objects.filter(pk__in={t for t, _ in figures}).select_related("topic_type")}
+    return {cutoff: _tables(runs, topics, {t: f for (t, c), f in figures.items() if c == cutoff}, cutoff) for cutoff in cutoffs}
+
+
+def _tables(runs: list[Run], topics: dict[int, Topic], figures: dict[int, TopicFigures], cutoff: int) -> RankedListScores:
+    run_index = {run.pk: i for i, run in enumerate(runs)}
+    run_names = np.array([run.name for run in runs], dtype=object)
+    long_frames, table_frames = [], []
+    for topic in sorted((topics[t] for t, f in figures.items() if f.evaluated), key=lambda t: t.code):
+        f = figures[topic.pk]
+        values = np.zeros((len(runs), len(f.measures)))  # a run without a list scores 0
+        known = np.array([run_index.get(int(r), -1) for r in f.runs], dtype=np.int64)
+        values[known[known >= 0]] = f.values[known >= 0]
+        n_measures = len(f.measures)
+        long_frames.append(pd.DataFrame({
+            "run": np.repeat(run_names, n_measures), "topic": topic.code,
+            "attribute_set": np.tile([s for _, s in f.measures], len(runs)),
+            "measure": np.tile([m for m, _ in f.measures], len(runs)), "value": values.ravel(),
+            "order": np.tile(np.arange(n_measures), len(runs)),
+        }))
+        column = {m: i for i, (m, s) in enumerate(f.measures) if s == NO_ATTRIBUTE_SET}
+        table = pd.DataFrame({"run": run_names, "topic": topic.code, "topic_type": topic.topic_type.code})
+        for name in MEASURES:
+            table[name] = values[:, column[name if name in column else name.removesuffix("+JSD")]]
+        table_frames.append(table)
+    if not long_frames:
+        return RankedListScores(pd.DataFrame(columns=LONG_COLUMNS),
+                                pd.DataFrame(columns=["run", "topic", "topic_type", *MEASURES]), cutoff)
+    figures = (pd.concat(long_frames, ignore_index=True).sort_values(["run", "topic", "order"], kind="stable")
+               .drop(columns="order").reset_index(drop=True))
+    table = pd.concat(table_frames, ignore_index=True).sort_values(["run", "topic"], ignore_index=True)
+    return RankedListScores(figures, table, cutoff)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from annotator.models import Campaign, RankedDocument, Run
+from annotator.interchange.ranked_runs import stored_lists
+from annotator.models import Campaign, RankedList, Run
 
 from .helpers import refused, row_counts, run, write
 from .pilot import PILOT_CAMPAIGN, RUN_FILES
@@ -24,8 +25,9 @@ def test_the_pilot_runs_import_under_their_tags_whatever_the_file_names():
                            "run Anserini-qljm: 4 topic(s), 400 document(s)")
     assert sorted(Run.objects.values_list("name", "kind")) == [
         ("Anserini-bm25", "ranked_lists"), ("Anserini-qld", "ranked_lists"), ("Anserini-qljm", "ranked_lists")]
-    first = RankedDocument.objects.get(run__name="Anserini-bm25", topic__code="P001", rank=1)
-    assert (first.document, first.stated_rank, first.score) == ("d40ba8f7-7f55-4118-8e7a-cfdcdd8598fc", 1, 7.6957)
+    first = stored_lists(Run.objects.get(name="Anserini-bm25"))["P001"][0]
+    assert first == ("d40ba8f7-7f55-4118-8e7a-cfdcdd8598fc", 1, 7.6957)
+    assert RankedList.objects.count() == 3 * 4  # one row per run and topic
 
 
 def test_the_list_is_the_files_order_with_a_warning_where_ranks_or_scores_disagree(tmp_path):
@@ -34,8 +36,7 @@ def test_the_list_is_the_files_order_with_a_warning_where_ranks_or_scores_disagr
     out, err = run("import_runs", "--campaign", "fairweb1pilot", "--name", "mine", path)
     assert err.splitlines() == [f"warning: {path}:2: P001: the rank disagrees with the file's order (line 1); "
                                 "the list is scored in the file's order, as NTCIREVAL does"]
-    assert list(RankedDocument.objects.filter(topic__code="P001").values_list("rank", "document", "stated_rank")) == [
-        (1, "a", 2), (2, "b", 1)]
+    assert [(d, r) for d, r, _ in stored_lists(Run.objects.get(name="mine"))["P001"]] == [("a", 2), ("b", 1)]
     assert out.strip() == "run mine: 2 topic(s), 3 document(s)"
 
 
@@ -44,7 +45,7 @@ def test_importing_a_run_again_replaces_its_lists(tmp_path):
     run("import_runs", "--campaign", "fairweb1pilot", write(tmp_path, "a", "P001 Q0 a 1 2 sys\nP001 Q0 b 2 1 sys\n"))
     out, _ = run("import_runs", "--campaign", "fairweb1pilot", write(tmp_path, "b", "P002 Q0 z 1 2 sys\n"))
     assert out.strip() == "run sys: 1 topic(s), 1 document(s) (replaced)"
-    assert list(RankedDocument.objects.values_list("topic__code", "document")) == [("P002", "z")]
+    assert stored_lists(Run.objects.get(name="sys")) == {"P002": [("z", 1, 2.0)]}
 
 
 def test_duplicate_documents_unknown_topics_and_bad_lines_are_refused_with_file_and_line(tmp_path):
@@ -105,4 +106,4 @@ def test_runs_written_in_batches_are_all_rolled_back_by_a_bad_line_in_a_later_fi
     assert row_counts() == before
     out, _ = run("import_runs", "--campaign", "fairweb1pilot", first)
     assert out.strip() == "run one: 1 topic(s), 5 document(s)"
-    assert list(RankedDocument.objects.values_list("rank", "document")) == [(i, f"d{i}") for i in range(1, 6)]
+    assert stored_lists(Run.objects.get(name="one")) == {"P001": [(f"d{i}", i, 10.0 - i) for i in range(1, 6)]}

@@ -101,3 +101,37 @@ def test_the_ranked_list_runs_have_csvs_of_their_own_one_table_each(organiser, c
     per_topic = organiser.get(reverse("console:report_ranked_csv", kwargs={"slug": campaign.slug, "per_topic": "-topics"}))
     rows = list(csv.DictReader(io.StringIO(b"".join(per_topic.streaming_content).decode())))
     assert {r["run"] for r in rows} == {"web-a", "web-b", "web-c"} and "topic" in rows[0]
+
+
+def test_the_ranked_list_report_reads_the_stored_figures_and_re_scores_an_edited_judgments_topic_only(organiser, campaign, monkeypatch):
+    from annotator.judgments.edits import update_entity
+    from annotator.models import Entity, Grade
+    from annotator.scores import ranked_lists
+
+    add_ranked_list_runs(campaign)
+    organiser.get(url(campaign))  # scored and stored
+    asked: list[set] = []
+    real = ranked_lists.compute_figures
+    monkeypatch.setattr(ranked_lists, "compute_figures", lambda c, topics, *a, **k: asked.append(set(topics)) or real(c, topics, *a, **k))
+    before = organiser.get(url(campaign)).context["report"].ranked.topics
+    assert asked == []
+    entity = Entity.objects.get(topic__campaign=campaign, topic__code="M001", key="d1")
+    update_entity(entity, actor=None, expected_version=entity.version, grade=Grade.objects.get(campaign=campaign, label="L2"))
+    after = organiser.get(url(campaign)).context["report"].ranked.topics
+    assert asked == [{entity.topic_id}]
+    assert [t["cells"]["ERR"].mean for t in after] != [t["cells"]["ERR"].mean for t in before]
+
+
+def test_the_ranked_lists_can_be_scored_with_ntcirevals_six_decimal_uniform_vectors_page_and_csvs(organiser, campaign):
+    from annotator.models import RankedListFigures
+
+    add_ranked_list_runs(campaign)
+    plain = organiser.get(url(campaign)).content.decode()
+    assert 'name="as_ntcireval" value="1">' in plain and "?as_ntcireval=1" not in plain
+    response = organiser.get(url(campaign) + "?as_ntcireval=1")
+    content = response.content.decode()
+    assert response.context["report"].as_ntcireval and 'name="as_ntcireval" value="1" checked>' in content
+    assert "its six-decimal uniform vectors" in content and content.count("?as_ntcireval=1") == 2
+    assert RankedListFigures.objects.filter(as_ntcireval=True).exists()
+    per_topic = organiser.get(reverse("console:report_ranked_csv", kwargs={"slug": campaign.slug, "per_topic": "-topics"}) + "?as_ntcireval=1")
+    assert b"web-a" in b"".join(per_topic.streaming_content)

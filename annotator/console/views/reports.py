@@ -28,10 +28,15 @@ def report(request: HttpRequest, slug: str) -> HttpResponse:
                 messages.error(request, error)
             return redirect("console:report", slug=campaign.slug)
         campaign.refresh_from_db()
-    context = {"campaign": campaign, "report": reports.score_report(campaign), "tab": "report",
+    context = {"campaign": campaign, "report": reports.score_report(campaign, as_ntcireval=_as_ntcireval(request)), "tab": "report",
                "version": campaign.version, "quick_errors": errors}
     template = "console/report.html#report-body" if request.htmx else "console/report.html"
     return render(request, template, context, status=400 if errors else 200)
+
+
+def _as_ntcireval(request: HttpRequest) -> bool:
+    """The ranked lists' choice: uniform vectors as NTCIREVAL writes them (``?as_ntcireval=1``)."""
+    return request.GET.get("as_ntcireval") == "1"
 
 
 def _quick_settings(request: HttpRequest, campaign) -> list[str]:
@@ -71,7 +76,8 @@ def report_ranked_csv(request: HttpRequest, slug: str, per_topic: str | None = N
     """The ranked-list runs' GFR figures, one table: per run, or (report-ranked-topics.csv) per run and topic."""
     campaign = campaign_for_organiser(request.user, slug)
     suffix = "-topics" if per_topic else ""
-    return _csv(reports.ranked_csv_rows(campaign, per_topic=bool(per_topic)), f"{campaign.slug}-ranked-lists{suffix}.csv")
+    return _csv(reports.ranked_csv_rows(campaign, per_topic=bool(per_topic), as_ntcireval=_as_ntcireval(request)),
+                f"{campaign.slug}-ranked-lists{suffix}.csv")
 
 
 def _csv(lines, filename: str) -> StreamingHttpResponse:

@@ -128,24 +128,28 @@ def derive_entity(lines: list[str], anchor: int, nugget_text: str, whole_line: b
 
 
 def decode_utf8(data: bytes, path: str) -> tuple[str | None, list[FormatError]]:
-    """Strict UTF-8 (a leading BOM is dropped); every invalid byte sequence reported with its
-    line and byte offset."""
+    """Strict UTF-8 (a leading BOM is dropped); each line holding an invalid byte sequence
+    reported once, with its first bad byte and its offset (a binary file is 50 lines' messages,
+    not 50 of one line's bytes)."""
     errors: list[FormatError] = []
     pos = 0
+    line = 1
     while True:
         try:
             data[pos:].decode("utf-8")
             break
         except UnicodeDecodeError as exc:
             start = pos + exc.start
-            line = data.count(b"\n", 0, start) + 1
+            line += data.count(b"\n", pos, start)
             bad = data[start : pos + exc.end]
             errors.append(
                 FormatError(path, line, f"not UTF-8 text: invalid byte {bad[:4].hex(' ')} at byte offset {start}")
             )
-            pos += exc.end
-            if len(errors) >= 50:
+            end = data.find(b"\n", start)  # the rest of this line is not read again
+            if end < 0 or len(errors) >= 50:
                 break
+            pos = end + 1
+            line += 1
     if errors:
         return None, errors
     text = data.decode("utf-8")

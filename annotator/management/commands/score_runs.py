@@ -1,7 +1,9 @@
-"""python manage.py score_runs --campaign SLUG [--cutoff 20] [--format tsv|csv|json] [--annotator USER]
+"""python manage.py score_runs --campaign SLUG [--cutoff 20 [--cutoff 100 ...]] [--as-ntcireval] [--format tsv|csv|json] [--annotator USER]
 
 GFR of every ranked-list run, as NTCIREVAL computes it: one row per run, topic, attribute set
-and measure (run topic attribute_set measure value), values at full precision.
+and measure (run topic attribute_set measure value), values at full precision. Several
+cutoffs are scored in one pass; each row then also says its cutoff (a last column, `cutoff`).
+The figures are the stored ones where nothing they depend on changed (scores.ranked_lists).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from django.core.management.base import CommandError
 
 from annotator.interchange.csvsafe import frame_csv
 from annotator.management.commands._files import CampaignCommand
-from annotator.scores.ranked_lists import LONG_COLUMNS, score_ranked_lists
+from annotator.scores.ranked_lists import LONG_COLUMNS, score_ranked_lists_at
 
 
 class Command(CampaignCommand):
@@ -24,17 +26,29 @@ class Command(CampaignCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--campaign", required=True, metavar="SLUG")
-        parser.add_argument("--cutoff", type=int, metavar="L", help="ranks read per list (default: the campaign's, FairWeb-1: 20)")
+        parser.add_argument("--cutoff", type=int, metavar="L", action="append",
+                            help="ranks read per list (default: the campaign's, FairWeb-1: 20); give it again for "
+                                 "more cutoffs, scored in one pass (the rows then end with a cutoff column)")
+        parser.add_argument("--as-ntcireval", action="store_true",
+                            help="uniform memberships (unjudged documents, missing vectors) as NTCIREVAL writes them, "
+                                 "six decimals (1/3 -> 0.333333), so figures equal NTCIREVAL's to the last digit")
         parser.add_argument("--format", choices=["tsv", "csv", "json"], default="tsv")
         parser.add_argument("--annotator", metavar="USERNAME",
                             help="score from this annotator's judgments (default: each topic's document judge)")
 
-    def handle(self, *args, campaign, cutoff, format, annotator, **options):
+    def handle(self, *args, campaign, cutoff, as_ntcireval, format, annotator, **options):
         campaign_obj = self.campaign(campaign)
-        if cutoff is not None and cutoff < 1:
+        if cutoff is not None and min(cutoff) < 1:
             raise CommandError("--cutoff: at least 1 rank")
+        cutoffs = list(dict.fromkeys(cutoff or [campaign_obj.ranked_list_cutoff]))
         judge = self.user(annotator) if annotator is not None else None
-        figures = score_ranked_lists(campaign_obj, cutoff, judge).figures[LONG_COLUMNS]
+        scored = score_ranked_lists_at(campaign_obj, cutoffs, judge, as_ntcireval)
+        if len(cutoffs) == 1:
+            figures = scored[cutoffs[0]].figures[LONG_COLUMNS]
+        else:
+            import pandas as pd
+
+            figures = pd.concat([scored[c].figures[LONG_COLUMNS].assign(cutoff=c) for c in cutoffs], ignore_index=True)
         if figures.empty:
             self.stderr.write(f"{campaign}: no ranked-list run scored (import runs with import_runs, judgments with import_ntcireval)")
         if format == "json":

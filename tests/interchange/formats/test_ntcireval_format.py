@@ -59,3 +59,65 @@ def test_a_run_line_needs_six_fields_a_whole_rank_a_finite_score_and_one_tag():
 def test_files_that_are_not_utf8_are_refused_with_the_line():
     read = read_qrels(b"P1 a L1\nP1 \xff L1\n", "q")
     assert read.errors and read.errors[0].line == 2
+
+
+def test_a_binary_run_file_gives_one_message_per_line_not_one_per_bad_byte():
+    # issue 28: 50 messages all saying `binary.run:2` (invalid byte 80, then 81, ...)
+    data = b"P1 Q0 a 1 1 s\n" + bytes(range(0x80, 0x100)) + b"\nP1 Q0 b 2 1 s\n\xfe\xff\xfe\n"
+    read = read_run(data, "binary.run")
+    assert [str(e) for e in read.errors] == [
+        "binary.run:2: not UTF-8 text: invalid byte 80 at byte offset 14",
+        "binary.run:4: not UTF-8 text: invalid byte fe at byte offset 157",
+    ]
+
+
+def test_a_large_binary_file_stops_at_fifty_lines_each_named_once():
+    data = b"\n".join(bytes([0x80 + i % 64]) * 40 for i in range(200))
+    lines = [e.line for e in read_run(data, "binary.run").errors]
+    assert lines == list(range(1, 51))
+
+
+# -- the importer's columns: one split of the whole file, or line by line --------------------
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from hypothesis import given, strategies as st  # noqa: E402
+
+from annotator.interchange.formats.ntcireval import read_run_columns, run_columns  # noqa: E402
+
+
+def _same(a, b) -> bool:
+    return a.tag == b.tag and list(a.topics) == list(b.topics) and all(
+        x.documents == y.documents and np.array_equal(x.ranks, y.ranks) and np.array_equal(x.scores, y.scores)
+        for x, y in zip(a.topics.values(), b.topics.values()))
+
+
+@pytest.mark.parametrize("data", [
+    b"T1 Q0 a 1 3.5 sys\nT1 Q0 b 2 3.5 sys\n\nT2 Q0 a 1 -1e3 sys",
+    b"T2 Q0 a 1 3 sys\nT1 Q0 b 1 2 sys\nT2\tQ0  c 2 2 sys\nT1 Q0 c 3 1 sys\n",  # topics interleaved
+])
+def test_a_sound_file_read_as_columns_gives_what_reading_it_line_by_line_gives(data):
+    fast = read_run_columns(data, "r")
+    assert fast is not None and _same(fast, run_columns(read_run(data, "r").content))
+
+
+@pytest.mark.parametrize("data", [
+    b"", b"T1 Q0 a 1 1 s\r\n", "T1 Q0 caf\u00e9 1 1 s\n".encode(), b"T1 Q0 a 1 1\n", b"T1 Q0 a 1 1 s x\n",
+    b"T1 Q0 a 1 1 s\nT1 Q0 a 2 0 s\n", b"T1 Q0 a 2 1 s\nT1 Q0 b 1 0 s\n", b"T1 Q0 a 1 1 s\nT1 Q0 b 2 2 s\n",
+    b"T1 Q0 a -1 1 s\n", b"T1 Q0 a 1 nan s\n", b"T1 Q0 a 1 1_0 s\n", b"T1 Q0 a 1 1 s\nT1 Q0 b 2 0 t\n",
+    b"T1 Q0 a 1 1 s\x07\n",
+])
+def test_anything_unusual_is_left_to_the_line_by_line_reader(data):
+    assert read_run_columns(data, "r") is None
+
+
+@given(st.lists(st.tuples(st.sampled_from(["T1", "T2", "T3"]), st.sampled_from(["a", "b", "c", "d", "e"]),
+                          st.integers(0, 9), st.sampled_from(["1", "0.5", "2", "-3", "1e2", "nan", "x"]),
+                          st.sampled_from(["s", "s", "s", "t"]), st.sampled_from([" ", "\t", "  "])), max_size=12))
+def test_the_columns_are_read_exactly_when_the_line_by_line_reader_finds_nothing_to_say(lines):
+    data = "".join(f"{t}{sep}Q0{sep}{d} {r} {s} {tag}\n" for t, d, r, s, tag, sep in lines).encode()
+    fast, slow = read_run_columns(data, "r"), read_run(data, "r")
+    if fast is not None:
+        assert not slow.errors and not slow.warnings and _same(fast, run_columns(slow.content))
+    elif lines:
+        assert slow.errors or slow.warnings
