@@ -72,3 +72,11 @@ def test_the_t_interval_of_a_mean_is_taken_only_in_scoring_intervals():
 
 def test_krippendorffs_alpha_is_computed_only_in_scoring_agreement():
     assert homes_of(r"krippendorff\.alpha\(|def krippendorff_alpha|coincidence") == {"scoring/agreement.py"}
+
+
+def test_a_target_is_used_as_given_within_1e_5_by_a_rule_in_scoring_targets_only():
+    # the conversation side (gfrc), the ranked-list side (gfr), the model, the campaign file and
+    # the console's form all call scoring.targets.target_problem (through rules.vectors.check_target)
+    assert homes_of(r"TARGET\w*TOLERANCE\s*=|def target_problem") == {"scoring/targets.py"}
+    assert homes_of(r"target\.sum\(\)|tolerance\s*=\s*TARGET") == set()
+    assert homes_of(r"\btarget_problem\(") == {"scoring/targets.py", "scoring/gfrc.py", "scoring/gfr.py", "annotator/rules/vectors.py"}

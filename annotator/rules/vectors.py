@@ -1,4 +1,5 @@
-"""Membership vectors and target distributions: the one home of their rules.
+"""Membership vectors: the one home of their rules; target distributions read through the
+rule of `scoring.targets` (used as given when they sum to 1 within 1e-5).
 
 Forms, the model `clean()` methods, the file formats and importers all call these, so a vector
 is judged the same way wherever it is typed. Values are read exactly (1/3 + 1/3 + 1/3 is 1) and
@@ -12,11 +13,10 @@ import re
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 
+from scoring.targets import target_problem
+
 VECTOR_TOLERANCE = 1e-6
 SUM_TOLERANCE = VECTOR_TOLERANCE
-# A target distribution is used as given when it sums to 1 within 1e-5: FairWeb-1's R-GENDER
-# target is three times 0.333333 (0.999999, a hair more than 1e-6 away once read as floats).
-TARGET_TOLERANCE = 1e-5
 
 
 class VectorError(ValueError):
@@ -94,9 +94,9 @@ def _readable(value: Fraction | float, style: str = "") -> str:
 
 
 def vector_problem(values: Sequence[Fraction | float], tolerance: float = VECTOR_TOLERANCE) -> str | None:
-    """Why a vector is no distribution (None when it is one): empty, NaN, negative, or not
-    summing to 1 within `tolerance` (1e-6; TARGET_TOLERANCE for targets; fractions are
-    summed exactly)."""
+    """Why a membership vector is no distribution (None when it is one): empty, NaN, negative,
+    or not summing to 1 within `tolerance` (1e-6; fractions are summed exactly). Targets have
+    their own rule: `check_target`."""
     if not values:
         return "empty vector"
     for i, v in enumerate(values, 1):
@@ -125,16 +125,40 @@ def check_distribution(values: Iterable, length: int | None = None, tolerance: f
         raise VectorError(problem.removeprefix("vector "))
 
 
-def parse_vector(text: str, tolerance: float = VECTOR_TOLERANCE) -> tuple[float, ...]:
-    """'(0,1/2,0,0,0,1/2,0,0)' or '0 0.5 0.5' -> floats; brackets optional, commas or spaces."""
+def check_target(values: Iterable, length: int | None = None) -> None:
+    """Raise VectorError unless `values` can be used as a target (of `length` entries): the rule
+    of `scoring.targets` (a distribution within 1e-5, used as given), so that a target the model,
+    the campaign file or the console accepts is one GFRC and GFR score."""
+    values = list(values)
+    if length is not None and len(values) != length:
+        raise VectorError(f"has {len(values)} values, expected {length}")
+    problem = target_problem(values)
+    if problem is not None:
+        raise VectorError(problem)
+
+
+def _written_numbers(text: str) -> list[Fraction]:
     body = text.strip()
     if body[:1] in "([" and body[-1:] in ")]":
         body = body[1:-1]
     tokens = [t for t in re.split(r"[,\s;]+", body.strip()) if t]
     if not tokens:
         raise VectorError("the vector is empty")
-    exact = [parse_number(t) for t in tokens]
-    check_distribution(exact, tolerance=tolerance)
+    return [parse_number(t) for t in tokens]
+
+
+def parse_vector(text: str) -> tuple[float, ...]:
+    """'(0,1/2,0,0,0,1/2,0,0)' or '0 0.5 0.5' -> floats; brackets optional, commas or spaces."""
+    exact = _written_numbers(text)
+    check_distribution(exact)
+    return tuple(float(v) for v in exact)
+
+
+def parse_target(text: str, length: int | None = None) -> tuple[float, ...]:
+    """A target as typed ('1/3 1/3 1/3', '(0.333333,0.333333,0.333333)') -> floats, judged by
+    `check_target`."""
+    exact = _written_numbers(text)
+    check_target(exact, length)
     return tuple(float(v) for v in exact)
 
 
