@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Sized
 from fractions import Fraction
 
 from scoring.targets import target_problem
@@ -115,11 +115,19 @@ def vector_problem(values: Sequence[Fraction | float], tolerance: float = VECTOR
     return None
 
 
+def check_length(values: Sized, length: int) -> None:
+    """A vector has as many values as its attribute set has groups: checked first, before any of
+    its numbers is read, so that a vector of a million values is refused at once (reading them
+    exactly takes seconds)."""
+    if len(values) != length:
+        raise VectorError(f"has {len(values)} values, expected {length}")
+
+
 def check_distribution(values: Iterable, length: int | None = None, tolerance: float = VECTOR_TOLERANCE) -> None:
     """Raise VectorError unless `values` is a probability vector (of `length` entries)."""
     values = list(values)
-    if length is not None and len(values) != length:
-        raise VectorError(f"has {len(values)} values, expected {length}")
+    if length is not None:
+        check_length(values, length)
     problem = vector_problem(values, tolerance)
     if problem is not None:
         raise VectorError(problem.removeprefix("vector "))
@@ -137,19 +145,44 @@ def check_target(values: Iterable, length: int | None = None) -> None:
         raise VectorError(problem)
 
 
-def _written_numbers(text: str) -> list[Fraction]:
+def _written_numbers(text: str, length: int | None = None) -> list[Fraction]:
     body = text.strip()
     if body[:1] in "([" and body[-1:] in ")]":
         body = body[1:-1]
     tokens = [t for t in re.split(r"[,\s;]+", body.strip()) if t]
     if not tokens:
         raise VectorError("the vector is empty")
+    if length is not None:
+        check_length(tokens, length)
     return [parse_number(t) for t in tokens]
 
 
-def parse_vector(text: str) -> tuple[float, ...]:
-    """'(0,1/2,0,0,0,1/2,0,0)' or '0 0.5 0.5' -> floats; brackets optional, commas or spaces."""
-    exact = _written_numbers(text)
+def parse_vector(text: str, length: int | None = None) -> tuple[float, ...]:
+    """'(0,1/2,0,0,0,1/2,0,0)' or '0 0.5 0.5' -> floats; brackets optional, commas or spaces.
+    With `length` (the attribute set's groups), a vector of another length is refused before
+    its numbers are read."""
+    exact = _written_numbers(text, length)
+    check_distribution(exact)
+    return tuple(float(v) for v in exact)
+
+
+def read_vector(given: object, length: int) -> tuple[float, ...]:
+    """A membership vector as sent (a list of numbers, "1/3" strings allowed) or typed (the text
+    `parse_vector` reads), for an attribute set of `length` groups: its length first, then its
+    numbers, read exactly, then the distribution. The one reader of the API, the edit service
+    and the forms."""
+    if isinstance(given, str):
+        return parse_vector(given, length)
+    if not isinstance(given, (list, tuple)):
+        raise VectorError("must be a list of numbers or a vector written as text")
+    check_length(given, length)
+    exact = []
+    for i, value in enumerate(given, 1):
+        try:
+            exact.append(exact_number(value))
+        except VectorError as error:
+            raise VectorError(f"value {i} is not a number ({error})" if str(error) != "not a number"
+                              else f"value {i} is not a number") from None
     check_distribution(exact)
     return tuple(float(v) for v in exact)
 
