@@ -123,7 +123,7 @@ def _memberships(path, data, sets, document, result: JudgmentImport) -> None:
     if attribute_set is None:
         result.errors.append(FormatError(path, 0, f"no attribute set {name[1]} in topic type {name[0]}"))
         return
-    read = read_gmemb(data, path)
+    read = read_gmemb(data, path, (name[1], attribute_set.size))  # a vector's length before its numbers
     result.errors.extend(read.errors)
     for m in read.content:
         found = document(path, m.line, m.topic, m.document)

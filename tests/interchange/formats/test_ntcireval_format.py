@@ -59,3 +59,10 @@ def test_a_run_line_needs_six_fields_a_whole_rank_a_finite_score_and_one_tag():
 def test_files_that_are_not_utf8_are_refused_with_the_line():
     read = read_qrels(b"P1 a L1\nP1 \xff L1\n", "q")
     assert read.errors and read.errors[0].line == 2
+
+
+def test_a_membership_vector_of_another_length_than_the_groups_is_refused_before_its_numbers_are_read():
+    # 'x' is no number: with the attribute set's groups given, the length is judged first
+    read = read_gmemb(b"P1 a " + b"x " * 10**5 + b"\nP1 b 1/2 1/2\n", "m", ("GENDER", 2))
+    assert [(e.line, e.message) for e in read.errors] == [(1, "GENDER has 2 groups: the vector has 100000 values")]
+    assert [m.vector for m in read.content] == [(0.5, 0.5)]
