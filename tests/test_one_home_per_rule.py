@@ -80,3 +80,8 @@ def test_a_target_is_used_as_given_within_1e_5_by_a_rule_in_scoring_targets_only
     assert homes_of(r"TARGET\w*TOLERANCE\s*=|def target_problem") == {"scoring/targets.py"}
     assert homes_of(r"target\.sum\(\)|tolerance\s*=\s*TARGET") == set()
     assert homes_of(r"\btarget_problem\(") == {"scoring/targets.py", "scoring/gfrc.py", "scoring/gfr.py", "annotator/rules/vectors.py"}
+
+
+def test_a_vectors_length_is_judged_only_in_rules_vectors_before_its_numbers():
+    # check_length: the API, the edit service, the forms and the NTCIREVAL importer call it
+    assert homes_of(r"values, expected|len\([\w.]*vector\)\s*!=") == {"annotator/rules/vectors.py"}

@@ -138,8 +138,8 @@ def check_target(values: Iterable, length: int | None = None) -> None:
     of `scoring.targets` (a distribution within 1e-5, used as given), so that a target the model,
     the campaign file or the console accepts is one GFRC and GFR score."""
     values = list(values)
-    if length is not None and len(values) != length:
-        raise VectorError(f"has {len(values)} values, expected {length}")
+    if length is not None:
+        check_length(values, length)
     problem = target_problem(values)
     if problem is not None:
         raise VectorError(problem)
