@@ -21,7 +21,7 @@ from django.db import models
 from django.db.models import F, Q
 
 from annotator.rules.ids import ATTRIBUTE_SET, id_problem
-from annotator.rules.vectors import TARGET_TOLERANCE, VectorError, check_distribution
+from annotator.rules.vectors import VectorError, check_distribution, check_target
 
 
 class Campaign(models.Model):
@@ -176,9 +176,7 @@ class AttributeSet(models.Model):
         if len(set(self.groups)) != len(self.groups):
             raise ValidationError({"groups": "Group labels must be distinct."})
         try:
-            check_distribution(
-                self.target if isinstance(self.target, list) else [None], length=len(self.groups), tolerance=TARGET_TOLERANCE
-            )
+            check_target(self.target if isinstance(self.target, list) else [None], length=len(self.groups))
         except VectorError as error:
             raise ValidationError({"target": f"The target {error}."}) from error
         if self.kind == self.Kind.NOMINAL and self.divergence != self.Divergence.JSD:

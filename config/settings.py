@@ -61,9 +61,11 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "axes",
+    # before django_tasks_db: its `db_worker` command is annotator's (which first fails the
+    # import jobs whose worker died, then runs django-tasks-db's worker)
+    "annotator",
     "django_tasks",
     "django_tasks_db",
-    "annotator",
 ]
 
 MIDDLEWARE = [

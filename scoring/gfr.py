@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scoring.divergence import DIVERGENCES
+from scoring.targets import target_problem
 
 DEFAULT_CUTOFF = 20  # FairWeb-1's l
 RBU_PATIENCE = 0.99  # iRBU's p: the user's probability of moving on to the next rank
@@ -44,7 +45,7 @@ def variant_names(has_nominal: bool) -> list[str]:
 @dataclass(frozen=True)
 class GroupSet:
     """An attribute set as GFR sees it: nominal or ordinal, and its target p* (used as given:
-    NTCIREVAL does not renormalise a target that sums to 0.999999)."""
+    NTCIREVAL does not renormalise a target that sums to 0.999999; the rule: scoring.targets)."""
 
     name: str
     nominal: bool
@@ -52,8 +53,11 @@ class GroupSet:
 
     def __post_init__(self) -> None:
         target = np.array(self.target, dtype=float)
-        if target.ndim != 1 or target.size == 0 or not np.all(np.isfinite(target)) or np.any(target < 0):
-            raise ValueError(f"attribute set {self.name!r}: the target must be a non-empty vector of probabilities")
+        if target.ndim != 1:
+            raise ValueError(f"attribute set {self.name!r}: the target must be a vector of probabilities")
+        problem = target_problem(target.tolist())  # used as given within 1e-5, as the conversation side
+        if problem is not None:
+            raise ValueError(f"attribute set {self.name!r}: the target {problem}")
         target.setflags(write=False)
         object.__setattr__(self, "target", target)
 

@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from scoring.divergence import DIVERGENCES, distr_sim
+from scoring.targets import target_problem
 
 METHODS = ("independent", "cumulative")
 EMPTY_TURNS = ("ignore", "uniform")
 TURN_WEIGHTS = ("one", "max_pw")
-TARGET_SUM_TOLERANCE = 1e-6
 
 
 @dataclass(frozen=True)
@@ -80,10 +80,9 @@ class AttributeSet:
         groups = tuple(self.groups)
         if groups and len(groups) != target.size:
             raise ValueError(f"attribute set {self.name!r}: {len(groups)} groups but a target of {target.size}")
-        if not np.all(np.isfinite(target)) or np.any(target < 0):
-            raise ValueError(f"attribute set {self.name!r}: target probabilities must be finite and >= 0")
-        if abs(target.sum() - 1.0) > TARGET_SUM_TOLERANCE:
-            raise ValueError(f"attribute set {self.name!r}: target sums to {target.sum():.6g}, not 1")
+        problem = target_problem(target.tolist())  # used as given within 1e-5, as the ranked-list side
+        if problem is not None:
+            raise ValueError(f"attribute set {self.name!r}: the target {problem}")
         if self.divergence not in DIVERGENCES:
             raise ValueError(f"attribute set {self.name!r}: unknown divergence {self.divergence!r}")
         weight = float(self.weight)

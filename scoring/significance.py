@@ -277,10 +277,14 @@ def topics_for_anova(V_E: float, min_diff: float, runs: int, alpha: float = 0.05
 def standardise(scores: np.ndarray) -> np.ndarray:
     """Each score as the standard normal CDF of its z-score among the runs on its topic (the
     topic's mean and sample standard deviation over runs), so topics of different difficulty
-    count alike. A topic on which every run scores the same gives 0.5 to all; NaN stays NaN."""
+    count alike. A topic on which every run scores the same gives 0.5 to all; NaN stays NaN.
+    No topics or no runs (runs that share no topic) is nothing to standardise: the same empty
+    matrix comes back, and the comparison says why it compares nothing."""
     from scipy import stats
 
     x = np.asarray(scores, dtype=float)
+    if x.size == 0:  # nanmax over no runs has no identity
+        return x.copy()
     with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)  # a topic with fewer than two runs has no SD
         mean = np.nanmean(x, axis=1, keepdims=True)

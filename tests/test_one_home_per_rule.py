@@ -81,3 +81,16 @@ def test_uploaded_zips_are_opened_only_in_formats_zips_with_its_caps():
 
 def test_a_urls_user_part_is_read_only_in_rules_identity():
     assert homes_of(r'rpartition\("@"\)') == {"annotator/rules/identity.py"}
+
+
+def test_a_target_is_used_as_given_within_1e_5_by_a_rule_in_scoring_targets_only():
+    # the conversation side (gfrc), the ranked-list side (gfr), the model, the campaign file and
+    # the console's form all call scoring.targets.target_problem (through rules.vectors.check_target)
+    assert homes_of(r"TARGET\w*TOLERANCE\s*=|def target_problem") == {"scoring/targets.py"}
+    assert homes_of(r"target\.sum\(\)|tolerance\s*=\s*TARGET") == set()
+    assert homes_of(r"\btarget_problem\(") == {"scoring/targets.py", "scoring/gfrc.py", "scoring/gfr.py", "annotator/rules/vectors.py"}
+
+
+def test_a_vectors_length_is_judged_only_in_rules_vectors_before_its_numbers():
+    # check_length: the API, the edit service, the forms and the NTCIREVAL importer call it
+    assert homes_of(r"values, expected|len\([\w.]*vector\)\s*!=") == {"annotator/rules/vectors.py"}

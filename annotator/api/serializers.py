@@ -128,10 +128,27 @@ class EntityUpdateSerializer(serializers.Serializer):
     comment = serializers.CharField(required=False, allow_blank=True)
 
 
+@extend_schema_field(
+    {"oneOf": [{"type": "array", "items": {"type": "number"}}, {"type": "string", "example": "(0,1/2,0,0,0,1/2,0,0)"}]}
+)
+class VectorField(serializers.Field):
+    """A membership vector: a list of numbers, or the text annotators type, "(0,1/2,0,0,0,1/2,0,0)".
+    Taken as sent: the edit service reads it (`rules.vectors.read_vector`), its length against
+    the attribute set's groups before any of its numbers."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, str | list):
+            return data
+        raise serializers.ValidationError("A list of numbers, or a vector written as text.")
+
+    def to_representation(self, value):
+        return value
+
+
 class MembershipUpdateSerializer(serializers.Serializer):
     version = serializers.IntegerField(help_text="The entity's version you saw.")
     attribute_set = serializers.CharField(help_text="Attribute set name, e.g. ORIGIN")
-    vector = serializers.ListField(child=serializers.FloatField(), required=False, allow_null=True)
+    vector = VectorField(required=False, allow_null=True)
     evidence = serializers.CharField(required=False, allow_blank=True, default="")
 
 
@@ -189,21 +206,6 @@ class ScoresSerializer(serializers.Serializer):
 class NuggetWithScoresSerializer(serializers.Serializer):
     nugget = NuggetSerializer()
     scores = ScoresSerializer()
-
-
-@extend_schema_field(
-    {"oneOf": [{"type": "array", "items": {"type": "number"}}, {"type": "string", "example": "(0,1/2,0,0,0,1/2,0,0)"}]}
-)
-class VectorField(serializers.Field):
-    """A membership vector: a list of numbers, or the text annotators type, "(0,1/2,0,0,0,1/2,0,0)"."""
-
-    def to_internal_value(self, data):
-        if isinstance(data, str) or (isinstance(data, list) and all(isinstance(v, int | float) and not isinstance(v, bool) for v in data)):
-            return data
-        raise serializers.ValidationError("A list of numbers, or a vector written as text.")
-
-    def to_representation(self, value):
-        return value
 
 
 class JudgedNuggetSerializer(serializers.Serializer):

@@ -21,7 +21,7 @@ from annotator.rules.ids import ATTRIBUTE_SET, id_problem
 from annotator.models import (
     AnnotatorProfile, Assignment, AttributeSet, Campaign, Grade, Run, Topic, TopicType, is_automatic_judge,
 )
-from annotator.rules.vectors import TARGET_TOLERANCE, VectorError, check_distribution, format_vector, parse_number, parse_vector
+from annotator.rules.vectors import VectorError, format_vector, parse_number, parse_target, parse_vector
 from scoring import significance
 from scoring.gfr import DEFAULT_GAINS as RANKED_LIST_GAINS
 
@@ -322,9 +322,7 @@ class AttributeSetForm(VersionedForm):
                 data["target"] = [1 / len(groups)] * len(groups)
             else:
                 try:
-                    target = list(parse_vector(text, TARGET_TOLERANCE))
-                    check_distribution(target, length=len(groups), tolerance=TARGET_TOLERANCE)
-                    data["target"] = target
+                    data["target"] = list(parse_target(text, length=len(groups)))
                 except VectorError as error:
                     self.add_error("target_text", f"The target {error}.")
         # The model's own clean() sees what will be saved (a placeholder when the form is invalid).
@@ -519,8 +517,7 @@ class DecisionForm(forms.Form):
             attribute_set = next(a for a in self.adjudicated.attribute_sets if a.name == disagreement.parts[1])
             if value:
                 try:
-                    vector = parse_vector(value)
-                    check_distribution(vector, length=attribute_set.size)
+                    vector = parse_vector(value, length=attribute_set.size)
                 except VectorError as error:
                     self.add_error("value", f"The {attribute_set.name} vector {error}.")
                 else:

@@ -144,7 +144,12 @@ class MeasureComparison:
     def reason(self) -> str:
         if self.result is not None:
             return ""
-        return "fewer than two runs" if len(self.matrix.runs) < 2 else "fewer than two topics that every run has"
+        runs = len(self.matrix.runs)
+        if runs == 0:
+            return "no two runs have a topic in common"
+        if runs == 1:
+            return "fewer than two runs"
+        return f"fewer than two topics that every run has with a {self.measure} score"
 
     def table(self, alpha: float) -> list[dict]:
         """Run x run rows for the console: the row run's difference to each column run, with the

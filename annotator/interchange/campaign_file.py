@@ -23,7 +23,7 @@ from annotator.rules.ids import ATTRIBUTE_SET, RUN, TOPIC, id_problem
 from annotator.rules.evidence import derived_target
 from annotator.interchange.formats.model import loads_json
 from annotator.models import AttributeSet, Campaign, Entity, Grade, Membership, Run, Topic, TopicType
-from annotator.rules.vectors import TARGET_TOLERANCE, VectorError, check_distribution, exact_number
+from annotator.rules.vectors import VectorError, check_target, exact_number
 from scoring import gfr
 
 __all__ = [
@@ -360,7 +360,7 @@ def _attribute_set(c: _Checker, a: Any, where: str, position: int) -> dict | Non
         elif isinstance(target, list):
             try:
                 exact = [exact_number(v) for v in target]
-                check_distribution(exact, length=len(groups), tolerance=TARGET_TOLERANCE)
+                check_target(exact, length=len(groups))
                 values = [float(v) for v in exact]
             except VectorError as error:
                 c.error(where + ".target", f"the target {error}")

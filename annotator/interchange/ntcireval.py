@@ -123,7 +123,7 @@ def _memberships(path, data, sets, document, result: JudgmentImport) -> None:
     if attribute_set is None:
         result.errors.append(FormatError(path, 0, f"no attribute set {name[1]} in topic type {name[0]}"))
         return
-    read = read_gmemb(data, path)
+    read = read_gmemb(data, path, (name[1], attribute_set.size))  # a vector's length before its numbers
     result.errors.extend(read.errors)
     for m in read.content:
         found = document(path, m.line, m.topic, m.document)
@@ -132,10 +132,7 @@ def _memberships(path, data, sets, document, result: JudgmentImport) -> None:
         if found.topic.topic_type_id != attribute_set.topic_type_id:
             result.errors.append(FormatError(path, m.line, f"topic {m.topic} is of type {found.topic.topic_type.code}, "
                                                            f"not {name[0]}: it has no {name[1]} memberships"))
-        elif len(m.vector) != attribute_set.size:
-            result.errors.append(FormatError(path, m.line, f"{name[1]} has {attribute_set.size} groups: "
-                                                           f"the vector has {len(m.vector)} values"))
-        else:
+        else:  # its length was checked as it was read
             found.vectors[attribute_set.pk] = list(m.vector)
             result.memberships += 1
 

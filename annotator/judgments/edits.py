@@ -34,7 +34,7 @@ from annotator.models import (
 )
 from annotator.rules.ids import ENTITY, id_problem
 from annotator.rules.spans import SpanProblem, SpanSweep, span_problem
-from annotator.rules.vectors import VectorError, check_distribution, exact_number, format_vector, parse_vector
+from annotator.rules.vectors import VectorError, check_distribution, format_vector, read_vector
 from scoring.words import span_text, tokenise
 
 Event = AnnotationEvent
@@ -291,12 +291,8 @@ def set_membership(
     if vector is not None:
         # Check the vector before the version moves on (the caller's entity object included).
         try:
-            values = [float(v) for v in vector]
-        except (TypeError, ValueError) as error:
-            raise AnnotationRefused(f"The {attribute_set.name} vector must be numbers.") from error
-        try:
-            check_distribution(values, length=attribute_set.size)
-        except VectorError as error:
+            values = list(read_vector(vector if isinstance(vector, str) else list(vector), attribute_set.size))
+        except (VectorError, TypeError) as error:
             raise AnnotationRefused(f"The {attribute_set.name} vector {error}.") from error
     elif current is None:
         return None  # nothing to clear
@@ -847,9 +843,8 @@ def _check_submitted_spans(conversation: Conversation, annotator, turns: dict[st
 def _vector(vector, attribute_set: AttributeSet, where: str) -> list[float]:
     """A membership vector as numbers, or as annotators type it: "(0,1/2,0,0,0,1/2,0,0)"."""
     try:
-        values = list(parse_vector(vector)) if isinstance(vector, str) else [float(exact_number(v)) for v in vector]
-        check_distribution(values, length=attribute_set.size)
-    except (VectorError, TypeError, ValueError) as error:
+        values = list(read_vector(vector, attribute_set.size))
+    except VectorError as error:
         raise AnnotationRefused(f"{where}: the {attribute_set.name} vector {error}.") from error
     return values
 

@@ -1,4 +1,5 @@
-"""Membership vectors and target distributions: the one home of their rules.
+"""Membership vectors: the one home of their rules; target distributions read through the
+rule of `scoring.targets` (used as given when they sum to 1 within 1e-5).
 
 Forms, the model `clean()` methods, the file formats and importers all call these, so a vector
 is judged the same way wherever it is typed. Values are read exactly (1/3 + 1/3 + 1/3 is 1) and
@@ -9,14 +10,13 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Sized
 from fractions import Fraction
+
+from scoring.targets import target_problem
 
 VECTOR_TOLERANCE = 1e-6
 SUM_TOLERANCE = VECTOR_TOLERANCE
-# A target distribution is used as given when it sums to 1 within 1e-5: FairWeb-1's R-GENDER
-# target is three times 0.333333 (0.999999, a hair more than 1e-6 away once read as floats).
-TARGET_TOLERANCE = 1e-5
 
 
 class VectorError(ValueError):
@@ -94,9 +94,9 @@ def _readable(value: Fraction | float, style: str = "") -> str:
 
 
 def vector_problem(values: Sequence[Fraction | float], tolerance: float = VECTOR_TOLERANCE) -> str | None:
-    """Why a vector is no distribution (None when it is one): empty, NaN, negative, or not
-    summing to 1 within `tolerance` (1e-6; TARGET_TOLERANCE for targets; fractions are
-    summed exactly)."""
+    """Why a membership vector is no distribution (None when it is one): empty, NaN, negative,
+    or not summing to 1 within `tolerance` (1e-6; fractions are summed exactly). Targets have
+    their own rule: `check_target`."""
     if not values:
         return "empty vector"
     for i, v in enumerate(values, 1):
@@ -115,26 +115,83 @@ def vector_problem(values: Sequence[Fraction | float], tolerance: float = VECTOR
     return None
 
 
+def check_length(values: Sized, length: int) -> None:
+    """A vector has as many values as its attribute set has groups: checked first, before any of
+    its numbers is read, so that a vector of a million values is refused at once (reading them
+    exactly takes seconds)."""
+    if len(values) != length:
+        raise VectorError(f"has {len(values)} values, expected {length}")
+
+
 def check_distribution(values: Iterable, length: int | None = None, tolerance: float = VECTOR_TOLERANCE) -> None:
     """Raise VectorError unless `values` is a probability vector (of `length` entries)."""
     values = list(values)
-    if length is not None and len(values) != length:
-        raise VectorError(f"has {len(values)} values, expected {length}")
+    if length is not None:
+        check_length(values, length)
     problem = vector_problem(values, tolerance)
     if problem is not None:
         raise VectorError(problem.removeprefix("vector "))
 
 
-def parse_vector(text: str, tolerance: float = VECTOR_TOLERANCE) -> tuple[float, ...]:
-    """'(0,1/2,0,0,0,1/2,0,0)' or '0 0.5 0.5' -> floats; brackets optional, commas or spaces."""
+def check_target(values: Iterable, length: int | None = None) -> None:
+    """Raise VectorError unless `values` can be used as a target (of `length` entries): the rule
+    of `scoring.targets` (a distribution within 1e-5, used as given), so that a target the model,
+    the campaign file or the console accepts is one GFRC and GFR score."""
+    values = list(values)
+    if length is not None:
+        check_length(values, length)
+    problem = target_problem(values)
+    if problem is not None:
+        raise VectorError(problem)
+
+
+def _written_numbers(text: str, length: int | None = None) -> list[Fraction]:
     body = text.strip()
     if body[:1] in "([" and body[-1:] in ")]":
         body = body[1:-1]
     tokens = [t for t in re.split(r"[,\s;]+", body.strip()) if t]
     if not tokens:
         raise VectorError("the vector is empty")
-    exact = [parse_number(t) for t in tokens]
-    check_distribution(exact, tolerance=tolerance)
+    if length is not None:
+        check_length(tokens, length)
+    return [parse_number(t) for t in tokens]
+
+
+def parse_vector(text: str, length: int | None = None) -> tuple[float, ...]:
+    """'(0,1/2,0,0,0,1/2,0,0)' or '0 0.5 0.5' -> floats; brackets optional, commas or spaces.
+    With `length` (the attribute set's groups), a vector of another length is refused before
+    its numbers are read."""
+    exact = _written_numbers(text, length)
+    check_distribution(exact)
+    return tuple(float(v) for v in exact)
+
+
+def read_vector(given: object, length: int) -> tuple[float, ...]:
+    """A membership vector as sent (a list of numbers, "1/3" strings allowed) or typed (the text
+    `parse_vector` reads), for an attribute set of `length` groups: its length first, then its
+    numbers, read exactly, then the distribution. The one reader of the API, the edit service
+    and the forms."""
+    if isinstance(given, str):
+        return parse_vector(given, length)
+    if not isinstance(given, (list, tuple)):
+        raise VectorError("must be a list of numbers or a vector written as text")
+    check_length(given, length)
+    exact = []
+    for i, value in enumerate(given, 1):
+        try:
+            exact.append(exact_number(value))
+        except VectorError as error:
+            raise VectorError(f"value {i} is not a number ({error})" if str(error) != "not a number"
+                              else f"value {i} is not a number") from None
+    check_distribution(exact)
+    return tuple(float(v) for v in exact)
+
+
+def parse_target(text: str, length: int | None = None) -> tuple[float, ...]:
+    """A target as typed ('1/3 1/3 1/3', '(0.333333,0.333333,0.333333)') -> floats, judged by
+    `check_target`."""
+    exact = _written_numbers(text)
+    check_target(exact, length)
     return tuple(float(v) for v in exact)
 
 

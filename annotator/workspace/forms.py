@@ -15,7 +15,7 @@ from annotator.judgments import edits
 from annotator.rules.identity import entity_key_and_name, find_url, name_key, normalise_url
 from annotator.models import AttributeSet, Entity, Grade, Nugget, Turn, TurnLabel
 from annotator.rules.citations import CITATIONS_JUDGE
-from annotator.rules.vectors import VectorError, check_distribution, parse_vector
+from annotator.rules.vectors import VectorError, parse_vector
 
 
 class VersionForm(forms.Form):
@@ -213,8 +213,7 @@ class MembershipForm(forms.Form):
             data["result"] = tuple(1.0 / len(chosen) if i in chosen else 0.0 for i in range(size))
         elif data.get("vector"):
             try:
-                vector = parse_vector(data["vector"])
-                check_distribution(vector, length=size)
+                vector = parse_vector(data["vector"], length=size)
             except VectorError as error:
                 self.add_error("vector", f"The {name} vector {error}.")
                 return data

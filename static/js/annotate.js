@@ -386,6 +386,15 @@
     showBusy();
   });
 
+  // Leaving the page (a reload, another link, closing the tab) would drop the keys still
+  // queued and the edits whose answers have not come: while any is waiting, the browser asks
+  // first, as editors do. Nothing waiting, nothing asked.
+  window.addEventListener("beforeunload", function (e) {
+    if (inFlight === 0 && queued.length === 0) return;
+    e.preventDefault();
+    e.returnValue = ""; // older browsers ask only when this is set
+  });
+
   function drainSoon() {
     // after htmx has finished with the request (its lock on the element that sent it is
     // released only after htmx:afterRequest): the next key may press that element again

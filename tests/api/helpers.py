@@ -22,3 +22,24 @@ def free_span(conversation, annotator) -> tuple[Turn, int, int]:
             if start not in taken and start + 1 not in taken:
                 return turn, start, start + 1
     raise AssertionError("no free words")
+
+
+def count_number_reads(monkeypatch) -> list[int]:
+    """Count the calls of the one reader of vector numbers (`rules.vectors.exact_number` and
+    `parse_number`), wherever a module imported it: [calls], growing as numbers are read."""
+    import sys
+
+    from annotator.rules import vectors
+
+    calls = [0]
+    for name in ("exact_number", "parse_number"):
+        original = getattr(vectors, name)
+
+        def counted(*args, _original=original, **kwargs):
+            calls[0] += 1
+            return _original(*args, **kwargs)
+
+        for module in list(sys.modules.values()):
+            if getattr(module, "__name__", "").startswith("annotator") and getattr(module, name, None) is original:
+                monkeypatch.setattr(module, name, counted)
+    return calls

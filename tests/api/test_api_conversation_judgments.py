@@ -3,6 +3,7 @@
 the conversation's new scores."""
 
 import json
+import time
 
 import pytest
 from rest_framework.test import APIClient
@@ -10,7 +11,7 @@ from rest_framework.test import APIClient
 from annotator.judgments import edits
 from annotator.models import AnnotatorProfile, Assignment, Entity, Grade, Nugget, TurnLabel
 from annotator.scores.per_conversation import score_conversation
-from tests.api.helpers import assigned_conversation
+from tests.api.helpers import assigned_conversation, count_number_reads
 from tests.factories import make_user
 
 
@@ -251,3 +252,18 @@ def test_a_submission_over_the_documented_cap_is_refused_before_anything_is_read
     assert response.status_code == 400
     assert "2000" in str(response.json()["nuggets"])
     assert not Nugget.objects.filter(annotator=robot).exists()
+
+
+def test_a_membership_vector_of_a_million_values_is_refused_before_its_numbers_are_read(api, conversation, demo, monkeypatch):
+    nuggets = anns_judgments(conversation, demo[2][0])
+    nuggets[0]["memberships"]["RATINGS"] = [0.0] * (10**6 - 1) + ["x"]
+    body = json.dumps({"nuggets": nuggets})  # 5 MB, encoded outside the timing
+    assert api.get(url(conversation)).status_code == 200  # the URLconf and views imported before the timing
+    reads = count_number_reads(monkeypatch)
+    start = time.perf_counter()
+    response = api.post(url(conversation), body, content_type="application/json")
+    elapsed = time.perf_counter() - start
+    assert response.status_code == 400
+    assert response.json()["detail"] == "nuggets[0]: the RATINGS vector has 1000000 values, expected 4."
+    assert reads == [0]  # no number of the vector read (reading them took 7.3 s on a loaded machine)
+    assert elapsed < 5, elapsed  # the length alone refuses it: not even the 'x' at its end is read

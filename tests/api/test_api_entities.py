@@ -1,4 +1,8 @@
+import json
+import time
+
 from annotator.models import AttributeSet, Entity
+from tests.api.helpers import count_number_reads
 
 
 def mine(user):
@@ -55,6 +59,27 @@ def test_a_membership_vector_that_does_not_sum_to_one_is_refused(api_as, demo):
         f"/api/entities/{entity.pk}/membership/", {"version": entity.version, "attribute_set": "RATINGS", "vector": [0.5, 0, 0, 0]}, format="json"
     )
     assert response.status_code == 400 and "sums to 0.5" in response.json()["detail"]
+
+
+def test_a_membership_vector_of_a_million_values_is_refused_before_its_numbers_are_read(api_as, demo, monkeypatch):
+    entity = mine(demo[2][0])
+    client = api_as("annotator")
+    body = json.dumps({"version": entity.version, "attribute_set": "RATINGS", "vector": [0.0] * (10**6 - 1) + ["x"]})
+    assert client.get(f"/api/entities/{entity.pk}/").status_code == 200  # the URLconf imported before the timing
+    reads = count_number_reads(monkeypatch)
+    start = time.perf_counter()
+    response = client.post(f"/api/entities/{entity.pk}/membership/", body, content_type="application/json")
+    elapsed = time.perf_counter() - start
+    assert response.status_code == 400 and response.json()["detail"] == "The RATINGS vector has 1000000 values, expected 4."
+    assert reads == [0] and elapsed < 5, elapsed  # the length alone refuses it: not even the 'x' at its end is read
+
+
+def test_a_membership_vector_may_be_written_as_annotators_type_it(api_as, demo):
+    entity = mine(demo[2][0])
+    response = api_as("annotator").post(
+        f"/api/entities/{entity.pk}/membership/", {"version": entity.version, "attribute_set": "RATINGS", "vector": "(0,0,1/2,1/2)"}, format="json"
+    )
+    assert response.status_code == 200 and response.json()["memberships"]["RATINGS"]["vector"] == [0, 0, 0.5, 0.5]
 
 
 def test_someone_elses_entity_is_not_found(api_as, demo):

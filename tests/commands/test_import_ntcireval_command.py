@@ -64,8 +64,8 @@ def test_every_problem_is_listed_with_file_and_line_and_nothing_is_imported(tmp_
         f"{qrels}:5: P001 a is judged twice (first at line 1)",
         f"{qrels}:2: no topic 'Z999' in campaign fairweb1pilot",
         f"{qrels}:3: no grade L7 in campaign fairweb1pilot (L0, L1, L2)",
-        f"{gmemb}:3: the membership vector: sums to 1.1, not 1",
         f"{gmemb}:1: GENDER has 3 groups: the vector has 2 values",
+        f"{gmemb}:3: the membership vector: sums to 1.1, not 1",
         f"{gmemb}:2: topic P002 is of type M, not R: it has no GENDER memberships",
         f"{unknown_set}: no attribute set AGE in topic type R",
     ]

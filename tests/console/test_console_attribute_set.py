@@ -43,6 +43,14 @@ def test_a_new_target_is_saved_and_GF_follows_it(organiser, campaign, ratings):
     assert score_table(campaign)["GF_RATINGS"].mean() != pytest.approx(before)
 
 
+def test_a_target_summing_to_1_within_1e_5_is_saved_as_given_and_scored(organiser, campaign, ratings):
+    response = organiser.post(url(ratings), attribute_set_post(ratings, target_text="(0.249999, 0.249999, 0.249999, 0.25)"))
+    assert response.status_code == 302
+    ratings.refresh_from_db()
+    assert ratings.target == [0.249999, 0.249999, 0.249999, 0.25]
+    assert 0 <= score_table(campaign)["GF_RATINGS"].mean() <= 1  # the conversation side takes it as given too
+
+
 def test_a_target_that_does_not_sum_to_one_is_refused(organiser, ratings):
     response = organiser.post(url(ratings), attribute_set_post(ratings, target_text="(0.1, 0.2, 0.3, 0.3)"))
     assert response.status_code == 200

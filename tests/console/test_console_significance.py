@@ -7,6 +7,7 @@ from annotator.evaluation import run_comparison
 from annotator.scores.campaign_tables import score_table
 from tests.console.conftest import assert_only_the_organiser_gets_in
 from tests.console.helpers import add_ranked_list_runs
+from tests.console.pilot import MOVIES, PEOPLE, import_conversations, pilot_campaign
 from tests.factories import make_conversation
 
 
@@ -134,3 +135,27 @@ def test_the_measure_choice_groups_conversation_and_ranked_list_measures(organis
 
 def test_a_gfr_measure_is_refused_where_the_campaign_has_no_ranked_list_runs(organiser, campaign):
     assert organiser.get(url(campaign), {"measure": "GFR-ERR+RNOD+JSD"}).status_code == 400
+
+
+STANDARDISED_QUERIES = [{"permutations": 100_000, "standardise": "on", "min_diff": 0.001, "alpha": 0.001},
+                        {"measure": "GF_ORIGIN", "standardise": "on"}]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("query", STANDARDISED_QUERIES)
+def test_standardised_scores_of_runs_that_share_no_topic_say_why_nothing_is_compared(query):
+    campaign, client = pilot_campaign(PEOPLE, MOVIES)  # chat-a on P001 (R) only, chat-b on P002 (M) only
+    response = client.get(url(campaign), query)
+    assert response.status_code == 200 and response.context["comparison"].result is None
+    assert "Not compared: no two runs have a topic in common." in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_standardised_scores_of_a_measure_missing_on_some_topics_compare_what_can_be_compared():
+    campaign, client = pilot_campaign(PEOPLE, MOVIES)
+    import_conversations(campaign, PEOPLE | {"run": "chat-b"}, MOVIES | {"run": "chat-a"})  # both runs on P001, P002
+    gfrc = client.get(url(campaign), {"measure": "GFRC", "standardise": "on", "permutations": 200})
+    assert gfrc.status_code == 200 and gfrc.context["comparison"].result.topics == 2
+    origin = client.get(url(campaign), {"measure": "GF_ORIGIN", "standardise": "on", "permutations": 200})
+    assert origin.status_code == 200 and origin.context["comparison"].result is None  # ORIGIN: the Movies topic P002 alone
+    assert "Not compared: fewer than two topics that every run has with a GF_ORIGIN score." in origin.content.decode()

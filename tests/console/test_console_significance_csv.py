@@ -3,10 +3,12 @@
 import csv
 import io
 
+import pytest
 from django.urls import reverse
 
 from annotator.evaluation import run_comparison
 from tests.console.conftest import assert_only_the_organiser_gets_in
+from tests.console.pilot import MOVIES, PEOPLE, pilot_campaign
 
 
 def url(campaign):
@@ -34,3 +36,12 @@ def test_the_page_links_its_csv_with_the_same_inputs(organiser, campaign):
 
 def test_a_bounded_input_out_of_range_is_refused(organiser, campaign):
     assert organiser.get(url(campaign), {"permutations": 1_000_000}).status_code == 400
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("query", [{"permutations": 100_000, "standardise": "on", "min_diff": 0.001, "alpha": 0.001},
+                                   {"measure": "GF_ORIGIN", "standardise": "on"}])
+def test_standardised_scores_of_runs_that_share_no_topic_are_refused_with_the_reason(query):
+    campaign, client = pilot_campaign(PEOPLE, MOVIES)  # chat-a on P001 (R) only, chat-b on P002 (M) only
+    response = client.get(url(campaign), query)
+    assert response.status_code == 400 and response.content.decode() == "Not compared: no two runs have a topic in common.\n"

@@ -13,6 +13,7 @@ from annotator.rules.vectors import (
     format_vector,
     parse_number,
     parse_vector,
+    read_vector,
     vector_problem,
 )
 
@@ -84,3 +85,20 @@ def test_json_numbers_are_bounded_like_typed_ones(value):
 def test_a_vector_summing_to_a_huge_number_is_described_not_converted():
     assert vector_problem([10**308, 10**308]) == "vector sums to a huge number, not 1"
     assert vector_problem([1.7e308, 1.7e308]) == "vector sums to a huge number, not 1"
+
+
+def test_a_vector_longer_than_its_groups_is_refused_before_its_numbers_are_read():
+    # 'x' is no number: the length is judged first, so reading never reaches it
+    with pytest.raises(VectorError, match="^has 1000000 values, expected 4$"):
+        parse_vector("x " * 10**6, length=4)
+    with pytest.raises(VectorError, match="^has 1000000 values, expected 4$"):
+        read_vector(["x"] * 10**6, 4)
+
+
+def test_a_vector_is_read_from_a_list_of_numbers_or_from_text():
+    assert read_vector([0, "1/2", 0.5, 0], 4) == (0, 0.5, 0.5, 0)
+    assert read_vector("(0,1/2,1/2,0)", 4) == (0, 0.5, 0.5, 0)
+    with pytest.raises(VectorError, match="value 2 is not a number"):
+        read_vector([0, True, 0.5, 0.5], 4)
+    with pytest.raises(VectorError, match="must be a list of numbers"):
+        read_vector({"a": 1}, 1)

@@ -172,6 +172,12 @@ def test_a_topic_on_which_every_run_scores_the_same_standardises_to_one_half(val
     assert out[0].tolist() == [0.5] * 7
 
 
+@pytest.mark.parametrize("shape", [(0, 0), (3, 0), (0, 3)])
+def test_standardising_no_topics_or_no_runs_gives_the_same_empty_matrix_back(shape):
+    out = significance.standardise(np.empty(shape))
+    assert out.shape == shape
+
+
 def test_anova_on_runs_identical_on_every_topic_is_undefined_whatever_the_rounding():
     rng = np.random.default_rng(21)
     for _ in range(300):

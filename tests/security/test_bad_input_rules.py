@@ -46,7 +46,7 @@ def test_bad_membership_vectors_are_refused(site, name):
 def test_non_numbers_in_a_vector_are_refused(site):
     entity = Entity.objects.get(pk=site.nugget.entity_id)
     before = state()
-    with pytest.raises(AnnotationRefused, match="must be numbers"):
+    with pytest.raises(AnnotationRefused, match="ORIGIN vector value 1 is not a number"):
         edits.set_membership(entity, site.attribute_set, actor=site.alice, expected_version=entity.version,
                                    vector=["a", "b", 0, 0, 0, 0, 0, 0])
     assert state() == before

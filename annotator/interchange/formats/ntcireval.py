@@ -24,7 +24,7 @@ import numpy as np
 from annotator.interchange.formats.model import FormatError
 from annotator.interchange.formats.paper import decode_utf8
 from annotator.rules.ids import ATTRIBUTE_SET_NAME
-from annotator.rules.vectors import VectorError, check_distribution, parse_number
+from annotator.rules.vectors import VectorError, check_distribution, check_length, parse_number
 
 __all__ = [
     "QrelsLine", "MembershipLine", "RunLine", "RunFile", "RunColumns", "TopicColumns", "Read",
@@ -125,8 +125,10 @@ def read_qrels(data: bytes, path: str) -> Read:
     return read
 
 
-def read_gmemb(data: bytes, path: str) -> Read:
-    """Membership vectors (each a distribution), each (topic, document) once."""
+def read_gmemb(data: bytes, path: str, groups: tuple[str, int] | None = None) -> Read:
+    """Membership vectors (each a distribution), each (topic, document) once. With `groups`
+    (the attribute set's name and number of groups), a vector of another length is refused
+    before its numbers are read (`check_length`)."""
     read = Read([])
     seen: dict[tuple[str, str], int] = {}
     for number, fields in _lines(data, path, read.errors):
@@ -134,6 +136,12 @@ def read_gmemb(data: bytes, path: str) -> Read:
             read.errors.append(FormatError(path, number, "expected `topic doc p1 ... pK`"))
             continue
         topic, document = fields[0], fields[1]
+        if groups is not None:
+            try:
+                check_length(fields[2:], groups[1])
+            except VectorError:
+                read.errors.append(FormatError(path, number, f"{groups[0]} has {groups[1]} groups: the vector has {len(fields) - 2} values"))
+                continue
         try:
             vector = _membership_vector(tuple(fields[2:]))
         except VectorError as error:

@@ -121,3 +121,10 @@ def test_the_columns_are_read_exactly_when_the_line_by_line_reader_finds_nothing
         assert not slow.errors and not slow.warnings and _same(fast, run_columns(slow.content))
     elif lines:
         assert slow.errors or slow.warnings
+
+
+def test_a_membership_vector_of_another_length_than_the_groups_is_refused_before_its_numbers_are_read():
+    # 'x' is no number: with the attribute set's groups given, the length is judged first
+    read = read_gmemb(b"P1 a " + b"x " * 10**5 + b"\nP1 b 1/2 1/2\n", "m", ("GENDER", 2))
+    assert [(e.line, e.message) for e in read.errors] == [(1, "GENDER has 2 groups: the vector has 100000 values")]
+    assert [m.vector for m in read.content] == [(0.5, 0.5)]
