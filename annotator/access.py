@@ -3,6 +3,8 @@
 Each returns the object when the user may act on it and raises Http404 otherwise: an
 annotator cannot even learn that another annotator's conversation exists.
 Organisers (the campaign's organisers, or superusers) see everything in their campaigns.
+What an import is still staging (annotator.interchange.staging) is in a hidden campaign that
+nobody organises or is assigned in: visible to nobody, superusers included.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ def organised_campaigns(user) -> QuerySet[Campaign]:
     if not user.is_authenticated:
         return Campaign.objects.none()
     if user.is_superuser:
-        return Campaign.objects.all()
+        return Campaign.objects.filter(staging_for__isnull=True)
     return Campaign.objects.filter(organisers=user)
 
 
@@ -52,7 +54,9 @@ def _visible(user, objects: QuerySet, *, assigned: str, organised: str) -> Query
     if not user.is_authenticated:
         return objects.none()
     if user.is_superuser:
-        return objects.all()
+        # everything but an import's staging area (annotator.interchange.staging): nobody's, not even theirs
+        campaign = organised.removesuffix("organisers")
+        return objects.filter(**{f"{campaign}staging_for__isnull": True})
     return objects.filter(Q(**{assigned: user}) | Q(**{organised: user})).distinct()
 
 
@@ -138,10 +142,15 @@ def nugget_in_conversation(user, conversation_id: int, nugget_id: int) -> Nugget
     return nugget
 
 
+def annotator_entities(user) -> QuerySet[Entity]:
+    """The user's own entities (never those an import of theirs is still staging)."""
+    return Entity.objects.filter(annotator_id=user.pk, topic__campaign__staging_for__isnull=True)
+
+
 def entity_for_annotator(user, entity_id: int) -> Entity:
     entity = (
-        Entity.objects.select_related("topic__campaign", "topic__topic_type", "grade", "annotator")
-        .filter(pk=entity_id, annotator_id=user.pk)
+        annotator_entities(user).select_related("topic__campaign", "topic__topic_type", "grade", "annotator")
+        .filter(pk=entity_id)
         .first()
     )
     if entity is None:
