@@ -773,6 +773,7 @@ class _Importer:
             for p in plans
         ]
         area.write(Conversation, [c for c, p in zip(conversations, plans) if not p.add_to_id])
+        staged_conversations = self.staged_conversations = {c.pk for c, p in zip(conversations, plans) if not p.add_to_id}
         for ci, p in enumerate(plans):
             if p.replace_id:
                 area.retire(p.replace_id, conversations[ci].pk, topic_id=self.topics[p.topic].pk, run_id=self.runs[p.run].pk)
@@ -895,11 +896,13 @@ class _Importer:
                                           [l for l in labels if l.turn_id not in staged_turns],
                                           conversation_of_turn, history, later))
         deferred.append(self.write_citations(area, plans, conversations, turn_of, staged_turns, history, later))
+        # assignments of staged conversations are staged (access leaves the area out); of conversations already there, published
+        area.write(Assignment, [a for a in assignments if a.conversation_id in staged_conversations], ignore_conflicts=True)
         history.write(area)
 
         def publishing() -> None:
-            # Assignments are what put a conversation in a queue: written here, with the rest.
-            Assignment.objects.bulk_create(assignments, batch_size=1000, ignore_conflicts=True)
+            Assignment.objects.bulk_create([a for a in assignments if a.conversation_id not in staged_conversations],
+                                           batch_size=1000, ignore_conflicts=True)
             for step in deferred:
                 step()
             later.write()
@@ -990,10 +993,13 @@ class _Importer:
                                    [n for n in nuggets if n.turn_id not in staged_turns], conversation_of_turn, history, later)
         self.result.citations = len(nuggets)
 
+        holds = [Assignment(conversation_id=conversations[ci].pk, annotator_id=judge.pk) for ci, _ in cited]
+        area.write(Assignment, [a for a in holds if a.conversation_id in self.staged_conversations], ignore_conflicts=True)
+
         def publishing() -> None:
             add()
-            Assignment.objects.bulk_create([Assignment(conversation_id=conversations[ci].pk, annotator_id=judge.pk)
-                                            for ci, _ in cited], batch_size=1000, ignore_conflicts=True)
+            Assignment.objects.bulk_create([a for a in holds if a.conversation_id not in self.staged_conversations],
+                                           batch_size=1000, ignore_conflicts=True)
         return publishing
 
 

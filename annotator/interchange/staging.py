@@ -38,6 +38,7 @@ different rows work at the same time: no pauses there.
 
 from __future__ import annotations
 
+import logging
 import os
 import random
 import socket
@@ -53,6 +54,8 @@ from django.utils import timezone
 from annotator.models import AnnotationEvent, Assignment, Campaign, Conversation, Entity, Membership, Run, Topic
 
 __all__ = ["StagingArea", "sweep_abandoned", "ABANDONED_AFTER"]
+
+log = logging.getLogger(__name__)
 
 BATCH_SECONDS = 0.05  # a batch aims at this long in the writer's lock (SQLite), then pauses as long
 ABANDONED_AFTER = timedelta(minutes=10)  # an area of another host without a sign of life this long is dead
@@ -99,6 +102,7 @@ class StagingArea:
         self.batch_size: dict[type, int] = {}
         self.last_beat = time.monotonic()
         self.published = False
+        self.transactions, self.rows, self.longest, self.longest_what, self.publish_seconds = 0, 0, 0.0, "", 0.0
 
     @classmethod
     def open(cls, campaign: Campaign) -> StagingArea:
@@ -149,29 +153,38 @@ class StagingArea:
 
     # -- writing --
 
-    def write(self, model: type[models.Model], objects: Sequence[models.Model]) -> None:
+    def write(self, model: type[models.Model], objects: Sequence[models.Model], *, ignore_conflicts: bool = False) -> None:
         """bulk_create in batches, each its own short transaction (pks are set, as bulk_create does).
         Inside a caller's transaction (a test's) there is nobody to let in: one bulk_create."""
         if connection.in_atomic_block:
-            model.objects.bulk_create(objects, batch_size=1000)
+            model.objects.bulk_create(objects, batch_size=1000, ignore_conflicts=ignore_conflicts)
             return
-        size = self.batch_size.get(model, 500)
+        size = self.batch_size.get(model, 100)
         start = 0
         while start < len(objects):
             chunk = objects[start : start + size]
             began = time.perf_counter()
             with transaction.atomic():
-                model.objects.bulk_create(chunk)
+                model.objects.bulk_create(chunk, ignore_conflicts=ignore_conflicts)
                 self._beat()
             took = time.perf_counter() - began
+            self.transactions, self.rows = self.transactions + 1, self.rows + len(chunk)
+            if took > self.longest:
+                self.longest, self.longest_what = took, f"{len(chunk)} {model.__name__}"
             start += len(chunk)
-            # aim each batch at BATCH_SECONDS, within 50..5000 rows
-            size = max(50, min(5000, int(size * BATCH_SECONDS / max(took, 1e-4))))
+            # aim each batch at BATCH_SECONDS: at most twice as many rows as the last, within 20..5000
+            size = max(20, min(5000, 2 * size, int(size * BATCH_SECONDS / max(took, 1e-4))))
             self.batch_size[model] = size
             self._pause(took)
 
     def _pause(self, took: float) -> None:
         if connection.vendor == "sqlite":  # one writer: let the others in
+            began = time.perf_counter()
+            with connection.cursor() as cursor:
+                # copy the batch from the WAL into the database now, outside any transaction: else
+                # the commit that finds the WAL over 1,000 pages does it (a save's, as likely as ours)
+                cursor.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            self.checkpoints = getattr(self, "checkpoints", 0.0) + time.perf_counter() - began
             time.sleep(max(took, 0.005) * random.uniform(0.7, 1.3))
 
     def _beat(self) -> None:
@@ -188,6 +201,7 @@ class StagingArea:
         quote = connection.ops.quote_name
         conversations, entities = quote(Conversation._meta.db_table), quote(Entity._meta.db_table)
         events, assignments = quote(AnnotationEvent._meta.db_table), quote(Assignment._meta.db_table)
+        began = time.perf_counter()
         with transaction.atomic(), connection.cursor() as cursor:
             if self.retired:
                 # out of every queue and campaign; its history goes to the replacement
@@ -209,6 +223,11 @@ class StagingArea:
                                    [(real.pk, copy.pk) for copy, real in self.run_copies])
             then()
         self.published = True
+        self.publish_seconds = time.perf_counter() - began
+        log.info("import into %s: staged %d rows in %d transactions (longest %.0f ms: %s), published in %.0f ms"
+                 " (checkpoints %.1f s)",
+                 self.campaign.slug, self.rows, self.transactions, self.longest * 1e3, self.longest_what,
+                 self.publish_seconds * 1e3, getattr(self, "checkpoints", 0.0))
 
     # -- deleting --
 
