@@ -97,7 +97,8 @@ class StagingArea:
         self.run_copies: list[tuple[Run, Run]] = []
         self.retired: list[tuple[int, int]] = []  # (replaced conversation id, its replacement's)
         self.retire_to: dict[int, tuple[int, int]] = {}  # replaced conversation id -> (topic, run) in the area
-        self.trash_runs: dict[int, Run] = {}  # real run id -> where its replaced conversations wait
+        self.trash_topics: dict[int, Topic] = {}  # real topic id -> where its replaced conversations wait
+        self.trash_runs: dict[int, Run] = {}  # real run id -> likewise
         self.topic_copy_of: dict[int, Topic] = {}  # real topic id -> its copy
         self.batch_size: dict[type, int] = {}
         self.last_beat = time.monotonic()
@@ -146,10 +147,16 @@ class StagingArea:
     def retire(self, replaced: int, replacement: int, *, topic_id: int, run_id: int) -> None:
         """At publish, the replaced conversation leaves the campaign for the area (deleted by
         `discard`) and its history moves to its replacement."""
+        # a topic and a run of their own per real topic and run (never the copies, whose rows move
+        # into the campaign at publish): (topic, run) stays unique, as it was in the campaign
+        if topic_id not in self.trash_topics:
+            self.trash_topics[topic_id] = Topic.objects.create(
+                campaign=self.area, code=f"~replaced-{len(self.trash_topics)}",
+                topic_type_id=self.topic_copy_of[topic_id].topic_type_id)
         if run_id not in self.trash_runs:
             self.trash_runs[run_id] = Run.objects.create(campaign=self.area, name=f"~replaced-{len(self.trash_runs)}")
         self.retired.append((replaced, replacement))
-        self.retire_to[replaced] = (self.topic_copy_of[topic_id].pk, self.trash_runs[run_id].pk)
+        self.retire_to[replaced] = (self.trash_topics[topic_id].pk, self.trash_runs[run_id].pk)
 
     # -- writing --
 

@@ -202,7 +202,15 @@ def test_replacing_keeps_the_old_conversations_whole_until_the_new_ones_take_the
         assert set(Conversation.objects.filter(topic__campaign=campaign).values_list("pk", flat=True)) == old
         assert Nugget.objects.filter(turn__conversation__topic__campaign=campaign).count() == old_nuggets
         assert AnnotationEvent.objects.filter(conversation__in=old).count() == old_events
-        publish(area, then)
+
+        def then_look():
+            then()
+            # published, before the retired conversations are deleted: only the new ones in the campaign
+            mine = set(Conversation.objects.filter(topic__campaign=campaign).values_list("pk", flat=True))
+            assert len(mine) == 20 and not mine & old
+            assert not Conversation.objects.filter(run__campaign=campaign, pk__in=old).exists()
+            assert not Assignment.objects.filter(conversation__in=old).exists()
+        publish(area, then_look)
 
     monkeypatch.setattr(StagingArea, "publish", checked_publish)
     result = import_files(campaign, [("first.jsonl", jsonl(20))], annotator=gold, replace=True)
