@@ -51,3 +51,13 @@ def test_the_ranked_lists_benchmark_imports_judgments_and_runs_and_scores_them(t
     assert result["import_ntcireval_output"].endswith("10 judged document(s) and 20 membership(s) imported for gold: "
                                                       "10 new and 0 updated entities")
     assert result["figures"] == 2 * 2 * 12  # runs x topics x (ERR, iRBU, 3 GF x 2 sets, 4 GFR)
+
+
+def test_the_saves_during_an_import_benchmark_runs_and_the_import_lands_whole(tmp_path):
+    completed = _run(tmp_path, "bench/bench_import_concurrent_saves.py", "--conversations", "200", "--before", "none",
+                     "--interval", "0.05")
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    result = json.loads((tmp_path / "import-concurrent-saves-sqlite.json").read_text())
+    after = result["rounds"]["after"]
+    assert after["import_ok"] and after["conversations_landed"] == 200 and after["nuggets_landed"] == 600
+    assert after["failed"] == 0 and result["staging_areas_left"] == 0 and "published in" in after["staging"]

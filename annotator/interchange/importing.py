@@ -35,6 +35,7 @@ annotators see in the workspace and that compare_judges measures against the gol
 
 from __future__ import annotations
 
+import logging
 import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -79,6 +80,7 @@ from annotator.rules.vectors import VectorError, check_distribution, format_vect
 __all__ = ["ImportResult", "import_files", "import_parsed", "default_annotator", "run_from_filename", "read_as"]
 
 GOLD_USERNAME = "gold"
+log = logging.getLogger(__name__)
 
 # progress(stage, conversations done so far): stage is "parsing", "checking", "writing" (staging
 # starts: nothing is visible until it is published) or "written".
@@ -692,7 +694,11 @@ class _Importer:
             # area, and nobody sees them yet: what is derived from them is computed here.
             area.publish(then=publishing)
         except BaseException:
-            area.discard()
+            try:
+                area.discard()
+            except Exception:  # the import's own error is the one to report; the area stays invisible
+                log.exception("could not delete the staging area %s (sweep_abandoned will, once this process ends)",
+                              area.area.slug)
             raise
         area.discard()  # the conversations publishing retired (replaced), in short transactions
         self.delete_orphans()
@@ -1057,7 +1063,7 @@ class _History:
         for event in self.events:  # events of replaced conversations belong to the replacement
             event.conversation_id = self.replaced_by.get(event.conversation_id, event.conversation_id)
         if area is not None:
-            area.write(AnnotationEvent, self.events)
+            area.insert(AnnotationEvent, self.events)
         else:
             AnnotationEvent.objects.bulk_create(self.events, batch_size=1000)
 

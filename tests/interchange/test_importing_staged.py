@@ -110,6 +110,9 @@ def test_nothing_of_an_import_is_visible_until_it_is_published_then_all_of_it_is
     assert Entity.objects.filter(topic__campaign=campaign, annotator=gold).count() == 210
     created = AnnotationEvent.objects.filter(kind="nugget", action="create", conversation__topic__campaign=campaign)
     assert created.count() == 210  # one event per change, on the published conversations
+    event = created.order_by("pk").last()  # written as prepared rows: the same as the ORM writes
+    assert event.imported and event.at is not None and event.after["end_word"] == event.after["start_word"] + 3
+    assert event.topic.campaign == campaign and event.actor is None and event.annotator == gold
 
 
 def test_a_broken_last_line_writes_nothing(campaign, gold):
