@@ -3,6 +3,8 @@
 Each returns the object when the user may act on it and raises Http404 otherwise: an
 annotator cannot even learn that another annotator's conversation exists.
 Organisers (the campaign's organisers, or superusers) see everything in their campaigns.
+What an import is still staging (annotator.interchange.staging) is in a hidden campaign (its
+conversations already carry their assignments): every helper here leaves it out, for everyone.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ def organised_campaigns(user) -> QuerySet[Campaign]:
     if not user.is_authenticated:
         return Campaign.objects.none()
     if user.is_superuser:
-        return Campaign.objects.all()
+        return Campaign.objects.filter(staging_for__isnull=True)
     return Campaign.objects.filter(organisers=user)
 
 
@@ -51,9 +53,11 @@ def _visible(user, objects: QuerySet, *, assigned: str, organised: str) -> Query
     an assignment and to the campaign's organisers."""
     if not user.is_authenticated:
         return objects.none()
+    # never an import's staging area (annotator.interchange.staging): nobody's, not even a superuser's
+    published = {f"{organised.removesuffix('organisers')}staging_for__isnull": True}
     if user.is_superuser:
-        return objects.all()
-    return objects.filter(Q(**{assigned: user}) | Q(**{organised: user})).distinct()
+        return objects.filter(**published)
+    return objects.filter(Q(**{assigned: user}) | Q(**{organised: user})).filter(**published).distinct()
 
 
 def visible_conversations(user) -> QuerySet[Conversation]:
@@ -63,7 +67,9 @@ def visible_conversations(user) -> QuerySet[Conversation]:
 
 def assigned_conversations(user) -> QuerySet[Conversation]:
     """Conversations in the user's queue (organising a campaign does not put them there)."""
-    return Conversation.objects.filter(assignments__annotator_id=user.pk) if user.is_authenticated else Conversation.objects.none()
+    if not user.is_authenticated:
+        return Conversation.objects.none()
+    return Conversation.objects.filter(assignments__annotator_id=user.pk, topic__campaign__staging_for__isnull=True)
 
 
 def visible_campaigns(user) -> QuerySet[Campaign]:
@@ -76,7 +82,8 @@ def assignment_for_annotator(user, conversation_id: int) -> Assignment:
     assignment = (
         Assignment.objects.select_related(
             "conversation__topic__topic_type", "conversation__topic__campaign", "conversation__run"
-        ).filter(conversation_id=conversation_id, annotator_id=user.pk).order_by("pk").first()
+        ).filter(conversation_id=conversation_id, annotator_id=user.pk, conversation__topic__campaign__staging_for__isnull=True)
+        .order_by("pk").first()
         if user.is_authenticated else None
     )
     if assignment is None:
@@ -98,7 +105,8 @@ def conversation_for_organiser(user, conversation_id: int) -> Conversation:
 def turn_for_annotator(user, turn_id: int) -> Turn:
     turn = (
         Turn.objects.select_related("conversation__topic__campaign", "conversation__topic__topic_type")
-        .filter(pk=turn_id, conversation__assignments__annotator_id=user.pk)
+        .filter(pk=turn_id, conversation__assignments__annotator_id=user.pk,
+                conversation__topic__campaign__staging_for__isnull=True)
         .first()
     )
     if turn is None:
@@ -111,7 +119,8 @@ def nugget_for_annotator(user, nugget_id: int) -> Nugget:
     nugget = (
         Nugget.objects.select_related(
             "turn__conversation__topic__campaign", "turn__conversation__topic__topic_type", "entity", "annotator"
-        ).filter(pk=nugget_id, annotator_id=user.pk, turn__conversation__assignments__annotator_id=user.pk)
+        ).filter(pk=nugget_id, annotator_id=user.pk, turn__conversation__assignments__annotator_id=user.pk,
+                 turn__conversation__topic__campaign__staging_for__isnull=True)
         .order_by("pk").first()
         if user.is_authenticated else None
     )
@@ -138,10 +147,15 @@ def nugget_in_conversation(user, conversation_id: int, nugget_id: int) -> Nugget
     return nugget
 
 
+def annotator_entities(user) -> QuerySet[Entity]:
+    """The user's own entities (never those an import of theirs is still staging)."""
+    return Entity.objects.filter(annotator_id=user.pk, topic__campaign__staging_for__isnull=True)
+
+
 def entity_for_annotator(user, entity_id: int) -> Entity:
     entity = (
-        Entity.objects.select_related("topic__campaign", "topic__topic_type", "grade", "annotator")
-        .filter(pk=entity_id, annotator_id=user.pk)
+        annotator_entities(user).select_related("topic__campaign", "topic__topic_type", "grade", "annotator")
+        .filter(pk=entity_id)
         .first()
     )
     if entity is None:

@@ -71,6 +71,15 @@ class Campaign(models.Model):
     version = models.PositiveIntegerField(default=1, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # A staging area (annotator.interchange.staging): a hidden campaign where an import writes its
+    # rows before they are visible, in short transactions; nobody organises or is assigned in it.
+    staging_for = models.ForeignKey(
+        "self", on_delete=models.CASCADE, null=True, blank=True, editable=False, related_name="+",
+        help_text="The campaign an import's staged rows are for; empty for every real campaign",
+    )
+    staged_by = models.CharField(
+        max_length=300, blank=True, editable=False, help_text="The process staging: host, pid and start time",
+    )
 
     class Meta:
         ordering = ["slug"]
@@ -621,7 +630,7 @@ class ImportJob(models.Model):
         WAITING = "waiting", "Waiting for the worker"
         PARSING = "parsing", "Reading the files"
         CHECKING = "checking", "Checking against the campaign"
-        WRITING = "writing", "Writing everything in one transaction"
+        WRITING = "writing", "Writing"
         FINISHED = "finished", "Finished"
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="import_jobs")

@@ -52,3 +52,13 @@ def test_the_ranked_lists_benchmark_imports_and_scores_a_pack_beside_the_numpy_s
     for agreement in (result["agreement"], result["agreement_as_ntcireval"]):
         assert agreement["figures"] > 0 and agreement["keys_not_in_both"] == 0 and agreement["max_abs_difference"] < 1e-12
     assert result["edit"]["lists_changed"] >= 1
+
+
+def test_the_saves_during_an_import_benchmark_runs_and_the_import_lands_whole(tmp_path):
+    completed = _run(tmp_path, "bench/bench_import_concurrent_saves.py", "--conversations", "200", "--before", "none",
+                     "--interval", "0.05")
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    result = json.loads((tmp_path / "import-concurrent-saves-sqlite.json").read_text())
+    after = result["rounds"]["after"]
+    assert after["import_ok"] and after["conversations_landed"] == 200 and after["nuggets_landed"] == 600
+    assert after["failed"] == 0 and result["staging_areas_left"] == 0 and "published in" in after["staging"]

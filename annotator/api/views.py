@@ -30,6 +30,7 @@ from annotator.judgments import edits
 from annotator.console import reports
 from annotator import tokens
 from annotator.access import (
+    annotator_entities,
     annotator_for_organiser,
     assigned_conversations,
     assignment_for_annotator,
@@ -289,7 +290,7 @@ class EntityViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):
             return Entity.objects.none()
-        queryset = Entity.objects.filter(annotator=self.request.user).select_related("topic", "grade").order_by("pk")
+        queryset = annotator_entities(self.request.user).select_related("topic", "grade").order_by("pk")
         topic = self.request.query_params.get("topic")
         if topic:
             queryset = queryset.filter(topic__code=topic)

@@ -7,8 +7,9 @@
 
 Files are parsed by annotator.interchange.formats (the format told by the content: the paper's,
 JSONL, or a harvest), then checked against the campaign (topic types, attribute sets and
-their group counts, grades, spans, entities already judged), then written in one transaction
-with bulk inserts: a constant number of queries per import, whatever the number of nuggets.
+their group counts, grades, spans, entities already judged), then written where nobody looks, in
+short transactions, and published in one short transaction (annotator.interchange.staging): an
+import never holds SQLite's only writer for long, and nothing of it is visible before it is whole.
 
 The annotations in the files are one annotator's judgments (``annotator``; default: the
 uploading ``actor``, else the campaign's first organiser, else a user named "gold"). They
@@ -34,6 +35,7 @@ annotators see in the workspace and that compare_judges measures against the gol
 
 from __future__ import annotations
 
+import logging
 import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -50,6 +52,7 @@ from annotator.rules.citations import CITATIONS_DESCRIPTION, CITATIONS_JUDGE, Ci
 from annotator.rules.evidence import EvidenceError, vector_from_evidence
 from annotator.rules.identity import normalise_url, user_part
 from annotator.interchange.formats import FormatError, ParsedConversation, ParseResult, parse_file
+from annotator.interchange.staging import StagingArea
 from annotator.judgments.edits import Event, entity_state, label_state, membership_state, nugget_state
 from annotator.models import (
     AnnotationEvent,
@@ -77,9 +80,10 @@ from annotator.rules.vectors import VectorError, check_distribution, format_vect
 __all__ = ["ImportResult", "import_files", "import_parsed", "default_annotator", "run_from_filename", "read_as"]
 
 GOLD_USERNAME = "gold"
+log = logging.getLogger(__name__)
 
-# progress(stage, conversations done so far): stage is "parsing", "checking", "writing" (the
-# one transaction starts: nothing is visible until it ends) or "written".
+# progress(stage, conversations done so far): stage is "parsing", "checking", "writing" (staging
+# starts: nothing is visible until it is published) or "written".
 Progress = Callable[[str, int], None]
 PROGRESS_EVERY = 200  # conversations read or checked between two progress reports
 
@@ -678,39 +682,57 @@ class _Importer:
 
     # -- writing --
 
-    @transaction.atomic
     def write(self, plans: list[_ConversationPlan], entities: dict[tuple[str, str], _EntityPlan]) -> None:
+        """Everything checked is staged in short transactions where nobody looks, then published
+        in one short transaction (annotator.interchange.staging): an import never holds the only
+        writer (SQLite) for long, and nothing of it is visible before it is whole. On any failure
+        the staged rows are deleted: nothing was ever visible."""
         if self.annotator is not None and self.annotator.pk is None:
             self.annotator.save()  # the user "gold", first needed now
+        if self.citations_judge is None and any(p.citations for p in plans):
+            self.citations_judge = _create_citations_judge()
+        area = StagingArea.open(self.campaign)
+        try:
+            publishing = self.stage(plans, entities, area)
+            # Here the new conversations are complete (turns, judgments, history), in the staging
+            # area, and nobody sees them yet: what is derived from them is computed here.
+            area.publish(then=publishing)
+        except BaseException:
+            try:
+                area.discard()
+            except Exception:  # the import's own error is the one to report; the area stays invisible
+                log.exception("could not delete the staging area %s (sweep_abandoned will, once this process ends)",
+                              area.area.slug)
+            raise
+        area.discard()  # the conversations publishing retired (replaced), in short transactions
+        self.delete_orphans()
+
+    def stage(self, plans: list[_ConversationPlan], entities: dict[tuple[str, str], _EntityPlan],
+              area: StagingArea) -> Callable[[], None]:
+        """Write the new rows into the staging area; returns what publishing does besides moving
+        them: the changes to rows already visible (assignments, judgments added to conversations
+        already there, entities updated, memberships replaced), with their history."""
         campaign, result, annotator = self.campaign, self.result, self.annotator
         judge_files = is_automatic_judge(annotator)  # a judge's file never makes it gold
-        history = _History(actor=self.actor if getattr(self.actor, "pk", None) else None)
-        new_topics: dict[str, Topic] = {}
-        for p in plans:
-            if p.topic not in self.topics and p.topic not in new_topics:
-                new_topics[p.topic] = Topic(campaign=campaign, code=p.topic, topic_type=self.types[p.type_code])
-        new_topics = list(new_topics.values())
-        if new_topics:
-            Topic.objects.bulk_create(new_topics)
-            for chunk in _chunks([t.code for t in new_topics]):
-                self.topics.update({t.code: t for t in Topic.objects.filter(campaign=campaign, code__in=chunk)})
-            result.topics_created = sorted(t.code for t in new_topics)
-        new_runs = sorted({p.run for p in plans} - set(self.runs))
-        if new_runs:
-            Run.objects.bulk_create([
-                Run(campaign=campaign, name=name, system=system, trial=trial)
-                for name in new_runs
-                for system, trial in [Run.system_and_trial_of(name)]
-            ])
-            for chunk in _chunks(new_runs):
-                self.runs.update({r.name: r for r in Run.objects.filter(campaign=campaign, name__in=chunk)})
-            result.runs_created = new_runs
+        actor = self.actor if getattr(self.actor, "pk", None) else None
+        history = _History(actor=actor)  # of staged rows: written staged
+        later = _History(actor=actor)  # of visible rows: written at publish
+        deferred: list[Callable[[], None]] = []
 
-        # replacing: remember who was assigned and which entities were mentioned, then delete
+        type_of = {p.topic: self.types[p.type_code].pk for p in plans}
+        staged_topics = area.topics((code, self.topics.get(code), type_id) for code, type_id in type_of.items())
+        result.topics_created = sorted(code for code in staged_topics if code not in self.topics)
+        # a new topic is staged as itself (moved into the campaign at publish); an existing one by a copy
+        final_topic = {code: (self.topics[code] if code in self.topics else t).pk for code, t in staged_topics.items()}
+        self.final_topic = final_topic
+        staged_runs = area.runs((name, self.runs.get(name)) for name in sorted({p.run for p in plans}))
+        result.runs_created = sorted(set(staged_runs) - set(self.runs))
+        self.staged_topics = staged_topics
+
+        # replacing: remember who was assigned and which entities were mentioned; retired at publish
         replaced = [p.replace_id for p in plans if p.replace_id]
         keep_assignees: dict[int, list[int]] = defaultdict(list)
-        touched_entities: set[int] = set()
-        events_of: dict[int, list[int]] = defaultdict(list)
+        self.touched_entities: set[int] = set()
         if replaced:
             for chunk in _chunks(replaced):
                 for conversation_id, annotator_id in Assignment.objects.filter(conversation_id__in=chunk).values_list(
@@ -729,7 +751,7 @@ class _Importer:
                     .only("turn_id", "entity_id", "start_word", "end_word", "annotator_id", "turn__conversation_id")
                 ):
                     conversation_id = nugget.turn.conversation_id
-                    touched_entities.add(nugget.entity_id)
+                    self.touched_entities.add(nugget.entity_id)
                     if (annotator is None or nugget.annotator_id != annotator.pk) and not (
                         nugget.annotator_id == citations_judge and conversation_id in proposed_anew
                     ):
@@ -747,35 +769,26 @@ class _Importer:
                 if p.replace_id in others:
                     self.warn(p.conv.source, p.conv.line, f"{p.topic} / {p.run}: the judgments other annotators had "
                               "made on the replaced conversation were deleted with it")
-            # The history outlives the conversation: its events move to the replacement below.
-            for chunk in _chunks(replaced):
-                for event_id, conversation_id in AnnotationEvent.objects.filter(conversation_id__in=chunk).values_list(
-                    "id", "conversation_id"
-                ):
-                    events_of[conversation_id].append(event_id)
-            for chunk in _chunks(replaced):
-                Conversation.objects.filter(pk__in=chunk).delete()
             result.replaced = len(replaced)
 
         # a conversation already there (additions) keeps its text, source and gold
         conversations = [
             Conversation(pk=p.add_to_id, topic=self.topics[p.topic], run=self.runs[p.run]) if p.add_to_id else
             Conversation(
-                topic=self.topics[p.topic],
-                run=self.runs[p.run],
+                topic=staged_topics[p.topic],
+                run=staged_runs[p.run],
                 source=PurePath(p.conv.source).name[:500],
                 gold_annotator=annotator if p.has_annotations and not judge_files else None,
             )
             for p in plans
         ]
-        Conversation.objects.bulk_create([c for c, p in zip(conversations, plans) if not p.add_to_id], batch_size=500)
-        moved: list[AnnotationEvent] = []  # the replaced conversations' history, to their replacements
+        area.write(Conversation, [c for c, p in zip(conversations, plans) if not p.add_to_id])
+        staged_conversations = self.staged_conversations = {c.pk for c, p in zip(conversations, plans) if not p.add_to_id}
         for ci, p in enumerate(plans):
             if p.replace_id:
-                moved += (AnnotationEvent(pk=pk, conversation=conversations[ci]) for pk in events_of[p.replace_id])
+                area.retire(p.replace_id, conversations[ci].pk, topic_id=self.topics[p.topic].pk, run_id=self.runs[p.run].pk)
                 judges = [*keep_assignees[p.replace_id], *([annotator.pk] if annotator is not None else [])]
-                history.replace(p.replace_id, conversations[ci], judges, conversations[ci].source)
-        AnnotationEvent.objects.bulk_update(moved, ["conversation"], batch_size=500)
+                history.replace(p.replace_id, conversations[ci], final_topic[p.topic], judges, conversations[ci].source)
         turns: list[Turn] = []
         turn_of: dict[tuple[int, int], Turn] = {}
         for ci, p in enumerate(plans):
@@ -787,9 +800,10 @@ class _Importer:
                 else:
                     turns.append(turn)
                 turn_of[(ci, ti)] = turn
-        Turn.objects.bulk_create(turns, batch_size=1000)
+        area.write(Turn, turns)
         result.added_to = sum(1 for p in plans if p.add_to_id)
         result.conversations, result.turns = len(conversations) - result.added_to, len(turns)
+        staged_turns = {turn.pk for turn in turns}
 
         entity_of: dict[tuple[str, str], Entity] = {}
         if annotator is not None and entities:
@@ -799,7 +813,7 @@ class _Importer:
                 entity = self.existing_entities.get(key)
                 grade = self.grades[e.grade] if e.grade is not None else None
                 if entity is None:
-                    entity = Entity(topic=self.topics[e.topic], annotator=annotator, key=e.key, name=e.name[:1000],
+                    entity = Entity(topic=staged_topics[e.topic], annotator=annotator, key=e.key, name=e.name[:1000],
                                     grade=grade, comment=e.comment)
                     new_entities.append(entity)
                 else:
@@ -820,20 +834,25 @@ class _Importer:
                         entity.updated_at = now
                         updated.append((entity, before))
                 entity_of[key] = entity
-            Entity.objects.bulk_create(new_entities, batch_size=500)
-            if updated:
-                Entity.objects.bulk_update([e for e, _ in updated], ["grade", "comment", "name", "version", "updated_at"],
-                                           batch_size=500)
+            area.write(Entity, new_entities)
             result.entities_created, result.entities_updated = len(new_entities), len(updated)
             for entity in new_entities:
-                history.record(Event.Kind.ENTITY, Event.Action.CREATE, entity.pk, entity.topic_id, None, annotator.pk,
-                               after=entity_state(entity))
-            for entity, before in updated:
-                history.record(Event.Kind.ENTITY, Event.Action.UPDATE, entity.pk, entity.topic_id, None, annotator.pk,
-                               before=before, after=entity_state(entity))
+                topic_id = final_topic[entity.topic.code]
+                history.record(Event.Kind.ENTITY, Event.Action.CREATE, entity.pk, topic_id, None, annotator.pk,
+                               after={**entity_state(entity), "topic": topic_id})
 
-            stale, fresh = [], []
+            def update_entities() -> None:
+                if updated:
+                    Entity.objects.bulk_update([e for e, _ in updated], ["grade", "comment", "name", "version", "updated_at"],
+                                               batch_size=500)
+                for entity, before in updated:
+                    later.record(Event.Kind.ENTITY, Event.Action.UPDATE, entity.pk, entity.topic_id, None, annotator.pk,
+                                 before=before, after=entity_state(entity))
+            deferred.append(update_entities)
+
+            stale, fresh, fresh_later = [], [], []
             type_of_topic = {p.topic: self.types[p.type_code] for p in plans}
+            new_keys = {key for key in entities if key not in self.existing_entities}
             for key, e in entities.items():
                 entity = entity_of[key]
                 current = self.existing_memberships.get(entity.pk, {}) if key in self.existing_entities else {}
@@ -843,17 +862,26 @@ class _Importer:
                     if old is not None and _same_vector(old.vector, vector) and old.evidence == evidence[:1000]:
                         continue
                     if old is not None:
-                        stale.append(old.pk)
-                        history.record(Event.Kind.MEMBERSHIP, Event.Action.DELETE, old.pk, entity.topic_id, None,
-                                       annotator.pk, before=membership_state(old))
-                    fresh.append(Membership(entity=entity, attribute_set=self.sets[topic_type.pk][name],
-                                            vector=[float(v) for v in vector], evidence=evidence[:1000]))
-            for chunk in _chunks(stale):
-                Membership.objects.filter(pk__in=chunk).delete()
-            Membership.objects.bulk_create(fresh, batch_size=1000)
-            for membership in fresh:
-                history.record(Event.Kind.MEMBERSHIP, Event.Action.CREATE, membership.pk, membership.entity.topic_id,
-                               None, annotator.pk, after=membership_state(membership))
+                        stale.append((old, final_topic[e.topic]))
+                    membership = Membership(entity=entity, attribute_set=self.sets[topic_type.pk][name],
+                                            vector=[float(v) for v in vector], evidence=evidence[:1000])
+                    (fresh if key in new_keys else fresh_later).append((membership, final_topic[e.topic]))
+            area.write(Membership, [m for m, _ in fresh])
+            for membership, topic_id in fresh:
+                history.record(Event.Kind.MEMBERSHIP, Event.Action.CREATE, membership.pk, topic_id, None, annotator.pk,
+                               after=membership_state(membership))
+
+            def replace_memberships() -> None:
+                for old, topic_id in stale:
+                    later.record(Event.Kind.MEMBERSHIP, Event.Action.DELETE, old.pk, topic_id, None, annotator.pk,
+                                 before=membership_state(old))
+                for chunk in _chunks([old.pk for old, _ in stale]):
+                    Membership.objects.filter(pk__in=chunk).delete()
+                Membership.objects.bulk_create([m for m, _ in fresh_later], batch_size=1000)
+                for membership, topic_id in fresh_later:
+                    later.record(Event.Kind.MEMBERSHIP, Event.Action.CREATE, membership.pk, topic_id, None, annotator.pk,
+                                 after=membership_state(membership))
+            deferred.append(replace_memberships)
 
         nuggets, labels, assignments = [], [], []
         for ci, p in enumerate(plans):
@@ -868,69 +896,121 @@ class _Importer:
             if annotator is not None and (p.has_annotations or self.annotator_arg is not None):
                 holders.add(annotator.pk)
             assignments.extend(Assignment(conversation_id=conversations[ci].pk, annotator_id=a) for a in sorted(holders))
-        Nugget.objects.bulk_create(nuggets, batch_size=1000)
-        TurnLabel.objects.bulk_create(labels, batch_size=1000)
-        conversation_of_turn = {turn.pk: (conversations[ci].pk, conversations[ci].topic_id) for (ci, _), turn in turn_of.items()}
-        for nugget in nuggets:
-            conversation_id, topic_id = conversation_of_turn[nugget.turn_id]
-            history.record(Event.Kind.NUGGET, Event.Action.CREATE, nugget.pk, topic_id, conversation_id, annotator.pk,
-                           after=nugget_state(nugget))
-        for label in labels:
-            conversation_id, topic_id = conversation_of_turn[label.turn_id]
-            history.record(Event.Kind.LABEL, Event.Action.CREATE, label.pk, topic_id, conversation_id, annotator.pk,
-                           after=label_state(label))
-        Assignment.objects.bulk_create(assignments, batch_size=1000, ignore_conflicts=True)
         result.nuggets, result.labels = len(nuggets), len(labels)
-        self.write_citations(plans, conversations, turn_of, history)
-        for chunk in _chunks(sorted(touched_entities)):
-            # entities only the replaced conversations mentioned, and this import does not
-            orphans = list(Entity.objects.filter(pk__in=chunk, nuggets__isnull=True))
-            for entity in orphans:
-                history.record(Event.Kind.ENTITY, Event.Action.DELETE, entity.pk, entity.topic_id, None,
-                               entity.annotator_id, before=entity_state(entity))
-            Entity.objects.filter(pk__in=[entity.pk for entity in orphans]).delete()
-        history.write()
+        # judgments on staged turns are staged; those added to conversations already there wait for publishing
+        conversation_of_turn = {turn.pk: (conversations[ci].pk, final_topic[plans[ci].topic]) for (ci, _), turn in turn_of.items()}
+        deferred.append(self.stage_judgments(area, [n for n in nuggets if n.turn_id in staged_turns],
+                                             [n for n in nuggets if n.turn_id not in staged_turns],
+                                             conversation_of_turn, history, later))
+        deferred.append(self.stage_labels(area, [l for l in labels if l.turn_id in staged_turns],
+                                          [l for l in labels if l.turn_id not in staged_turns],
+                                          conversation_of_turn, history, later))
+        deferred.append(self.write_citations(area, plans, conversations, turn_of, staged_turns, history, later))
+        # assignments of staged conversations are staged (access leaves the area out); of conversations already there, published
+        area.write(Assignment, [a for a in assignments if a.conversation_id in staged_conversations], ignore_conflicts=True)
+        history.write(area)
 
+        def publishing() -> None:
+            Assignment.objects.bulk_create([a for a in assignments if a.conversation_id not in staged_conversations],
+                                           batch_size=1000, ignore_conflicts=True)
+            for step in deferred:
+                step()
+            later.write()
+        return publishing
 
-    def write_citations(self, plans, conversations, turn_of, history: _History) -> None:
+    def stage_judgments(self, area, staged: list[Nugget], visible: list[Nugget], conversation_of_turn, history: _History,
+                        later: _History) -> Callable[[], None]:
+        area.write(Nugget, staged)
+        for nugget in staged:
+            conversation_id, topic_id = conversation_of_turn[nugget.turn_id]
+            history.record(Event.Kind.NUGGET, Event.Action.CREATE, nugget.pk, topic_id, conversation_id, nugget.annotator_id,
+                           after=nugget_state(nugget))
+
+        def add() -> None:
+            Nugget.objects.bulk_create(visible, batch_size=1000)
+            for nugget in visible:
+                conversation_id, topic_id = conversation_of_turn[nugget.turn_id]
+                later.record(Event.Kind.NUGGET, Event.Action.CREATE, nugget.pk, topic_id, conversation_id,
+                             nugget.annotator_id, after=nugget_state(nugget))
+        return add
+
+    def stage_labels(self, area, staged: list[TurnLabel], visible: list[TurnLabel], conversation_of_turn,
+                     history: _History, later: _History) -> Callable[[], None]:
+        area.write(TurnLabel, staged)
+        for label in staged:
+            conversation_id, topic_id = conversation_of_turn[label.turn_id]
+            history.record(Event.Kind.LABEL, Event.Action.CREATE, label.pk, topic_id, conversation_id, label.annotator_id,
+                           after=label_state(label))
+
+        def add() -> None:
+            TurnLabel.objects.bulk_create(visible, batch_size=1000)
+            for label in visible:
+                conversation_id, topic_id = conversation_of_turn[label.turn_id]
+                later.record(Event.Kind.LABEL, Event.Action.CREATE, label.pk, topic_id, conversation_id, label.annotator_id,
+                             after=label_state(label))
+        return add
+
+    def delete_orphans(self) -> None:
+        """Entities only the replaced conversations mentioned, and this import does not: deleted
+        once those conversations are (after publishing), with their history."""
+        for chunk in _chunks(sorted(self.touched_entities)):
+            with transaction.atomic():
+                orphans = list(Entity.objects.filter(pk__in=chunk, nuggets__isnull=True))
+                history = _History(actor=self.actor if getattr(self.actor, "pk", None) else None)
+                for entity in orphans:
+                    history.record(Event.Kind.ENTITY, Event.Action.DELETE, entity.pk, entity.topic_id, None,
+                                   entity.annotator_id, before=entity_state(entity))
+                Entity.objects.filter(pk__in=[entity.pk for entity in orphans]).delete()
+                history.write()
+
+    def write_citations(self, area, plans, conversations, turn_of, staged_turns, history: _History,
+                        later: _History) -> Callable[[], None]:
         """The chosen cited spans as nuggets of the automatic judge CITATIONS_JUDGE (created
-        when missing), its entities (one per topic and URL: the campaign's top grade, the
-        source's title as name), and its assignment to each conversation."""
+        before staging when missing), its entities (one per topic and URL: the campaign's top
+        grade, the source's title as name), and its assignment to each conversation."""
         cited = [(ci, p) for ci, p in enumerate(plans) if p.citations]
         if not cited:
-            return
-        judge = self.citations_judge or _create_citations_judge()
+            return lambda: None
+        judge = self.citations_judge
         top = max(self.grades.values(), key=lambda g: g.level, default=None)
-        topic_ids = sorted({self.topics[p.topic].pk for _, p in cited})
-        entity_of: dict[tuple[int, str], Entity] = {}
+        topic_ids = sorted({self.topics[p.topic].pk for _, p in cited if p.topic in self.topics})
+        code_of = {t.pk: code for code, t in self.topics.items()}
+        entity_of: dict[tuple[str, str], Entity] = {}
         for chunk in _chunks(topic_ids):
-            entity_of.update({(e.topic_id, e.key): e for e in Entity.objects.filter(topic_id__in=chunk, annotator=judge)})
+            entity_of.update({(code_of[e.topic_id], e.key): e
+                              for e in Entity.objects.filter(topic_id__in=chunk, annotator=judge)})
         new_entities = []
         for _, p in cited:
-            topic = self.topics[p.topic]
             for c in p.citations:
-                if (topic.pk, c.key) not in entity_of:
-                    entity = Entity(topic=topic, annotator=judge, key=c.key, name=c.title[:1000], grade=top)
-                    entity_of[(topic.pk, c.key)] = entity
-                    new_entities.append(entity)
-        Entity.objects.bulk_create(new_entities, batch_size=500)
-        for entity in new_entities:
-            history.record(Event.Kind.ENTITY, Event.Action.CREATE, entity.pk, entity.topic_id, None, judge.pk,
-                           after=entity_state(entity))
+                if (p.topic, c.key) not in entity_of:
+                    entity = Entity(topic=self.staged_topics[p.topic], annotator=judge, key=c.key, name=c.title[:1000],
+                                    grade=top)
+                    entity_of[(p.topic, c.key)] = entity
+                    new_entities.append((entity, p.topic))
+        area.write(Entity, [e for e, _ in new_entities])
+        for entity, code in new_entities:
+            topic_id = self.final_topic[code]
+            history.record(Event.Kind.ENTITY, Event.Action.CREATE, entity.pk, topic_id, None, judge.pk,
+                           after={**entity_state(entity), "topic": topic_id})
         nuggets = [
-            Nugget(turn_id=turn_of[(ci, c.turn)].pk, annotator_id=judge.pk, entity_id=entity_of[(self.topics[p.topic].pk, c.key)].pk,
+            Nugget(turn_id=turn_of[(ci, c.turn)].pk, annotator_id=judge.pk, entity_id=entity_of[(p.topic, c.key)].pk,
                    start_word=c.start, end_word=c.end)
             for ci, p in cited for c in p.citations
         ]
-        Nugget.objects.bulk_create(nuggets, batch_size=1000)
-        conversation_of = {turn_of[(ci, c.turn)].pk: conversations[ci] for ci, p in cited for c in p.citations}
-        for nugget in nuggets:
-            conversation = conversation_of[nugget.turn_id]
-            history.record(Event.Kind.NUGGET, Event.Action.CREATE, nugget.pk, conversation.topic_id, conversation.pk,
-                           judge.pk, after=nugget_state(nugget))
-        Assignment.objects.bulk_create([Assignment(conversation_id=conversations[ci].pk, annotator_id=judge.pk)
-                                        for ci, _ in cited], batch_size=1000, ignore_conflicts=True)
+        conversation_of_turn = {turn_of[(ci, c.turn)].pk: (conversations[ci].pk, self.final_topic[p.topic])
+                                for ci, p in cited for c in p.citations}
+        add = self.stage_judgments(area, [n for n in nuggets if n.turn_id in staged_turns],
+                                   [n for n in nuggets if n.turn_id not in staged_turns], conversation_of_turn, history, later)
         self.result.citations = len(nuggets)
+
+        holds = [Assignment(conversation_id=conversations[ci].pk, annotator_id=judge.pk) for ci, _ in cited]
+        area.write(Assignment, [a for a in holds if a.conversation_id in self.staged_conversations], ignore_conflicts=True)
+
+        def publishing() -> None:
+            add()
+            Assignment.objects.bulk_create([a for a in holds if a.conversation_id not in self.staged_conversations],
+                                           batch_size=1000, ignore_conflicts=True)
+        return publishing
 
 
 def _create_citations_judge():
@@ -972,19 +1052,24 @@ class _History:
                                  conversation_id=conversation_id, annotator_id=annotator_id, actor=self.actor,
                                  before=before, after=after, imported=True))
 
-    def replace(self, replaced_id: int, replacement: Conversation, annotator_ids: Iterable[int], source: str) -> None:
+    def replace(self, replaced_id: int, replacement: Conversation, topic_id: int, annotator_ids: Iterable[int],
+                source: str) -> None:
         """The replacement itself, once in the history of each annotator whose judgments it
         replaced: the older events (moved to the replacement) stay, and undo stops there."""
         self.replaced_by[replaced_id] = replacement.pk
         for annotator_id in sorted(set(annotator_ids)):
-            self.record(Event.Kind.CONVERSATION, Event.Action.REPLACE, replacement.pk, replacement.topic_id,
+            self.record(Event.Kind.CONVERSATION, Event.Action.REPLACE, replacement.pk, topic_id,
                         replacement.pk, annotator_id, before={"conversation": replaced_id},
                         after={"conversation": replacement.pk, "source": source})
 
-    def write(self) -> None:
+    def write(self, area: StagingArea | None = None) -> None:
+        """In the staging area's short transactions (events of staged rows), else at once."""
         for event in self.events:  # events of replaced conversations belong to the replacement
             event.conversation_id = self.replaced_by.get(event.conversation_id, event.conversation_id)
-        AnnotationEvent.objects.bulk_create(self.events, batch_size=1000)
+        if area is not None:
+            area.insert(AnnotationEvent, self.events)
+        else:
+            AnnotationEvent.objects.bulk_create(self.events, batch_size=1000)
 
 
 def import_files(

@@ -16,7 +16,7 @@ from annotator.judgments.progress import progress_for
 
 def _assignments(user) -> list[Assignment]:
     return list(
-        Assignment.objects.filter(annotator=user)
+        Assignment.objects.filter(annotator=user, conversation__topic__campaign__staging_for__isnull=True)  # not an import's staged
         .select_related("conversation__topic__campaign", "conversation__run")
         .order_by("conversation__topic__campaign__slug", "conversation__topic__code", "conversation__run__name")
     )
