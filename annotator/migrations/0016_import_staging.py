@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotator', '0012_adjudication'),
+        ('annotator', '0014_ranked_lists_as_arrays'),
     ]
 
     operations = [
