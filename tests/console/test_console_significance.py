@@ -134,3 +134,13 @@ def test_the_measure_choice_groups_conversation_and_ranked_list_measures(organis
 
 def test_a_gfr_measure_is_refused_where_the_campaign_has_no_ranked_list_runs(organiser, campaign):
     assert organiser.get(url(campaign), {"measure": "GFR-ERR+RNOD+JSD"}).status_code == 400
+
+
+def test_the_run_and_topic_pickers_are_fieldsets_whose_legend_comes_before_their_first_box(organiser, campaign):
+    import re
+
+    html = organiser.get(url(campaign)).content.decode()
+    for name, legend in (("runs", "Runs"), ("topics", "Topics")):
+        block = re.search(rf'data-field="{name}">(.*?)</fieldset>', html, re.S).group(1)
+        assert block.lstrip().startswith(f"<fieldset><legend>{legend}</legend>"), block[:200]
+        assert block.index("<legend>") < block.index('type="checkbox"')
