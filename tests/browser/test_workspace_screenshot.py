@@ -23,7 +23,8 @@ DOCS_IMG = ROOT / "docs" / "img" if os.environ.get("GFRC_SCREENSHOTS") else ROOT
 
 def test_the_workspace_screenshot_for_the_readme_is_taken(page, live_server, login):
     call_command("load_demo", stdout=open("/dev/null", "w"))
-    assignment = Assignment.objects.select_related("conversation", "annotator").get(annotator__username="annotator")
+    assignment = Assignment.objects.select_related("conversation", "annotator").get(
+        annotator__username="annotator", conversation__topic__code="M002", conversation__run__name="bing-trial1")
     conversation, annotator = assignment.conversation, assignment.annotator
     s2 = conversation.turns.get(position=4)
     for nugget in Nugget.objects.filter(turn=s2, annotator=annotator).order_by("-start_word")[:2]:
