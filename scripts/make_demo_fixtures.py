@@ -236,6 +236,7 @@ def judged(topic: str, run: str, turns, answer: list[list[Entity]], *, who: str 
             if who == "bea":
                 if s == 0 and j == 0:
                     start += 1  # a shorter span: the title without its first word
+                if e is next((x for x in answer[0] if x.level > 0), None):
                     first_set = next(iter(vectors))
                     vectors[first_set] = vectors[first_set][1:] + vectors[first_set][:1]  # another group
                 if s == 1 and j == len(entities) - 1:
@@ -307,6 +308,7 @@ def main(out: Path = DEMO) -> None:
     campaign["note"] = ("The demo campaign. " + INVENTED + " Except: topic M002's bing-trial1 conversation is the "
                         "paper's (Sakai, EVIA 2023, Figure 5) and topics P001-P004 with their web runs are the "
                         "NTCIR-17 FairWeb-1 pilot pack (fixtures/fairweb1-pilot/). " + campaign["note"])
+    campaign["name"] = "FairWeb-1 demo (GFRC, invented conversations)"
     campaign["description"] = (
         "Demo of GFRC on FairWeb-1 topic types M (movies), R (researchers), Y (YouTube), T: invented topics, "
         "conversations, annotators and judgments, except the paper's M002 Bing conversation (Sakai, EVIA 2023) "
