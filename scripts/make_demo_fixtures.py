@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import random
 import sys
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -227,7 +228,6 @@ def judged(topic: str, run: str, turns, answer: list[list[Entity]], *, who: str 
     labels = []
     system_turns = [i for i, t in enumerate(turns) if t.role == "S"]
     for s, (index, entities) in enumerate(zip(system_turns, answer)):
-        relevant = False
         for j, e in enumerate(entities):
             start, end = find_line(turns[index].text, e.name)
             level, vectors = e.level, dict(e.vectors)
@@ -248,9 +248,13 @@ def judged(topic: str, run: str, turns, answer: list[list[Entity]], *, who: str 
                 nugget["grade"] = f"L{level}"
                 if level > 0:
                     nugget["memberships"] = {name: vector_text(v) for name, v in vectors.items()}
-            relevant = relevant or level > 0
             nuggets.append(nugget)
-        label = "o" if relevant else "x"
+        # the turn's usefulness, the same for every annotator before their own deviations: useful
+        # with a fully relevant entity, most of the time (a hash, so that no random draw shifts)
+        strong = any(e.level == 2 for e in entities)
+        some = any(e.level > 0 for e in entities)
+        k = zlib.crc32(f"{topic}/{run}/S{s + 1}".encode()) % 5
+        label = "o" if (strong and k not in (0, 1)) or (some and k == 1 and s == 1) else "x"
         if who == "bea" and s == 1 or who == "carl" and s == 0:
             label = "x" if label == "o" else "o"
         labels.append(label)

@@ -29,7 +29,7 @@ def test_the_workspace_screenshot_for_the_readme_is_taken(page, live_server, log
     s2 = conversation.turns.get(position=4)
     for nugget in Nugget.objects.filter(turn=s2, annotator=annotator).order_by("-start_word")[:2]:
         edits.delete_nugget(nugget, actor=annotator, expected_version=nugget.version)
-    terminator = Nugget.objects.filter(turn__position=2, annotator=annotator).order_by("start_word")[1]
+    terminator = Nugget.objects.filter(turn__conversation=conversation, turn__position=2, annotator=annotator).order_by("start_word")[1]
     page.set_viewport_size({"width": 1600, "height": 1000})
     login("annotator", "annotator")
     page.goto(f"{live_server.url}/conversations/{conversation.pk}/?nugget={terminator.pk}")
