@@ -211,7 +211,7 @@ SPECTACULAR_SETTINGS = {
     # Vendored, no CDN. drf-spectacular takes a path, not a static() name: WhiteNoise serves
     # the unhashed copies collectstatic keeps beside the hashed ones.
     "SWAGGER_UI_DIST": f"/{STATIC_URL}vendor/swagger-ui",
-    "SWAGGER_UI_FAVICON_HREF": f"/{STATIC_URL}vendor/swagger-ui/favicon-32x32.png",
+    "SWAGGER_UI_FAVICON_HREF": f"/{STATIC_URL}favicon.ico",
 }
 
 SESSION_COOKIE_HTTPONLY = True

@@ -1,15 +1,20 @@
-"""Screenshots of the organiser's console for the docs: docs/img/report.png, docs/img/grid.png and
-docs/img/significance.png (the others go to a temporary directory, for a look).
+"""The product in pictures (docs/tour.md): screenshots of both sides, the annotator's and the
+organiser's, taken from the demo (`manage.py load_demo`, what `make run` serves).
 
-Builds a demo-like campaign (several topics and runs, two annotators) from tests/console/demo.py
-in a throw-away SQLite database, serves it with runserver and drives Debian's chromium with
-Playwright:
+Loads the demo into a throw-away SQLite database, serves it with runserver and drives Debian's
+chromium with Playwright at 1360x900:
 
-    .venv/bin/python scripts/screenshots_console.py
+    .venv/bin/python scripts/screenshots_console.py            # docs/img/tour-*.png (+ report, grid, significance)
+    .venv/bin/python scripts/screenshots_console.py --out DIR  # elsewhere, for a look
+
+docs/img/report.png, grid.png and significance.png (README, docs/console.md) are the tour's
+pictures of those pages under their old names. docs/img/workspace.png is the browser test
+tests/browser/test_workspace_screenshot.py's (GFRC_SCREENSHOTS=1).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import socket
@@ -21,6 +26,27 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "img"
+# (file name, who, path or a key of `places`, what to do on the page, full page?) in tour order
+SHOTS = [
+    ("tour-queue", "annotator", "/queue/", None, False),
+    ("tour-workspace", "annotator", "paper_nugget", None, False),
+    ("tour-workspace-citations", "annotator", "cited", None, False),
+    ("tour-console", "organiser", "/console/fairweb1/", None, False),
+    ("tour-settings", "organiser", "/console/fairweb1/settings/", None, False),
+    ("tour-upload", "organiser", "/console/fairweb1/upload/", None, False),
+    ("tour-progress", "organiser", "/console/fairweb1/progress/", None, False),
+    ("grid", "organiser", "/console/fairweb1/grid/", None, True),
+    ("tour-agreement", "organiser", "/console/fairweb1/agreement/", None, False),
+    ("tour-adjudication", "organiser", "three", None, False),
+    ("report", "organiser", "/console/fairweb1/report/", None, True),
+    ("significance", "organiser", "/console/fairweb1/report/significance/?measure=GFRC&permutations=10000", None, True),
+    ("tour-trials", "organiser", "/console/fairweb1/report/trials/", None, False),
+    ("tour-worst", "organiser", "/console/fairweb1/report/worst/", None, False),
+    ("tour-side-by-side", "organiser", "side_by_side", None, False),
+    ("tour-judges", "organiser", "/console/fairweb1/judges/", None, False),
+    ("tour-exports", "organiser", "/console/fairweb1/exports/", None, False),
+    ("tour-api-docs", "organiser", "/api/docs/", ".swagger-ui .info", False),
+]
 
 
 def free_port() -> int:
@@ -30,6 +56,9 @@ def free_port() -> int:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=OUT)
+    out = parser.parse_args().out
     workdir = Path(tempfile.mkdtemp(prefix="gfrc-shots-"))
     env = {**os.environ, "DATABASE_URL": f"sqlite:///{workdir / 'db.sqlite3'}", "DJANGO_SETTINGS_MODULE": "config.settings"}
     os.environ.update(env)
@@ -40,13 +69,21 @@ def main() -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
-    from tests.console.demo import build_demo
+    call_command("load_demo", stdout=open(os.devnull, "w"))
+    from annotator.models import Conversation, Nugget
 
-    campaign, organiser, _ = build_demo()
-    first = campaign.topics.order_by("code").first().conversations.order_by("pk")
-    side_by_side = ",".join(str(c.pk) for c in first[:2])  # read here: Playwright's loop refuses the ORM
-    organiser.set_password("org-pw")
-    organiser.save()
+    # read here: Playwright's loop refuses the ORM
+    paper = Conversation.objects.get(topic__code="M002", run__name="bing-trial1")
+    terminator = Nugget.objects.filter(turn__conversation=paper, annotator__username="annotator").order_by(
+        "turn__position", "start_word")[1]
+    cited = Conversation.objects.get(topic__code="T003", run__name="perplexity-trial1")  # annotator's, not begun
+    trials = Conversation.objects.filter(topic__code="M001", run__name__startswith="bing").order_by("run__trial")
+    places = {
+        "paper_nugget": f"/conversations/{paper.pk}/?nugget={terminator.pk}",
+        "cited": f"/conversations/{cited.pk}/",
+        "three": f"/console/fairweb1/adjudicate/{Conversation.objects.get(topic__code='M001', run__name='chatgpt-trial1').pk}/",
+        "side_by_side": "/console/fairweb1/conversations/" + ",".join(str(c.pk) for c in trials) + "/",
+    }
     port = free_port()
     server = subprocess.Popen(
         [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
@@ -61,31 +98,38 @@ def main() -> None:
                 time.sleep(0.1)
         from playwright.sync_api import sync_playwright
 
-        OUT.mkdir(parents=True, exist_ok=True)
+        out.mkdir(parents=True, exist_ok=True)
         base = f"http://127.0.0.1:{port}"
         with sync_playwright() as p:
             browser = p.chromium.launch(
                 executable_path=shutil.which("chromium"),
                 args=["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
             )
-            page = browser.new_page(viewport={"width": 1360, "height": 900})
-            page.goto(f"{base}/accounts/login/")
-            page.get_by_label("Username").fill("org")
-            page.get_by_label("Password").fill("org-pw")
-            page.get_by_role("button", name="Log in").click()
-            page.wait_for_load_state("networkidle")
-            for name, path in [("report", "report/"), ("grid", "grid/"), ("agreement", "agreement/"), ("settings", "settings/"),
-                               ("progress", "progress/"), ("significance", "report/significance/?measure=GFRC&permutations=10000"),
-                               ("trials", "report/trials/"), ("worst", "report/worst/"), ("conversations", f"conversations/{side_by_side}/")]:
-                page.goto(f"{base}/console/{campaign.slug}/{path}")
+            pages = {}
+            for who in ("annotator", "organiser"):
+                page = browser.new_context(viewport={"width": 1360, "height": 900}).new_page()
+                page.goto(f"{base}/accounts/login/")
+                page.get_by_label("Username").fill(who)
+                page.get_by_label("Password").fill(who)
+                page.get_by_role("button", name="Log in").click()
                 page.wait_for_load_state("networkidle")
-                target = OUT / f"{name}.png" if name in ("report", "grid", "significance") else workdir / f"{name}.png"
-                page.screenshot(path=str(target), full_page=True)
+                pages[who] = page
+            for name, who, where, wait_for, full in SHOTS:
+                page = pages[who]
+                page.goto(base + places.get(where, where))
+                page.wait_for_load_state("networkidle")
+                if wait_for:
+                    page.locator(wait_for).first.wait_for()
+                if where == "paper_nugget":
+                    page.locator(f"#badge-{terminator.pk}").focus()
+                target = out / f"{name}.png"
+                page.screenshot(path=str(target), full_page=full)
                 print(target)
             browser.close()
     finally:
         server.terminate()
         server.wait(timeout=10)
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 if __name__ == "__main__":

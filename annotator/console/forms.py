@@ -125,6 +125,11 @@ class GradeLevelForm(forms.ModelForm):
         self.fields["ranked_list_gain"].required = False
         if self.instance.pk is None:  # the blank row adding a grade: empty means FairWeb-1's gain
             self.initial["ranked_list_gain"] = None
+        # the inputs sit in a table under column heads: each says which grade and which column it is
+        grade = self.instance.label if self.instance.pk is not None else "the new grade"
+        columns = {"label": "Label", "level": "Level (key)", "gain": "Gain g", "ranked_list_gain": "Ranked-list gain"}
+        for name, column in columns.items():
+            self.fields[name].widget.attrs["aria-label"] = f"{column} of {grade}"
 
     def clean_gain(self):
         gain = self.cleaned_data["gain"]

@@ -248,14 +248,23 @@ NO_NUGGET = "no nugget here"
 NOT_MARKED = "entity not marked"  # a grade or membership of an annotator without the entity here
 
 
-def adjudication(conversation: Conversation, annotators: list) -> Adjudication:
-    """Every unit the annotators do not all judge alike, in the order of the conversation."""
+def adjudication(conversation: Conversation, annotators: list, judge: int | None = None) -> Adjudication:
+    """Every unit the annotators do not all judge alike, in the order of the conversation.
+
+    `judge`: whose judgments the conversation's scores use now (annotator.scores.per_conversation
+    .judges). Each disagreement's gold value is what is scored: the adjudicated gold's once it is
+    this conversation's gold, else the judge's (the gold's values of the topic decided in another
+    conversation are not this one's until its first decision)."""
     turns = list(Turn.objects.filter(conversation=conversation).order_by("position"))
     offsets = system_turn_offsets(conversation, turns)
     sides = [read_side(conversation, annotator.pk) for annotator in annotators]
     gold = gold_account()
     keys = set().union(*(side.entities for side in sides))
     g = read_side(conversation, gold.pk, keys)
+    if conversation.gold_annotator_id == gold.pk or judge is None or judge == gold.pk:
+        scored = g
+    else:
+        scored = next((side for side in sides if side.annotator_id == judge), None) or read_side(conversation, judge)
     grades = {grade.level: grade for grade in Grade.objects.filter(campaign_id=conversation.topic.campaign_id)}
     attribute_sets = list(AttributeSet.objects.filter(topic_type_id=conversation.topic.topic_type_id))
     decisions: dict[str, AdjudicationDecision] = {}
@@ -286,7 +295,7 @@ def adjudication(conversation: Conversation, annotators: list) -> Adjudication:
         for s in said:
             s.shown = show(s.value) if s.takeable else NOT_MARKED
         unit = unit_id(kind, parts)
-        gold_value = g.value(kind, parts)
+        gold_value = scored.value(kind, parts)
         result.append(Disagreement(unit=unit, kind=kind, parts=parts, what=what, where=where, order=order,
                                    said=said, gold=gold_value, shown_gold=show(gold_value), decision=decisions.get(unit)))
 

@@ -286,8 +286,10 @@ def _open_mark(bench: Workbench, n: NuggetScore, first: int, oob: bool = False) 
 def _badge(bench: Workbench, n: NuggetScore, oob: bool = False) -> str:
     """The WC badge after a nugget's last word: a link that opens it in the editor."""
     pk, entity, grade = n.nugget.pk, n.nugget.entity, n.nugget.entity.grade
-    text = f"WC {n.wc}" + (f" · {escape(grade.label)}" if grade is not None else "") + (" · dup" if n.duplicate else "")
-    label = f"Nugget ending at word {n.wc}: {entity.name or entity.key}" + (", duplicate, gains nothing" if n.duplicate else "")
+    shown = f"WC {n.wc}" + (f" · {grade.label}" if grade is not None else "") + (" · dup" if n.duplicate else "")
+    text = escape(shown)
+    # the accessible name starts with the visible text (WCAG 2.5.3: a speech user says what they see)
+    label = f"{shown}: nugget ending at word {n.wc}, {entity.name or entity.key}" + (", duplicate, gains nothing" if n.duplicate else "")
     current = ' aria-current="true"' if pk == bench.selected_id else ""
     return (
         f'<a class="wc{" dup" if n.duplicate else ""}" href="{escape(bench.urls.page)}?nugget={pk}" '

@@ -36,14 +36,17 @@ def test_the_shell_and_python_examples_send_the_same_judgments():
 
 
 def test_the_documented_example_is_accepted_for_the_demos_baseline_judge(demo):
-    token = Token.objects.create(user_id=Conversation.objects.get().assignments.get(annotator__username="baseline").annotator_id)
+    paper = Conversation.objects.get(topic__code="M002", run__name="bing-trial1")
+    token = Token.objects.create(user_id=paper.assignments.get(annotator__username="baseline").annotator_id)
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
     listed = client.get("/api/conversations/", {"campaign": "fairweb1"}).json()["results"][0]["id"]
+    assert listed == paper.pk  # the first the judge is given: the paper's M002 conversation
     version = client.get(f"/api/conversations/{listed}/judgments/").json()["version"]
     assert version > 0  # the demo's baseline has judged it: the example replaces those knowingly
     response = client.post(f"/api/conversations/{listed}/judgments/", shell_json(version), format="json")
     assert response.status_code == 200, response.json()
     assert response.json()["nuggets"] == 2
-    assert sorted(Nugget.objects.filter(annotator__username="baseline").values_list("entity__key", flat=True)) == [
+    assert sorted(Nugget.objects.filter(annotator__username="baseline", turn__conversation=paper)
+                  .values_list("entity__key", flat=True)) == [
         "https://imdb.com/title/tt0088763", "https://imdb.com/title/tt1276104"]

@@ -23,3 +23,12 @@ def test_the_schema_is_public_but_holds_no_data(db):
     response = APIClient().get("/api/schema/?format=json")
     assert response.status_code == 200 and "GFRC annotator API" in response.content.decode()
     assert APIClient().get("/api/conversations/").status_code == 401
+
+
+def test_the_docs_page_says_its_language_and_holds_swagger_ui_in_a_main_landmark_with_the_apps_icon(demo):
+    client = Client()
+    client.force_login(demo[1])
+    html = client.get("/api/docs/").content.decode()
+    assert '<html lang="en">' in html
+    assert '<main id="swagger-ui"' in html and 'href="/"' in html
+    assert '<link rel="icon" href="/static/favicon.ico">' in html

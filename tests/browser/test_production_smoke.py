@@ -119,7 +119,7 @@ def test_the_production_server_serves_every_static_file_and_saves_a_grade(page, 
     expect(page.get_by_role("heading", name="My queue")).to_be_visible()
     linked.update(linked_static_files(page))
 
-    page.get_by_role("link", name=re.compile(r"^Open ")).first.click()
+    page.get_by_role("link", name="Open M002 bing-trial1", exact=True).click()
     panel_r = page.locator("#score-panel [data-score=R]")
     expect(panel_r).to_have_text("0.0143")  # the paper's M002 Bing conversation, as annotated
     linked.update(linked_static_files(page))

@@ -23,12 +23,13 @@ DOCS_IMG = ROOT / "docs" / "img" if os.environ.get("GFRC_SCREENSHOTS") else ROOT
 
 def test_the_workspace_screenshot_for_the_readme_is_taken(page, live_server, login):
     call_command("load_demo", stdout=open("/dev/null", "w"))
-    assignment = Assignment.objects.select_related("conversation", "annotator").get(annotator__username="annotator")
+    assignment = Assignment.objects.select_related("conversation", "annotator").get(
+        annotator__username="annotator", conversation__topic__code="M002", conversation__run__name="bing-trial1")
     conversation, annotator = assignment.conversation, assignment.annotator
     s2 = conversation.turns.get(position=4)
     for nugget in Nugget.objects.filter(turn=s2, annotator=annotator).order_by("-start_word")[:2]:
         edits.delete_nugget(nugget, actor=annotator, expected_version=nugget.version)
-    terminator = Nugget.objects.filter(turn__position=2, annotator=annotator).order_by("start_word")[1]
+    terminator = Nugget.objects.filter(turn__conversation=conversation, turn__position=2, annotator=annotator).order_by("start_word")[1]
     page.set_viewport_size({"width": 1600, "height": 1000})
     login("annotator", "annotator")
     page.goto(f"{live_server.url}/conversations/{conversation.pk}/?nugget={terminator.pk}")

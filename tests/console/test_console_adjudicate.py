@@ -198,3 +198,42 @@ def test_the_pairs_of_three_annotators_read_their_judgments_once(doubled, django
         pairs = reports.pair_reports(conversation)
     assert [(p.first.username, p.second.username) for p in pairs] == [("ann", "bob"), ("ann", "cat"), ("bob", "cat")]
     assert any("marked only by cat" in d for d in pairs[1].disagreements)
+
+
+# -- the gold now, and the first selection ------------------------------------------------
+
+
+def test_before_the_first_decision_the_gold_now_is_what_the_scores_use(organiser, doubled, demo):
+    ann = demo[2][0]
+    adjudicated = organiser.get(url(doubled)).context["adjudicated"]
+    assert not adjudicated.gold_in_use
+    judge_side = adjudicated.side_of(ann.pk)
+    for d in adjudicated.disagreements:
+        assert d.gold == judge_side.value(d.kind, d.parts), d.what
+        assert d.shown_gold == d.said_by(ann.pk).shown, d.what
+    assert any(d.shown_gold not in ("not given", "ungraded", "no nugget here") for d in adjudicated.disagreements)
+
+
+def test_a_decision_in_one_conversation_is_not_the_gold_now_of_another_still_scored_from_its_judge(organiser, campaign, demo):
+    ann, bob = demo[2]
+    doubled = [c for c in Conversation.objects.filter(topic__campaign=campaign).order_by("pk") if c.assignments.count() == 2]
+    pages = {c.pk: organiser.get(url(c)).context["adjudicated"] for c in doubled}
+    shared = next((a, b, d) for a in doubled for b in doubled if a.pk != b.pk and a.topic_id == b.topic_id
+                  for d in pages[a.pk].disagreements if d.kind == "grade" and pages[b.pk].find(d.unit) is not None)
+    first, second, grade = shared
+    organiser.post(decide_url(first), {"unit": grade.unit, "take": bob.pk, "version": 0})
+    assert first.decisions.get().unit == grade.unit
+    after = organiser.get(url(second)).context["adjudicated"]
+    assert not after.gold_in_use
+    assert after.find(grade.unit).gold == after.side_of(ann.pk).value("grade", grade.parts)
+    assert after.find(grade.unit).gold != after.side_of(bob.pk).value("grade", grade.parts)
+
+
+def test_a_fresh_page_selects_the_first_open_disagreement_so_its_keys_work_at_once(organiser, doubled):
+    response = organiser.get(url(doubled))
+    first = response.context["adjudicated"].disagreements[0]
+    assert response.context["selected"] == first.unit
+    assert 'class="disagreement selected" id="d-1"' in response.content.decode()
+    organiser.post(decide_url(doubled), {"unit": first.unit, "take": "right", "version": 0})
+    again = organiser.get(url(doubled))
+    assert again.context["selected"] == next((d.unit for d in again.context["adjudicated"].disagreements if not d.settled), "")

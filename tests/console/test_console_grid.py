@@ -59,3 +59,25 @@ def test_a_conversation_not_fully_labelled_shows_a_question_mark(organiser, camp
     grid = organiser.get(url(campaign)).context["grid"]
     cells = [c for row in grid["rows"] for c in row["cells"]]
     assert all(c["css"] == "unlabelled" and "?" in c["labels"] for c in cells)
+
+
+def test_every_cell_colour_of_the_grid_reads_at_wcag_aa_contrast():
+    """Each `.cell-<colour> { background: #...; color: #... }` of console.css: 4.5:1 or more."""
+    import re
+    from pathlib import Path
+
+    css = (Path(__file__).resolve().parents[2] / "static" / "css" / "console.css").read_text()
+
+    def luminance(colour: str) -> float:
+        colour = colour.lstrip("#")
+        if len(colour) == 3:
+            colour = "".join(c * 2 for c in colour)
+        channels = [int(colour[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+        linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    rules = re.findall(r"\.cell-([a-z-]+) \{ background: (#[0-9a-f]{3,6}); color: (#[0-9a-f]{3,6}); \}", css)
+    assert {name for name, _, _ in rules} >= {"green", "light-green", "yellow", "orange", "grey", "pale-green"}
+    for name, background, text in rules:
+        light, dark = sorted((luminance(background), luminance(text)), reverse=True)
+        assert (light + 0.05) / (dark + 0.05) >= 4.5, name

@@ -113,3 +113,14 @@ def test_a_new_grade_left_without_a_ranked_list_gain_needs_one_unless_fairweb_ha
     response = organiser.post(url(campaign), data)
     assert response.status_code == 200
     assert "Give the ranked-list gain of L3" in response.content.decode()
+
+
+def test_every_grade_input_has_a_name_saying_its_grade_and_column(organiser, campaign):
+    import re
+
+    html = organiser.get(url(campaign)).content.decode()
+    inputs = re.findall(r'<input[^>]*name="grades-\d+-(?:label|level|gain|ranked_list_gain)"[^>]*>', html)
+    assert len(inputs) == 4 * (Grade.objects.filter(campaign=campaign).count() + 1)
+    names = [re.search(r'aria-label="([^"]*)"', tag).group(1) for tag in inputs]
+    assert "Gain g of L1" in names and "Label of the new grade" in names
+    assert len(set(names)) == len(names)

@@ -159,3 +159,13 @@ def test_standardised_scores_of_a_measure_missing_on_some_topics_compare_what_ca
     origin = client.get(url(campaign), {"measure": "GF_ORIGIN", "standardise": "on", "permutations": 200})
     assert origin.status_code == 200 and origin.context["comparison"].result is None  # ORIGIN: the Movies topic P002 alone
     assert "Not compared: fewer than two topics that every run has with a GF_ORIGIN score." in origin.content.decode()
+
+
+def test_the_run_and_topic_pickers_are_fieldsets_whose_legend_comes_before_their_first_box(organiser, campaign):
+    import re
+
+    html = organiser.get(url(campaign)).content.decode()
+    for name, legend in (("runs", "Runs"), ("topics", "Topics")):
+        block = re.search(rf'data-field="{name}">(.*?)</fieldset>', html, re.S).group(1)
+        assert block.lstrip().startswith(f"<fieldset><legend>{legend}</legend>"), block[:200]
+        assert block.index("<legend>") < block.index('type="checkbox"')

@@ -20,12 +20,13 @@ pytestmark = pytest.mark.django_db
 def demo():
     """load_demo's campaign and its judged conversation (the paper's M002 Bing conversation)."""
     run("load_demo")
-    conversation = Conversation.objects.select_related("topic__campaign", "run").get()
+    conversation = Conversation.objects.select_related("topic__campaign", "run").get(topic__code="M002", run__name="bing-trial1")
     return conversation.topic.campaign, conversation
 
 
 def read_csv(text: str) -> list[dict]:
-    return list(csv.DictReader(io.StringIO(text)))
+    """The rows of the demo's paper conversation (M002, bing-trial1): the demo has others too."""
+    return [r for r in csv.DictReader(io.StringIO(text)) if (r["topic"], r["run"]) == ("M002", "bing-trial1")]
 
 
 def test_the_nugget_table_holds_the_panels_table_1_for_the_demo_conversation(demo):

@@ -183,3 +183,22 @@ def test_a_cited_title_with_markup_is_shown_as_text(client, db):
     client.force_login(gold)
     html = client.get(reverse("conversation", args=[conversation.pk])).content.decode()
     assert "<script>alert(1)" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_each_wc_badges_accessible_name_begins_with_the_text_it_shows(client, paper):
+    conversation, annotator, _ = paper
+    client.force_login(annotator)
+    html = client.get(reverse("conversation", args=[conversation.pk])).content.decode()
+    badges = re.findall(r'<a class="wc[^"]*"[^>]*aria-label="([^"]*)"[^>]*>([^<]*)</a>', html)
+    assert len(badges) == 10
+    for label, text in badges:
+        assert label.startswith(text), (label, text)
+        assert "nugget ending at word" in label
+
+
+def test_table_1s_scrolling_box_can_be_reached_by_keyboard_and_is_named(client, paper):
+    conversation, annotator, _ = paper
+    client.force_login(annotator)
+    html = client.get(reverse("conversation", args=[conversation.pk])).content.decode()
+    box = re.search(r'<div class="table-wrap"[^>]*>', html).group(0)
+    assert 'tabindex="0"' in box and 'aria-label="Table 1: nuggets (scrolls)"' in box

@@ -52,7 +52,7 @@ def adjudicate(request: HttpRequest, slug: str, conversation: int) -> HttpRespon
         form.initial["gold_annotator"] = judge
     scores = [{"annotator": a, "score": score_conversation(conv, a)} for a in annotators]
     pairs = reports.pair_reports(conv)
-    adjudicated = _adjudicated(conv)
+    adjudicated = _adjudicated(conv, judge)
     rows = []
     if adjudicated is not None:
         gold_score = score_conversation(conv, adjudicated.gold_account) if adjudicated.gold_in_use else None
@@ -65,15 +65,25 @@ def adjudicate(request: HttpRequest, slug: str, conversation: int) -> HttpRespon
         "console/adjudicate.html",
         {"campaign": campaign, "conversation": conv, "form": form, "scores": scores, "pairs": pairs,
          "judge": judge, "tab": "agreement", "adjudicated": adjudicated, "rows": rows,
-         "selected": request.GET.get("unit", ""),
+         "selected": request.GET.get("unit") or _first_open(adjudicated),
          "decisions": list(conv.decisions.select_related("taken_from", "decided_by")[:20])},
     )
 
 
-def _adjudicated(conv: Conversation) -> adjudication.Adjudication | None:
-    """Every human annotator of the conversation, side by side (None: fewer than two)."""
+def _first_open(adjudicated: adjudication.Adjudication | None) -> str:
+    """The disagreement a fresh page selects, so that its keys work at once: the first open one."""
+    if adjudicated is None:
+        return ""
+    return next((d.unit for d in adjudicated.disagreements if not d.settled), "")
+
+
+def _adjudicated(conv: Conversation, judge: int | None) -> adjudication.Adjudication | None:
+    """Every human annotator of the conversation, side by side (None: fewer than two), with the
+    values the scores use now as the gold's."""
     annotators = reports.human_annotators(conv)
-    return adjudication.adjudication(conv, annotators) if len(annotators) >= 2 else None
+    if len(annotators) < 2:
+        return None
+    return adjudication.adjudication(conv, annotators, judge=judge)
 
 
 @login_required
@@ -85,7 +95,8 @@ def adjudicate_decide(request: HttpRequest, slug: str, conversation: int) -> Htt
     conv: Conversation = conversation_for_organiser(request.user, conversation)
     if conv.topic.campaign_id != campaign.pk:
         raise Http404
-    adjudicated = _adjudicated(conv)
+    judge = gold_annotators([conv])[conv.pk]
+    adjudicated = _adjudicated(conv, judge)
     form = DecisionForm(request.POST, adjudicated=adjudicated)
     here = reverse("console:adjudicate", kwargs={"slug": campaign.slug, "conversation": conv.pk})
     if not form.is_valid():
@@ -95,7 +106,7 @@ def adjudicate_decide(request: HttpRequest, slug: str, conversation: int) -> Htt
         return redirect(f"{here}?unit={quote(request.POST.get('unit', ''))}")
     data = form.cleaned_data
     try:
-        decision = adjudication.decide(conv, data["unit"], actor=request.user, judge=gold_annotators([conv])[conv.pk],
+        decision = adjudication.decide(conv, data["unit"], actor=request.user, judge=judge,
                                        take=data["taker"], written=data["written"], expected_version=data["version"])
     except (AnnotationRefused, StaleEdit) as refused:
         messages.error(request, f"Nothing was decided: {refused}")
