@@ -1,0 +1,114 @@
+"""Reading an answer: quotes located as the turn's words, everything else checked, nothing guessed."""
+
+from __future__ import annotations
+
+import json
+
+from annotator.llm_judge.answers import locate, read_answer
+from annotator.rules.evidence import EvidenceError, vector_from_evidence
+from scoring.words import span_text, tokenise
+from tests.llm_judge.test_prompt import MOVIES
+
+TURN = (
+    "Here are some sci-fi movies that feature time travel, listed in IMDb:\n"
+    "Back to the Future (1985): https://www.imdb.com/title/tt0088763/\n"
+    "The Terminator (1984): https://www.imdb.com/title/tt0088247/\n"
+    "I hope this helps!"
+)
+WORDS = tokenise(TURN)
+BTTF = "Back to the Future (1985): https://www.imdb.com/title/tt0088763/"
+TERMINATOR = "The Terminator (1984): https://www.imdb.com/title/tt0088247/"
+
+
+def helper(name: str, evidence: str):
+    spec = next(s for s in MOVIES.sets if s.name == name)
+    try:
+        return vector_from_evidence(spec.helper, list(spec.groups), evidence)
+    except EvidenceError as error:
+        raise ValueError(str(error)) from error
+
+
+def entity(quote, grade="L2", entity="", ratings="", origin="", genre="unknown"):
+    return {"quote": quote, "entity": entity, "grade": grade, "RATINGS": ratings, "ORIGIN": origin, "GENRE": genre}
+
+
+def read(*entities, finish="stop", judged=None):
+    return read_answer(json.dumps({"entities": list(entities)}), finish, MOVIES, TURN, helper, judged)
+
+
+def test_a_quote_is_located_as_the_turns_words():
+    reading = read(entity(BTTF, entity="https://www.imdb.com/title/tt0088763/", ratings="1.3M", origin="Canada"))
+    assert reading.problems == [] and not reading.refused
+    (p,) = reading.proposals
+    assert span_text(WORDS, p.start, p.end) == BTTF
+    assert (p.grade, p.entity) == ("L2", "https://www.imdb.com/title/tt0088763/")
+    assert p.memberships == {"RATINGS": (0.0, 0.0, 0.0, 1.0), "ORIGIN": (0.0, 1.0, 0.0)}
+
+
+def test_a_quote_differing_in_case_or_surrounding_punctuation_is_the_same_words():
+    assert locate('"back to the future (1985)"', WORDS) == (12, 16) == locate("Back to the Future (1985):", WORDS)
+    assert span_text(WORDS, 12, 16) == "Back to the Future (1985):"
+
+
+def test_a_quote_not_in_the_turn_is_reported_and_skipped():
+    reading = read(entity("Interstellar (2014)"), entity(TERMINATOR))
+    assert len(reading.proposals) == 1
+    assert reading.problems == ["entities[0]: quote not found in the turn: 'Interstellar (2014)'; skipped"]
+
+
+def test_a_repeated_mention_is_merged_not_written_twice():
+    reading = read(entity(BTTF), entity(TERMINATOR), entity(BTTF), entity(TERMINATOR), entity(BTTF))
+    assert [span_text(WORDS, p.start, p.end) for p in reading.proposals] == [BTTF, TERMINATOR]
+    assert reading.duplicates == 3 and reading.problems == []
+
+
+def test_a_bad_grade_is_reported_and_the_entity_skipped():
+    reading = read(entity(BTTF, grade="L3"), entity(TERMINATOR, grade="relevant"))
+    assert reading.proposals == []
+    assert reading.problems[0] == "entities[0]: 'L3' is not a grade of the campaign (L0, L1, L2); skipped"
+
+
+def test_an_unknown_group_or_unreadable_evidence_leaves_that_membership_out():
+    reading = read(entity(BTTF, ratings="lots", origin="Atlantis", genre="comedy"))
+    (p,) = reading.proposals
+    assert p.memberships == {}
+    assert [problem.split(":")[1].strip() for problem in reading.problems] == ["RATINGS", "ORIGIN", "GENRE"]
+    assert "is not a group (fiction, documentary)" in reading.problems[2]
+
+
+def test_empty_evidence_and_unknown_are_no_membership_and_no_problem():
+    reading = read(entity(BTTF, ratings="", origin=" ", genre="unknown"))
+    assert reading.proposals[0].memberships == {} and reading.problems == []
+
+
+def test_a_group_of_a_set_without_helper_is_one_hot():
+    assert read(entity(BTTF, genre="documentary")).proposals[0].memberships == {"GENRE": (0.0, 1.0)}
+
+
+def test_a_quote_overlapping_an_earlier_entitys_words_is_skipped():
+    reading = read(entity(BTTF), entity("(1985): https://www.imdb.com/title/tt0088763/ The Terminator"))
+    assert len(reading.proposals) == 1 and "overlaps the words of an earlier entity" in reading.problems[0]
+
+
+def test_an_entity_judged_differently_later_keeps_its_first_judgment():
+    judged = {}
+    read(entity(BTTF, entity="https://www.imdb.com/title/tt0088763/", grade="L1"), judged=judged)
+    reading = read(entity(TERMINATOR, entity="https://imdb.com/title/tt0088763", grade="L2"), judged=judged)
+    assert reading.proposals[0].grade == "L1"
+    assert "judged differently than at its first mention" in reading.problems[0]
+
+
+def test_broken_json_refuses_the_whole_answer():
+    reading = read_answer('{"entities": [{"quote": "Back', "stop", MOVIES, TURN, helper)
+    assert reading.refused and reading.proposals == []
+    assert reading.problems[0].startswith("the answer is not JSON")
+
+
+def test_json_cut_at_the_token_limit_says_so():
+    reading = read_answer('{"entities": [{"quote": "Back', "length", MOVIES, TURN, helper)
+    assert reading.refused and "cut at the token limit" in reading.problems[0]
+
+
+def test_json_of_another_shape_is_refused():
+    for text in ('[1, 2]', '{"entities": "none"}', '{"entities": [1]}', '"x"'):
+        assert read_answer(text, "stop", MOVIES, TURN, helper).refused
