@@ -97,7 +97,9 @@ def ask(client: openai.OpenAI, messages: list[dict], schema: dict, settings: Ser
     except openai.APIConnectionError as error:
         raise ServerError(f"cannot reach the server at {settings.base_url} ({1 + settings.retries} attempts)") from error
     except openai.APIStatusError as error:
-        raise ServerError(f"the server answered {error.status_code}: {_shown(error.message)}") from error
+        body = error.body if isinstance(error.body, dict) else {}
+        message = body.get("message") if isinstance(body.get("message"), str) else error.message
+        raise ServerError(f"the server answered {error.status_code}: {_shown(message)}") from error
     except openai.OpenAIError as error:  # e.g. an answer that is not a chat completion
         raise ServerError(f"unusable answer: {_shown(str(error))}") from error
     seconds = time.monotonic() - started

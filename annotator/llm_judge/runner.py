@@ -211,9 +211,9 @@ def execute(run: LlmJudgeRun, *, report: Callable[[str], None] | None = None,
                 waiting_on.setdefault(r.key, []).append(p)
     first_request = {r.key: r for p in pending for r in p.requests}
     done = 0
+    futures: dict[Future, str] = {}
     try:
         with ThreadPoolExecutor(max_workers=run.concurrency, thread_name_prefix=f"llm-run-{run.pk}") as pool:
-            futures: dict[Future, str] = {}
             order = [key for p in pending for key in dict.fromkeys(r.key for r in p.requests) if key in waiting_on]
             queue = list(dict.fromkeys(order))
             position = 0
@@ -244,6 +244,11 @@ def execute(run: LlmJudgeRun, *, report: Callable[[str], None] | None = None,
                         p.answers[key] = answer
                 progress.save()
     except (KeyboardInterrupt, SystemExit):
+        # the requests in flight were waited for (the pool's exit): their answers are kept too
+        for future, key in futures.items():
+            if future.done() and not future.cancelled() and future.exception() is None:
+                run.requests += 1
+                llm.store(key, future.result(), settings, run.prompt_version)
         _end(run, LlmJudgeRun.Status.FAILED,
              f"Interrupted after {run.judged} of {run.conversations} conversations. The {run.requests} answers received "
              "are cached: run it again to resume without asking the server again.")

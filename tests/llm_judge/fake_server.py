@@ -37,6 +37,9 @@ class FakeServer:
         self.answer = answer
         self.delay = delay
         self.requests: list[dict] = []
+        self.keys: list[str] = []  # the Authorization header of each request
+        self.active = 0
+        self.most_at_once = 0
         self.lock = threading.Lock()
         fake = self
 
@@ -48,9 +51,16 @@ class FakeServer:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 with fake.lock:
                     fake.requests.append(body)
-                if fake.delay:
-                    time.sleep(fake.delay)
-                reply = fake.answer(body)
+                    fake.keys.append(self.headers.get("Authorization", ""))
+                    fake.active += 1
+                    fake.most_at_once = max(fake.most_at_once, fake.active)
+                try:
+                    if fake.delay:
+                        time.sleep(fake.delay)
+                    reply = fake.answer(body)
+                finally:
+                    with fake.lock:
+                        fake.active -= 1
                 if isinstance(reply, str):
                     reply = Reply(content=reply)
                 elif isinstance(reply, tuple):
