@@ -701,6 +701,8 @@ class LlmJudgeRun(models.Model):
     retries = models.PositiveSmallIntegerField(default=2, help_text="More attempts after a failed request (with backoff)")
     response_format = models.CharField(max_length=12, default="json_object",
                                        help_text="json_object (llama.cpp) or json_schema (vLLM, Ollama, vendors)")
+    quotes = models.CharField(max_length=8, default="free",
+                              help_text="free: any words of the turn; lines: one of its lines (small models)")
     concurrency = models.PositiveSmallIntegerField(default=1)
     limit = models.PositiveIntegerField(null=True, blank=True, help_text="At most this many conversations")
     topics = models.JSONField(default=list, blank=True)
@@ -747,6 +749,6 @@ class LlmJudgeRun(models.Model):
     def describe(self) -> str:
         """What produced the judgments: the line the judge's description and reports carry."""
         seed = "none" if self.seed is None else str(self.seed)
-        return (f"LLM judge: model {self.model} at {self.base_url}, prompt {self.prompt_version}, "
+        return (f"LLM judge: model {self.model} at {self.base_url}, prompt {self.prompt_version} (quotes: {self.quotes}), "
                 f"temperature {self.temperature:g}, seed {seed}, at most {self.max_tokens} tokens an answer "
                 f"(run {self.pk}, {self.created_at:%Y-%m-%d %H:%M} UTC)")

@@ -15,6 +15,8 @@
   a set without a helper takes one of its groups. Evidence the helper cannot read, or an
   unknown group, is reported and that membership left out; empty, or "unknown", is no
   membership.
+- The entity is the URL in the quoted words if they hold one (the workspace's identity rule),
+  else the URL or name the model gave, else the quoted words themselves.
 - An entity mentioned again elsewhere keeps the grade and memberships of its first mention
   (one entity, one judgment per topic); a different judgment later is reported.
 
@@ -28,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from annotator.llm_judge.prompt import UNKNOWN_GROUP, TopicSpec
-from annotator.rules.identity import entity_key_and_name
+from annotator.rules.identity import entity_key_and_name, find_url
 from scoring.words import span_text, tokenise
 
 __all__ = ["Proposal", "TurnReading", "read_answer", "locate"]
@@ -151,8 +153,10 @@ def read_answer(
             continue
         entity = item.get("entity")
         entity = entity.strip() if isinstance(entity, str) and entity.strip() else None
-        if entity is not None and entity_key_and_name(entity)[0] is None:
-            entity = None  # names nothing: the nugget's own words name it, as in the workspace
+        if entity is not None and entity_key_and_name(entity)[0] is None or find_url(span_text(words, *span)):
+            # words holding a URL are that URL's entity (the workspace's identity rule), whatever
+            # the model wrote; a name that names nothing: the nugget's own words name it
+            entity = None
         memberships = _memberships(item, topic, where, read_evidence, reading.problems)
         key = entity_key_and_name(entity or span_text(words, *span))[0]
         if key in judged:

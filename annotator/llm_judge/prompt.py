@@ -19,9 +19,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["PROMPT_VERSION", "GradeSpec", "SetSpec", "TopicSpec", "UNKNOWN_GROUP", "build_messages", "answer_schema"]
+__all__ = ["PROMPT_VERSION", "QUOTES", "QUOTES_FREE", "QUOTES_LINES", "GradeSpec", "SetSpec", "TopicSpec", "UNKNOWN_GROUP", "build_messages", "answer_schema"]
 
 PROMPT_VERSION = "gfrc-llm-judge-v1"
+# How quotes are asked for: any words of the turn (a strong model), or one of its lines, the
+# grammar forcing an exact copy (a small model: see answer_schema).
+QUOTES_FREE, QUOTES_LINES = "free", "lines"
+QUOTES = (QUOTES_FREE, QUOTES_LINES)
 UNKNOWN_GROUP = "unknown"  # what a set without a helper may answer when the turn does not say
 MAPPING_EXAMPLES = 4  # values of a mapping helper named in the prompt as examples
 
@@ -113,16 +117,25 @@ def build_messages(topic: TopicSpec, *, turn_name: str, turn_text: str, request:
         ">>>",
         "",
         "List every entity the answer returns, once each, in the order of the answer. For each give: "
-        "quote, the exact words of the answer that name it (copied, such as a whole line with its URL); "
-        "entity, its URL if the answer gives one, else its name; grade; and the attribute set fields.",
+        "quote, the exact words of the answer that name it, copied character for character (usually its whole line); "
+        "entity, its URL if the answer gives one, else its name; grade; and the attribute set fields. "
+        "Do not list an entity twice.",
     ]
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "\n".join(lines)}]
 
 
-def answer_schema(topic: TopicSpec, *, max_entities: int = 50) -> dict:
-    """The JSON schema of an answer: {"entities": [{"quote", "entity", "grade", <set>...}]}."""
+def answer_schema(topic: TopicSpec, *, max_entities: int = 50, lines: list[str] | None = None) -> dict:
+    """The JSON schema of an answer: {"entities": [{"quote", "entity", "grade", <set>...}]}.
+
+    With `lines` (the turn's lines, QUOTES_LINES), a quote is one of them: the grammar of a
+    server such as llama.cpp then only lets the model copy a line, which a small model cannot
+    be trusted to do, and at most one entity per line is asked for."""
+    quote: dict = {"type": "string"}
+    if lines:
+        quote = {"type": "string", "enum": list(dict.fromkeys(lines))}
+        max_entities = min(max_entities, len(quote["enum"]))
     properties: dict[str, dict] = {
-        "quote": {"type": "string"},
+        "quote": quote,
         "entity": {"type": "string"},
         "grade": {"type": "string", "enum": [g.label for g in topic.grades]},
     }

@@ -33,7 +33,7 @@ from annotator.judgments.edits import (
 )
 from annotator.llm_judge import client as llm
 from annotator.llm_judge.answers import read_answer
-from annotator.llm_judge.prompt import PROMPT_VERSION, GradeSpec, SetSpec, TopicSpec, answer_schema, build_messages
+from annotator.llm_judge.prompt import PROMPT_VERSION, QUOTES_FREE, QUOTES_LINES, GradeSpec, SetSpec, TopicSpec, answer_schema, build_messages
 from annotator.models import (
     AnnotatorProfile, Assignment, AttributeSet, Campaign, Conversation, Grade, LlmJudgeRun, Run, Topic, Turn,
 )
@@ -66,7 +66,7 @@ def judge_account(name: str):
 
 
 def new_run(campaign: Campaign, judge_name: str, settings: llm.ServerSettings, *, topics=(), runs=(),
-            concurrency: int = 1, limit: int | None = None, created_by=None) -> LlmJudgeRun:
+            concurrency: int = 1, limit: int | None = None, quotes: str = QUOTES_FREE, created_by=None) -> LlmJudgeRun:
     """Check what was asked and record the run (queued); `execute` runs it."""
     topics, runs = sorted(set(topics)), sorted(set(runs))
     known = set(Topic.objects.filter(campaign=campaign, code__in=topics).values_list("code", flat=True))
@@ -82,7 +82,7 @@ def new_run(campaign: Campaign, judge_name: str, settings: llm.ServerSettings, *
         campaign=campaign, judge=judge, created_by=created_by, base_url=settings.base_url, model=settings.model,
         key_variable=settings.key_variable, prompt_version=PROMPT_VERSION, temperature=settings.temperature,
         seed=settings.seed, max_tokens=settings.max_tokens, timeout=settings.timeout, retries=settings.retries,
-        response_format=settings.response_format, concurrency=concurrency,
+        response_format=settings.response_format, quotes=quotes, concurrency=concurrency,
         limit=limit, topics=topics, runs=runs,
     )
 
@@ -135,7 +135,7 @@ class Pending:
     failure: str | None = None
 
 
-def plan(conversations: list[Conversation], settings: llm.ServerSettings) -> list[Pending]:
+def plan(conversations: list[Conversation], settings: llm.ServerSettings, quotes: str = QUOTES_FREE) -> list[Pending]:
     """The requests of every conversation (its turns in one query)."""
     specs = topic_specs(conversations[0].topic.campaign_id, list({c.topic_id: c.topic for c in conversations}.values())) \
         if conversations else {}
@@ -154,8 +154,9 @@ def plan(conversations: list[Conversation], settings: llm.ServerSettings) -> lis
                 continue
             name = f"{role}{number}"
             messages = build_messages(spec, turn_name=name, turn_text=text, request=request)
-            lines = sum(1 for line in lines_of(text) if line.words)
-            schema = answer_schema(spec, max_entities=max(10, min(100, 2 * lines)))
+            lines = [" ".join(line.words) for line in lines_of(text) if line.words]
+            schema = answer_schema(spec, max_entities=max(10, min(100, 2 * len(lines))),
+                                   lines=lines if quotes == QUOTES_LINES else None)
             asks.append(TurnRequest(name, text, messages, schema, llm.request_key(messages, schema, settings)))
         result.append(Pending(conversation, asks))
     return result
@@ -193,7 +194,7 @@ def execute(run: LlmJudgeRun, *, report: Callable[[str], None] | None = None,
     judge = run.judge
     AnnotatorProfile.mark(judge, description=run.describe())
     progress = _Progress(run, report)
-    pending = plan(chosen_conversations(run), settings)
+    pending = plan(chosen_conversations(run), settings, run.quotes)
     run.conversations = len(pending)
     progress.save(force=True)
     keys = sorted({r.key for p in pending for r in p.requests})

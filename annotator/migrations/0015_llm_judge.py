@@ -51,6 +51,7 @@ class Migration(migrations.Migration):
                 ('timeout', models.FloatField(default=120.0, help_text='Seconds per request')),
                 ('retries', models.PositiveSmallIntegerField(default=2, help_text='More attempts after a failed request (with backoff)')),
                 ('response_format', models.CharField(default='json_object', help_text='json_object (llama.cpp) or json_schema (vLLM, Ollama, vendors)', max_length=12)),
+                ('quotes', models.CharField(default='free', help_text='free: any words of the turn; lines: one of its lines (small models)', max_length=8)),
                 ('concurrency', models.PositiveSmallIntegerField(default=1)),
                 ('limit', models.PositiveIntegerField(blank=True, help_text='At most this many conversations', null=True)),
                 ('topics', models.JSONField(blank=True, default=list)),

@@ -41,7 +41,7 @@ def test_a_quote_is_located_as_the_turns_words():
     assert reading.problems == [] and not reading.refused
     (p,) = reading.proposals
     assert span_text(WORDS, p.start, p.end) == BTTF
-    assert (p.grade, p.entity) == ("L2", "https://www.imdb.com/title/tt0088763/")
+    assert (p.grade, p.entity) == ("L2", None)  # the URL of its words is its entity
     assert p.memberships == {"RATINGS": (0.0, 0.0, 0.0, 1.0), "ORIGIN": (0.0, 1.0, 0.0)}
 
 
@@ -92,10 +92,17 @@ def test_a_quote_overlapping_an_earlier_entitys_words_is_skipped():
 
 def test_an_entity_judged_differently_later_keeps_its_first_judgment():
     judged = {}
-    read(entity(BTTF, entity="https://www.imdb.com/title/tt0088763/", grade="L1"), judged=judged)
-    reading = read(entity(TERMINATOR, entity="https://imdb.com/title/tt0088763", grade="L2"), judged=judged)
+    read(entity(BTTF, grade="L1"), judged=judged)  # the conversation's earlier turn
+    reading = read(entity(BTTF, grade="L2"), judged=judged)
     assert reading.proposals[0].grade == "L1"
     assert "judged differently than at its first mention" in reading.problems[0]
+
+
+def test_words_holding_a_url_are_that_urls_entity_whatever_the_model_named():
+    (p,) = read(entity(TERMINATOR, entity="https://www.imdb.com/title/tt0088763/")).proposals
+    assert p.entity is None  # the nugget's words name it: https://www.imdb.com/title/tt0088247/
+    (p,) = read(entity("I hope this helps!", entity="Hope Floats (1998)")).proposals
+    assert p.entity == "Hope Floats (1998)"
 
 
 def test_broken_json_refuses_the_whole_answer():

@@ -14,6 +14,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 
 from annotator.llm_judge.client import RESPONSE_FORMATS, ServerSettings
+from annotator.llm_judge.prompt import QUOTES, QUOTES_FREE
 from annotator.llm_judge.runner import JudgeRefused, execute, new_run
 from annotator.models import Campaign
 
@@ -30,6 +31,9 @@ class Command(BaseCommand):
         parser.add_argument("--run", action="append", default=[], metavar="R", help="only these runs (repeat)")
         parser.add_argument("--concurrency", type=int, default=1, metavar="N", help="requests at once (default 1)")
         parser.add_argument("--limit", type=int, default=None, metavar="N", help="at most N conversations")
+        parser.add_argument("--quotes", choices=QUOTES, default=QUOTES_FREE,
+                            help="free: the model quotes any words of the turn (default); lines: it picks one of the "
+                                 "turn's lines, the server's grammar forcing an exact copy (small models)")
         parser.add_argument("--key-variable", default="OPENAI_API_KEY", metavar="VAR",
                             help="the environment variable holding the API key (default OPENAI_API_KEY; none needed locally)")
         parser.add_argument("--temperature", type=float, default=0.0)
@@ -53,7 +57,7 @@ class Command(BaseCommand):
         )
         try:
             run = new_run(campaign, o["judge"], settings, topics=o["topic"], runs=o["run"],
-                          concurrency=o["concurrency"], limit=o["limit"])
+                          concurrency=o["concurrency"], limit=o["limit"], quotes=o["quotes"])
         except JudgeRefused as refused:
             raise CommandError(str(refused)) from None
         self.stdout.write(f"{run.describe()}: {o['judge']} on {campaign.slug}")
