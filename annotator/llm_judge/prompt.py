@@ -27,6 +27,9 @@ PROMPT_VERSION = "gfrc-llm-judge-v1"
 QUOTES_FREE, QUOTES_LINES = "free", "lines"
 QUOTES = (QUOTES_FREE, QUOTES_LINES)
 UNKNOWN_GROUP = "unknown"  # what a set without a helper may answer when the turn does not say
+# Bounds the grammar puts on free text: a small model otherwise rambles into the token limit.
+MAX_ENTITY_CHARACTERS = 200  # a URL or a name
+MAX_EVIDENCE_CHARACTERS = 80  # "1.3M"; "United States, United Kingdom, Canada"
 MAPPING_EXAMPLES = 4  # values of a mapping helper named in the prompt as examples
 
 
@@ -136,12 +139,13 @@ def answer_schema(topic: TopicSpec, *, max_entities: int = 50, lines: list[str] 
         max_entities = min(max_entities, len(quote["enum"]))
     properties: dict[str, dict] = {
         "quote": quote,
-        "entity": {"type": "string"},
+        "entity": {"type": "string", "maxLength": MAX_ENTITY_CHARACTERS},
         "grade": {"type": "string", "enum": [g.label for g in topic.grades]},
     }
     for spec in topic.sets:
         properties[spec.name] = (
-            {"type": "string"} if spec.reads_evidence else {"type": "string", "enum": [*spec.groups, UNKNOWN_GROUP]}
+            {"type": "string", "maxLength": MAX_EVIDENCE_CHARACTERS} if spec.reads_evidence
+            else {"type": "string", "enum": [*spec.groups, UNKNOWN_GROUP]}
         )
     return {
         "type": "object",

@@ -60,10 +60,18 @@ def test_the_schema_asks_for_quote_entity_grade_and_one_field_per_set():
     assert list(items["properties"]) == ["quote", "entity", "grade", "RATINGS", "ORIGIN", "GENRE"]
     assert items["required"] == list(items["properties"])
     assert items["properties"]["grade"]["enum"] == ["L0", "L1", "L2"]
-    assert items["properties"]["RATINGS"] == {"type": "string"}  # evidence, read by the helper
+    assert items["properties"]["RATINGS"] == {"type": "string", "maxLength": 80}  # evidence, read by the helper
+    assert items["properties"]["entity"] == {"type": "string", "maxLength": 200}
     assert items["properties"]["GENRE"]["enum"] == ["fiction", "documentary", UNKNOWN_GROUP]
     assert schema["properties"]["entities"]["maxItems"] == 12
     json.dumps(schema)  # plain JSON: what llama.cpp's grammar and vLLM take
+
+
+def test_with_the_turns_lines_a_quote_is_one_of_them_and_an_entity_per_line_at_most():
+    schema = answer_schema(MOVIES, max_entities=12, lines=["Here are films:", "Looper (2012): https://x/", "Here are films:"])
+    entities = schema["properties"]["entities"]
+    assert entities["items"]["properties"]["quote"]["enum"] == ["Here are films:", "Looper (2012): https://x/"]
+    assert entities["maxItems"] == 2
 
 
 def test_the_prompt_version_is_named():
