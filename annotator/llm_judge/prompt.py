@@ -74,7 +74,7 @@ def _grade_lines(grades: tuple[GradeSpec, ...]) -> list[str]:
     top = max((g.gain for g in grades), default=1.0) or 1.0
     lines = []
     for grade in grades:
-        if grade.gain <= 0:
+        if not grade.gain:  # (a gain is never negative)
             meaning = "not relevant to the request"
         elif grade.gain >= top:
             meaning = "fully relevant"
