@@ -140,6 +140,10 @@ def read_answer(
             continue
         if span in taken:
             reading.duplicates += 1
+            first = next(p for p in reading.proposals if (p.start, p.end) == span)
+            if item.get("grade") != first.grade:
+                reading.problems.append(f"{where}: the same words again, judged differently than at its first mention "
+                                        f"({_short(item.get('grade'))}, not {first.grade}); merged, the first judgment kept")
             continue
         clash = next(((s, e) for s, e in taken if span[0] <= e and s <= span[1]), None)
         if clash is not None:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from annotator.llm_judge.answers import locate, read_answer
+from annotator.llm_judge.prompt import SetSpec, TopicSpec
 from annotator.rules.evidence import EvidenceError, vector_from_evidence
 from scoring.words import span_text, tokenise
 from tests.llm_judge.test_prompt import MOVIES
@@ -119,3 +121,48 @@ def test_json_cut_at_the_token_limit_says_so():
 def test_json_of_another_shape_is_refused():
     for text in ('[1, 2]', '{"entities": "none"}', '{"entities": [1]}', '"x"'):
         assert read_answer(text, "stop", MOVIES, TURN, helper).refused
+
+
+# -- real answers of Gemma 3 270M through llama.cpp's grammar (tests/llm_judge/data) ----------
+
+RECORDED = json.loads((Path(__file__).parent / "data" / "gemma3-270m-answers.json").read_text())
+DEMO = TopicSpec(
+    "M002", "", "Movies", MOVIES.grades,
+    (SetSpec("RATINGS", "ordinal", ("<100", "100-10K", "10K-1M", ">=1M"), {"bands": [100, 10000, 1000000]}),
+     SetSpec("ORIGIN", "nominal", ("Africa", "America", "Europe"), {"mapping": {"United States": "America"}})),
+)
+
+
+def demo_helper(name: str, evidence: str):
+    spec = next(s for s in DEMO.sets if s.name == name)
+    try:
+        return vector_from_evidence(spec.helper, list(spec.groups), evidence)
+    except EvidenceError as error:
+        raise ValueError(str(error)) from error
+
+
+def recorded(index: int):
+    answer = RECORDED["answers"][index]
+    text = RECORDED["turns"][answer["turn"]]
+    return answer, text, read_answer(answer["text"], answer["finish_reason"], DEMO, text, demo_helper)
+
+
+def test_real_answers_cut_at_the_token_limit_are_refused_whole():
+    for index in (0, 1, 2):
+        answer, _, reading = recorded(index)
+        assert answer["finish_reason"] == "length"
+        assert reading.refused and reading.proposals == []
+        assert reading.problems == [f"the answer was cut at the token limit ({len(answer['text'])} characters of unfinished "
+                                    "JSON); none of it is used"]
+
+
+def test_a_real_answer_repeating_one_line_gives_one_nugget_its_first_grade_and_says_what_it_left_out():
+    _, text, reading = recorded(3)
+    (nugget,) = reading.proposals
+    assert span_text(tokenise(text), nugget.start, nugget.end) == (
+        "I hope this helps! Let me know if there's anything else I can help you with.")
+    assert nugget.grade == "L0" and nugget.memberships == {}
+    assert reading.duplicates == 2 and not reading.refused
+    assert sum("judged differently than at its first mention" in p for p in reading.problems) == 2
+    assert any("RATINGS: the evidence '}, {' cannot be read" in p for p in reading.problems)
+    assert any("ORIGIN: the evidence 'Africa, America" in p and "unknown value(s)" in p for p in reading.problems)
