@@ -28,6 +28,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
+from annotator.interchange.import_jobs import this_worker
 from annotator.judgments.edits import (
     AnnotationRefused, JudgedNugget, StaleEdit, judgments_version, set_conversation_judgments, vector_for_evidence,
 )
@@ -188,6 +189,7 @@ def execute(run: LlmJudgeRun, *, report: Callable[[str], None] | None = None,
     how to resume; the answers received are cached."""
     settings = settings_of(run)
     run.status, run.started_at, run.finished_at = LlmJudgeRun.Status.RUNNING, timezone.now(), None
+    run.worker = this_worker()  # so that a run whose process died is ended as stopped (jobs.reap_abandoned)
     run.judged = run.failed = run.requests = run.cached = run.prompt_tokens = run.completion_tokens = 0
     run.problems = []
     run.save()
