@@ -43,6 +43,7 @@ from annotator.rules.candidates import lines_of
 __all__ = ["JudgeRefused", "judge_account", "new_run", "execute", "PROGRESS_INTERVAL_SECONDS"]
 
 PROGRESS_INTERVAL_SECONDS = 0.5  # the run's counts are written at most this often (the job page polls every second)
+MAX_PROBLEMS_KEPT = 1_000  # problems listed on the run (the row is rewritten with each progress write); all are counted
 
 
 class JudgeRefused(ValueError):
@@ -315,8 +316,8 @@ def _finish_conversation(run: LlmJudgeRun, p: Pending, progress: _Progress) -> N
                 p.failure = f"the judgments were refused: {refused}"
     if p.failure is not None:
         run.failed += 1
-        run.problems.append({"conversation": name, "id": conversation.pk, "skipped": True,
-                             "problem": f"skipped, nothing written: {p.failure}"})
+        _problem(run, {"conversation": name, "id": conversation.pk, "skipped": True,
+                       "problem": f"skipped, nothing written: {p.failure}"})
         progress.say(f"{name}: skipped, nothing written: {p.failure}")
     else:
         run.judged += 1
@@ -325,16 +326,24 @@ def _finish_conversation(run: LlmJudgeRun, p: Pending, progress: _Progress) -> N
                      + (f", {len(problems)} problem{'s' if len(problems) != 1 else ''}" if problems else ""))
     for turn, problem in problems:
         if p.failure is None or not problem.endswith("none of it is used"):
-            run.problems.append({"conversation": name, "id": conversation.pk, "skipped": p.failure is not None,
-                                 "problem": f"{turn} {problem}"})
+            _problem(run, {"conversation": name, "id": conversation.pk, "skipped": p.failure is not None,
+                           "problem": f"{turn} {problem}"})
             progress.say(f"  {turn} {problem}")
     progress.save()
 
 
+def _problem(run: LlmJudgeRun, problem: dict) -> None:
+    run.problems_found = getattr(run, "problems_found", 0) + 1
+    if len(run.problems) < MAX_PROBLEMS_KEPT:
+        run.problems.append(problem)
+
+
 def _summary(run: LlmJudgeRun) -> str:
+    found = getattr(run, "problems_found", 0)
+    more = f" {found} problems in all, the first {MAX_PROBLEMS_KEPT} listed." if found > MAX_PROBLEMS_KEPT else ""
     return (f"{run.judged} of {run.conversations} conversations judged, {run.failed} skipped; "
             f"{run.requests} requests, {run.cached} answers from the cache; "
-            f"{run.prompt_tokens} prompt and {run.completion_tokens} completion tokens.")
+            f"{run.prompt_tokens} prompt and {run.completion_tokens} completion tokens.{more}")
 
 
 def _end(run: LlmJudgeRun, status: str, summary: str) -> None:
