@@ -107,7 +107,7 @@ def main() -> None:
           f"(x{asked_seconds / cached_seconds:.0f} faster: the model is the cost)")
     print(f"  against the gold: kappa on grades {f(kappa)} ({len(gold_grades)} matched nuggets), span F1 exact "
           f"{f(comparison.exact.f1)} / overlap {f(comparison.overlap.f1)}, membership JSD "
-          + ", ".join(f"{name} {f(v)}" for name, v in result["membership_jsd"].items())
+          + (", ".join(f"{name} {f(v)}" for name, v in result["membership_jsd"].items()) or "– (no matched pair)")
           + f", tau_b of the GFRC run ranking {f(result['tau_b_gfrc'])} ({result['runs_ranked']} runs)")
     for problem in result["problems"]:
         print(f"    {problem}")
