@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 MANAGE := $(BIN)/python manage.py
 HOST ?= 127.0.0.1:8000
 
-.PHONY: setup run test test-unit test-browser test-postgres test-postgres-optional _test-on-current-db bench clean
+.PHONY: setup run test test-unit test-browser test-llm test-postgres test-postgres-optional _test-on-current-db bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,19 +32,27 @@ run: setup
 	trap 'kill $$worker 2>/dev/null; wait $$worker' EXIT INT TERM; \
 	$(MANAGE) runserver $(HOST)
 
-# `make test`: the unit suite on SQLite, the browser suite, then both suites again on a
-# throwaway PostgreSQL server (installed with apt when root and missing; skipped with a notice
-# when PostgreSQL cannot be had). scripts/pytest.sh treats "no tests collected" as a pass.
+# `make test`: the unit suite on SQLite, the browser suite, the LLM judge against a real local
+# llama.cpp server (scripts/with-llama-server.sh: its own .venv-llm and a tiny model; skipped
+# with a notice when it cannot be had, required when GFRC_REQUIRE_LLM=1), then the unit and
+# browser suites again on a throwaway PostgreSQL server (installed with apt when root and
+# missing; skipped with a notice when PostgreSQL cannot be had). scripts/pytest.sh treats "no
+# tests collected" as a pass.
 PYTEST := PYTHON=$(BIN)/python scripts/pytest.sh
 # The unit suite runs on every core (pytest-xdist); XDIST= runs it in one process.
 XDIST ?= -n auto
 # The browser suite runs on PostgreSQL too (about 1.5 minutes); PG_BROWSER=0 skips that.
 PG_BROWSER ?= 1
 
-test: test-unit test-browser test-postgres-optional
+test: test-unit test-browser test-llm test-postgres-optional
 
 test-unit: $(VENV)/.installed
-	$(PYTEST) -m "not browser" -q $(XDIST)
+	$(PYTEST) -m "not browser and not llm" -q $(XDIST)
+
+# The first run builds llama-cpp-python (about 12 minutes on two cores; the wheel is kept in
+# ~/.cache/gfrc-llm/wheels), then a few minutes: the tiny model answers at about 9 tokens/s.
+test-llm: $(VENV)/.installed
+	scripts/with-llama-server.sh --optional $(PYTEST) -m llm -q -p no:randomly
 
 test-browser: $(VENV)/.installed
 	scripts/ensure-chromium.sh
@@ -59,7 +67,7 @@ test-postgres-optional: $(VENV)/.installed
 
 _test-on-current-db:
 	@echo "== unit suite on PostgreSQL ($${DATABASE_URL%%@*}@...)"
-	$(PYTEST) -m "not browser" -q $(XDIST)
+	$(PYTEST) -m "not browser and not llm" -q $(XDIST)
 	@if [ "$(PG_BROWSER)" = 1 ]; then \
 	  scripts/ensure-chromium.sh && DJANGO_ALLOW_ASYNC_UNSAFE=true $(PYTEST) -m browser -q -p no:randomly; fi
 
@@ -83,4 +91,4 @@ bench: $(VENV)/.installed
 	@if [ -f bench/bench_scoring.py ]; then $(BIN)/python bench/bench_scoring.py; fi
 
 clean:
-	rm -rf $(VENV) db.sqlite3 db.sqlite3-* staticfiles
+	rm -rf $(VENV) .venv-llm db.sqlite3 db.sqlite3-* staticfiles

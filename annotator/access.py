@@ -13,7 +13,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Q, QuerySet
 from django.http import Http404
 
-from annotator.models import Assignment, AttributeSet, Campaign, Conversation, Entity, ImportJob, Nugget, Turn
+from annotator.models import Assignment, AttributeSet, Campaign, Conversation, Entity, ImportJob, LlmJudgeRun, Nugget, Turn
 
 
 def organised_campaigns(user) -> QuerySet[Campaign]:
@@ -45,6 +45,18 @@ def import_job_for_organiser(user, slug: str, job_id: int) -> ImportJob:
     if job is None:
         raise Http404("No such import.")
     return job
+
+
+def llm_run_for_organiser(user, slug: str, run_id: int) -> LlmJudgeRun:
+    """An LLM judge run of a campaign the user organises (whoever of its organisers started it)."""
+    run = (
+        LlmJudgeRun.objects.select_related("campaign", "created_by", "judge")
+        .filter(pk=run_id, campaign__slug=slug, campaign__in=organised_campaigns(user))
+        .first()
+    )
+    if run is None:
+        raise Http404("No such LLM judge run.")
+    return run
 
 
 def _visible(user, objects: QuerySet, *, assigned: str, organised: str) -> QuerySet:

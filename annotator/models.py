@@ -19,6 +19,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import F, Q
+from django.utils import timezone
 
 from annotator.rules.ids import ATTRIBUTE_SET, id_problem
 from annotator.rules.vectors import VectorError, check_distribution, check_target
@@ -67,6 +68,12 @@ class Campaign(models.Model):
     )
     organisers = models.ManyToManyField(
         settings.AUTH_USER_MODEL, related_name="organised_campaigns", blank=True
+    )
+    proposals_from = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
+        verbose_name="show the proposals of",
+        help_text="An automatic judge (e.g. an LLM) whose nuggets gold annotators see as suggestions, "
+        "\"proposed by\" it, to accept or dismiss like the systems' citations.",
     )
     version = models.PositiveIntegerField(default=1, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -699,3 +706,107 @@ class ImportJobFile(models.Model):
 
     class Meta:
         ordering = ["pk"]
+
+
+class LlmAnswer(models.Model):
+    """An LLM server's answer to one request, kept so that a run asks nothing twice: an
+    interrupted run resumes from here, and running again with the same prompt, model and
+    parameters reads the same answers (annotator.llm_judge.client). The key is the SHA-256 of
+    the request (messages, schema, model, temperature, seed, token limit); no API key is in it."""
+
+    key = models.CharField(max_length=64, unique=True)
+    model = models.CharField(max_length=200)
+    prompt_version = models.CharField(max_length=50)
+    text = models.TextField(help_text="The answer's content, as the server sent it")
+    finish_reason = models.CharField(max_length=20, blank=True)
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+    seconds = models.FloatField(default=0.0, help_text="How long the server took")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.model} answer {self.key[:12]}"
+
+
+class LlmJudgeRun(models.Model):
+    """One run of an LLM judge over (part of) a campaign, from `judge_with_llm` or the console's
+    background job: what produced the judge's judgments (server, model, prompt version,
+    temperature, seed), its progress, time, tokens and what failed. Never the API key: only the
+    name of the environment variable holding it."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "waiting for the worker"
+        RUNNING = "running", "running"
+        DONE = "done", "finished"
+        FAILED = "failed", "stopped"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="llm_runs")
+    judge = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(max_length=8, choices=Status, default=Status.QUEUED)
+    base_url = models.CharField("server", max_length=500)
+    model = models.CharField(max_length=200)
+    key_variable = models.CharField(max_length=100, default="OPENAI_API_KEY",
+                                    help_text="The environment variable holding the API key (the key itself is never stored)")
+    prompt_version = models.CharField(max_length=50)
+    temperature = models.FloatField(default=0.0)
+    seed = models.BigIntegerField(null=True, blank=True)
+    max_tokens = models.PositiveIntegerField(default=1024)
+    timeout = models.FloatField(default=120.0, help_text="Seconds per request")
+    retries = models.PositiveSmallIntegerField(default=2, help_text="More attempts after a failed request (with backoff)")
+    response_format = models.CharField(max_length=12, default="json_object",
+                                       help_text="json_object (llama.cpp) or json_schema (vLLM, Ollama, vendors)")
+    quotes = models.CharField(max_length=8, default="free",
+                              help_text="free: any words of the turn; lines: one of its lines (small models)")
+    concurrency = models.PositiveSmallIntegerField(default=1)
+    limit = models.PositiveIntegerField(null=True, blank=True, help_text="At most this many conversations")
+    topics = models.JSONField(default=list, blank=True)
+    runs = models.JSONField(default=list, blank=True)
+    conversations = models.PositiveIntegerField(default=0, help_text="Conversations chosen")
+    judged = models.PositiveIntegerField(default=0, help_text="Conversations whose judgments were written")
+    failed = models.PositiveIntegerField(default=0, help_text="Conversations skipped: nothing written")
+    requests = models.PositiveIntegerField(default=0, help_text="Requests sent to the server")
+    cached = models.PositiveIntegerField(default=0, help_text="Answers read from the cache instead")
+    prompt_tokens = models.PositiveBigIntegerField(default=0)
+    completion_tokens = models.PositiveBigIntegerField(default=0)
+    problems = models.JSONField(default=list, blank=True, help_text="What went wrong, per conversation")
+    summary = models.TextField(blank=True)
+    task_id = models.CharField(max_length=64, blank=True)
+    worker = models.CharField(max_length=300, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(status__in=["queued", "running", "done", "failed"]),
+                                   name="llm_judge_run_status_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"LLM run {self.pk} ({self.model}) in {self.campaign_id}: {self.status}"
+
+    @property
+    def finished(self) -> bool:
+        return self.status in (self.Status.DONE, self.Status.FAILED)
+
+    @property
+    def percent(self) -> int:
+        if self.status == self.Status.DONE:
+            return 100
+        return min(100, round(100 * (self.judged + self.failed) / max(self.conversations, 1)))
+
+    @property
+    def seconds(self) -> float | None:
+        if self.started_at is None:
+            return None
+        return ((self.finished_at or timezone.now()) - self.started_at).total_seconds()
+
+    def describe(self) -> str:
+        """What produced the judgments: the line the judge's description and reports carry."""
+        seed = "none" if self.seed is None else str(self.seed)
+        return (f"LLM judge: model {self.model} at {self.base_url}, prompt {self.prompt_version} (quotes: {self.quotes}), "
+                f"temperature {self.temperature:g}, seed {seed}, at most {self.max_tokens} tokens an answer "
+                f"(run {self.pk}, {self.created_at:%Y-%m-%d %H:%M} UTC)")

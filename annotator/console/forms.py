@@ -669,3 +669,64 @@ class AutomaticJudgeForm(forms.Form):
     def save(self) -> AnnotatorProfile:
         data = self.cleaned_data
         return AnnotatorProfile.mark(data["annotator"], automatic=data["is_automatic"], description=data["description"] or None)
+
+
+class LlmJudgeForm(forms.Form):
+    """An LLM judge run over the campaign, started from the console (annotator.llm_judge.jobs):
+    the same choices as `manage.py judge_with_llm`. The API key is never typed here: the worker
+    reads it from its environment, in the variable named."""
+
+    judge = forms.CharField(label="Judge account", max_length=150, initial="llm",
+                            help_text="The automatic judge whose judgments these are (made if unknown); its earlier ones are replaced.")
+    base_url = forms.URLField(label="Server (OpenAI-compatible)", max_length=500, assume_scheme="http",
+                              help_text="e.g. http://127.0.0.1:8080/v1 (llama.cpp), http://gpu-host:8000/v1 (vLLM), http://127.0.0.1:11434/v1 (Ollama)")
+    model = forms.CharField(max_length=200)
+    key_variable = forms.RegexField(regex=r"^[A-Za-z_][A-Za-z0-9_]*$", max_length=100, initial="OPENAI_API_KEY",
+                                    label="API key variable", help_text="The environment variable of the worker holding the key (none needed locally).")
+    topics = forms.ModelMultipleChoiceField(queryset=Topic.objects.none(), required=False, help_text="None chosen: every topic.")
+    runs = forms.ModelMultipleChoiceField(queryset=Run.objects.none(), required=False, help_text="None chosen: every run.")
+    limit = forms.IntegerField(min_value=1, max_value=1_000_000, required=False, help_text="At most this many conversations.")
+    concurrency = forms.IntegerField(min_value=1, max_value=64, initial=1, help_text="Requests at once.")
+    quotes = forms.ChoiceField(choices=[("free", "any words of the turn"), ("lines", "one of the turn's lines (small models)")],
+                               initial="free")
+    response_format = forms.ChoiceField(
+        choices=[("json_object", "json_object with a schema (llama.cpp's server)"), ("json_schema", "json_schema (vLLM, Ollama, vendors)")],
+        initial="json_object")
+    temperature = forms.FloatField(min_value=0, max_value=2, initial=0.0)
+    seed = forms.IntegerField(min_value=0, max_value=2**31 - 1, initial=0, required=False)
+    max_tokens = forms.IntegerField(min_value=16, max_value=32768, initial=1024, label="Tokens per answer, at most")
+    timeout = forms.FloatField(min_value=1, max_value=3600, initial=120, label="Timeout per request (s)")
+
+    def __init__(self, *args, campaign: Campaign, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.campaign = campaign
+        self.fields["topics"].queryset = Topic.objects.filter(campaign=campaign).order_by("code")
+        self.fields["runs"].queryset = Run.objects.filter(campaign=campaign, kind=Run.Kind.CONVERSATIONS).order_by("name")
+
+    def clean_judge(self):
+        name = self.cleaned_data["judge"]
+        user = get_user_model().objects.filter(username=name).first()
+        if user is not None and (
+            user.is_staff or user.is_superuser
+            or Assignment.objects.filter(annotator=user).exclude(conversation__topic__campaign=self.campaign).exists()
+        ):
+            raise forms.ValidationError(f"{name} also works in other campaigns: choose another name.")
+        return name
+
+
+class ProposalsForm(forms.Form):
+    """Which automatic judge's nuggets the campaign's annotators see as suggestions (none: only
+    the systems' citations)."""
+
+    proposals_from = forms.ModelChoiceField(queryset=get_user_model().objects.none(), required=False,
+                                            label="Show annotators the proposals of", empty_label="nobody")
+
+    def __init__(self, *args, campaign: Campaign, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.campaign = campaign
+        self.fields["proposals_from"].queryset = _campaign_annotators(campaign).filter(AnnotatorProfile.automatic())
+        self.fields["proposals_from"].label_from_instance = lambda u: u.get_username()
+        self.fields["proposals_from"].initial = campaign.proposals_from_id
+
+    def save(self) -> None:
+        Campaign.objects.filter(pk=self.campaign.pk).update(proposals_from=self.cleaned_data["proposals_from"])

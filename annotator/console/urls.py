@@ -12,6 +12,7 @@ from annotator.console.views import (
     exports,
     index,
     judges,
+    llm_judge,
     progress,
     reports,
 )
@@ -50,6 +51,9 @@ urlpatterns = [
     path("<slug:slug>/judges/", judges.judges, name="judges"),
     re_path(r"^(?P<slug>[-a-zA-Z0-9_]+)/judges-(?P<level>campaign|conversations)\.csv$", judges.judges_csv,
             name="judges_csv"),
+    path("<slug:slug>/llm-judge/", llm_judge.llm_judge, name="llm_judge"),
+    path("<slug:slug>/llm-judge/<id:run>/", llm_judge.llm_run, name="llm_run"),
+    path("<slug:slug>/llm-judge/proposals/", llm_judge.proposals, name="llm_proposals"),
     path("<slug:slug>/report/", reports.report, name="report"),
     path("<slug:slug>/report.csv", reports.report_csv, name="report_csv"),
     path("<slug:slug>/report-conversations.csv", reports.report_conversations_csv, name="report_conversations_csv"),

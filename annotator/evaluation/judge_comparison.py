@@ -22,7 +22,7 @@ from django.contrib.auth import get_user_model
 
 from scoring import agreement
 from annotator.interchange.csvsafe import frame_csv
-from annotator.models import AnnotatorProfile, Assignment, Campaign, Conversation, Grade, Membership, Nugget
+from annotator.models import AnnotatorProfile, Assignment, Campaign, Conversation, Grade, LlmJudgeRun, Membership, Nugget
 from annotator.scores.campaign_tables import score_columns, score_table
 from annotator.scores.per_conversation import gold_annotators
 from scoring import rankings, significance
@@ -76,6 +76,7 @@ class JudgeComparison:
     grade_pairs: int = 0
     memberships: dict[str, agreement.VectorDistance] = field(default_factory=dict)
     measures: list[MeasureRanking] = field(default_factory=list)
+    produced_by: str = ""  # an LLM judge's latest run: model, server, prompt version, temperature, seed
 
     @property
     def confusion_rows(self) -> list[dict]:
@@ -109,6 +110,7 @@ class JudgeComparison:
             "campaign": self.campaign.slug,
             "judge": self.judge.get_username(),
             "gold": self.gold,
+            "produced_by": self.produced_by,
             "conversations_compared": len(self.conversations),
             "nuggets": {
                 name: {"precision": _number(prf.precision), "recall": _number(prf.recall), "f1": _number(prf.f1),
@@ -153,6 +155,14 @@ def automatic_judges(campaign: Campaign) -> list:
     )
 
 
+def produced_by(campaign: Campaign, judge) -> str:
+    """What produced an LLM judge's judgments in the campaign: its latest finished run (model,
+    server, prompt version, temperature, seed), else nothing."""
+    run = LlmJudgeRun.objects.filter(campaign=campaign, judge=judge, status=LlmJudgeRun.Status.DONE).order_by(
+        "-finished_at", "-pk").first()
+    return run.describe() if run is not None else ""
+
+
 def compare_judge(campaign: Campaign, judge, gold=None) -> JudgeComparison:
     """The judge's annotation of its conversations against the gold's (`gold`: a user, or None
     for each conversation's adjudicated gold, else its first human annotator)."""
@@ -170,7 +180,7 @@ def compare_judge(campaign: Campaign, judge, gold=None) -> JudgeComparison:
     judge_of = {pk: judge.pk for pk in gold_of}
     comparison = JudgeComparison(
         campaign=campaign, judge=judge, gold=ADJUDICATED if gold is None else gold.get_username(),
-        conversations=pd.DataFrame(),
+        conversations=pd.DataFrame(), produced_by=produced_by(campaign, judge),
     )
     gold_table = score_table(campaign, gold_of).set_index("conversation")
     judge_table = score_table(campaign, judge_of).set_index("conversation")

@@ -172,9 +172,10 @@ def _render_lines(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore],
             fields = {"turn": turn.pk, "start": candidate.start, "end": candidate.end}
             what = "suggested nugget"
             if candidate.cited_by is not None:
-                classes += " citation"
+                classes += " proposal" if candidate.proposed_by else " citation"
                 fields["cited"] = candidate.cited_by
-                what = f"nugget cited by the system ({candidate.key})"
+                what = (f"nugget proposed by {candidate.proposed_by} ({candidate.source or candidate.key})"
+                        if candidate.proposed_by else f"nugget cited by the system ({candidate.key})")
             gutter = (
                 _form(bench.urls.create, token, fields, "✓", label=f"Accept {what}{known}: {_short(candidate.text)}",
                       cls="accept", extra=f' data-accept id="accept-{turn.pk}-{line.start}"')
@@ -228,7 +229,12 @@ def _candidate_in(found: list[tuple[int, int, Candidate]], line: Line) -> Candid
 def _cited_by(candidate: Candidate) -> str:
     """What the system cited on the suggested words: its title and link (inert: the URL is
     escaped and opens elsewhere, without a referrer); a Google grounding link says it stands
-    for a page nobody can know offline."""
+    for a page nobody can know offline. A judge's proposal says whose it is, its entity and grade."""
+    if candidate.proposed_by:
+        entity = escape(candidate.source or candidate.key or "")
+        grade = f" · {escape(candidate.proposed_grade)}" if candidate.proposed_grade else ""
+        return (f' <span class="cited-by proposed-by">proposed by {escape(candidate.proposed_by)}: '
+                f'<span title="{escape(candidate.key or "")}">{entity}</span>{grade}</span>')
     url = escape(candidate.key or "")
     title = escape(candidate.source or candidate.key or "")
     note = (' <span class="redirect" title="Gemini cites through Google redirect links: the real page needs an online '

@@ -10,10 +10,11 @@ version of the row it was based on (optimistic concurrency).
 from __future__ import annotations
 
 from django import forms
+from django.db.models import Q
 
 from annotator.judgments import edits
 from annotator.rules.identity import entity_key_and_name, find_url, name_key, normalise_url
-from annotator.models import AttributeSet, Entity, Grade, Nugget, Turn, TurnLabel
+from annotator.models import AttributeSet, Campaign, Entity, Grade, Nugget, Turn, TurnLabel
 from annotator.rules.citations import CITATIONS_JUDGE
 from annotator.rules.vectors import VectorError, parse_vector
 
@@ -53,10 +54,15 @@ class SpanForm(forms.Form):
             raise forms.ValidationError(str(error)) from error
         data.update(turn=turn, start=start, end=end)
         if data.get("cited") is not None:
-            source = (Nugget.objects.filter(pk=data["cited"], turn=turn, annotator__username=CITATIONS_JUDGE)
+            # the systems' citations, or the proposals of the judge the campaign shows
+            whose = Q(annotator__username=CITATIONS_JUDGE)
+            proposer = Campaign.objects.filter(topics__conversations__turns=turn).values_list("proposals_from_id", flat=True).first()
+            if proposer is not None and proposer != self.annotator.pk:
+                whose |= Q(annotator_id=proposer)
+            source = (Nugget.objects.filter(whose, pk=data["cited"], turn=turn)
                       .values_list("entity__key", "entity__name").first())
             if source is None:
-                raise forms.ValidationError("The system cited nothing there.")
+                raise forms.ValidationError("The system cited nothing there." if proposer is None else "Nothing was cited or proposed there.")
             data["cited"] = source
         return data
 

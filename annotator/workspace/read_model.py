@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from django.middleware.csrf import get_token
 from django.template.loader import render_to_string
+from django.db.models import Q
 from django.urls import reverse
 
 from annotator.workspace.conversation_html import render_datalist, render_turns, table_1_html, table_1_rows_html, table_2_html
@@ -50,6 +51,8 @@ class Candidate:
     cited_by: int | None = None  # a span the system cited: that nugget of the judge `citations`
     source: str = ""  # the cited page's title
     redirect: bool = False  # the cited URL is a Google grounding redirect (the page is unknown offline)
+    proposed_by: str = ""  # cited_by is a nugget of this automatic judge (Campaign.proposals_from), not a citation
+    proposed_grade: str | None = None  # the grade that judge gave
 
 
 @dataclass(frozen=True)
@@ -313,7 +316,8 @@ def workbench_context(
 ) -> dict:
     """Everything the workspace shows, in a fixed number of queries:
     1 attribute sets of the topic type, 2-4 score_conversation (turns; nuggets with entity and
-    grade; memberships), 5 turn labels, 6 the spans the systems cited (cited_spans), 7 the
+    grade; memberships), 5 turn labels, 6 the spans the systems cited and the
+    proposals of the judge the campaign shows (cited_spans), 7 the
     annotator's entities that the suggestions name (when there are suggestions), 8 the
     campaign's grades, 9 memberships of the selected nugget's entity (when one is selected).
     With `only`, the conversation column holds just the turns that edit can have changed.
@@ -336,7 +340,8 @@ def workbench_context(
         urls=urls,
         csrf_token=get_token(request),
     )
-    cited = cited_spans(conversation.pk) if user.get_username() != CITATIONS_JUDGE else []
+    proposer = topic.campaign.proposals_from_id
+    cited = cited_spans(conversation.pk, proposer if proposer != user.pk else None) if user.get_username() != CITATIONS_JUDGE else []
     bench.candidates = find_candidates(score, score.nuggets, dismissed, topic.pk, user.pk, cited=cited)
     system_turns = [t for t in score.turns if t.turn.is_system]
     rendered, lines, looks = _turns_to_render(bench, only)
@@ -460,24 +465,34 @@ def _details_open(bound: dict) -> bool:
 
 @dataclass(frozen=True)
 class CitedSpan:
-    """Words a system cited a source on: a nugget of the automatic judge CITATIONS_JUDGE."""
+    """Words a system cited a source on (a nugget of the automatic judge CITATIONS_JUDGE), or a
+    nugget proposed by the automatic judge the campaign shows (Campaign.proposals_from, e.g. an
+    LLM judge): `proposed_by` its name, `grade` the grade it gave."""
 
     nugget_id: int
     turn_id: int
     start: int
     end: int
-    url: str  # the entity key: the cited page's normalised URL
+    url: str  # the entity key: the cited page's normalised URL (a proposal: its entity's key)
     title: str
+    proposed_by: str = ""  # empty: the system's own citation
+    grade: str | None = None
 
 
-def cited_spans(conversation_id: int) -> list[CitedSpan]:
-    """The spans the systems cited in the conversation (one query), in turn and word order."""
+def cited_spans(conversation_id: int, proposer_id: int | None = None) -> list[CitedSpan]:
+    """The spans the systems cited in the conversation, then the nuggets of the judge whose
+    proposals the campaign shows (`proposer_id`), in turn and word order (one query)."""
+    whose = Q(annotator__username=CITATIONS_JUDGE)
+    if proposer_id is not None:
+        whose |= Q(annotator_id=proposer_id)
     rows = (
-        Nugget.objects.filter(turn__conversation_id=conversation_id, annotator__username=CITATIONS_JUDGE)
+        Nugget.objects.filter(whose, turn__conversation_id=conversation_id)
         .order_by("turn__position", "start_word")
-        .values_list("pk", "turn_id", "start_word", "end_word", "entity__key", "entity__name")
+        .values_list("pk", "turn_id", "start_word", "end_word", "entity__key", "entity__name", "annotator__username",
+                     "entity__grade__label")
     )
-    return [CitedSpan(*row) for row in rows]
+    spans = [CitedSpan(*row[:6], proposed_by="" if row[6] == CITATIONS_JUDGE else row[6], grade=row[7]) for row in rows]
+    return sorted(spans, key=lambda span: span.proposed_by != "")  # the systems' citations first (a stable sort)
 
 
 def find_candidates(score: ConversationScore, annotator_nuggets, dismissed: set[str], topic_id: int,
@@ -491,14 +506,18 @@ def find_candidates(score: ConversationScore, annotator_nuggets, dismissed: set[
         taken.setdefault(n.nugget.turn_id, set()).update(range(n.nugget.start_word, n.nugget.end_word + 1))
     result = []
     texts = {view.turn.pk: view.turn.text for view in score.turns}
+    proposed: dict[int, set[int]] = {}  # words a suggestion already holds: a proposal never overlaps a citation
     for span in cited:
-        if not taken.get(span.turn_id, set()).isdisjoint(range(span.start, span.end + 1)):
+        words = range(span.start, span.end + 1)
+        if not taken.get(span.turn_id, set()).isdisjoint(words) or not proposed.get(span.turn_id, set()).isdisjoint(words):
             continue
         if candidate_key(span.turn_id, span.start, span.end) in dismissed or span.turn_id not in texts:
             continue
+        proposed.setdefault(span.turn_id, set()).update(words)
         result.append(Candidate(span.turn_id, span.start, span.end, span_text(tokenise(texts[span.turn_id]), span.start, span.end),
                                 None, span.url, cited_by=span.nugget_id, source=span.title,
-                                redirect=is_grounding_redirect(span.url)))
+                                redirect=is_grounding_redirect(span.url), proposed_by=span.proposed_by,
+                                proposed_grade=span.grade))
     cited_starts: dict[int, list[int]] = {}
     for c in result:
         cited_starts.setdefault(c.turn_id, []).append(c.start)

@@ -110,8 +110,8 @@ def test_the_comparison_reads_a_fixed_number_of_queries_however_many_conversatio
     # 1 the judge's conversations; 2 their first human assignees (gold_annotators); 3-8 the gold's score
     # table: conversations, topic types, their attribute sets, then turns, nuggets, memberships (per
     # topic type: one here); 9-14 the judge's score table, the same six; 15 both sides' nuggets;
-    # 16 their memberships; 17 the campaign's grades
-    with django_assert_num_queries(17):
+    # 16 their memberships; 17 the campaign's grades; 18 what produced the judge (its latest LLM run)
+    with django_assert_num_queries(18):
         comparison = compare_judge(campaign, bob)
     assert len(comparison.conversations) == len(shared(ann, bob))
 

@@ -2,6 +2,8 @@
 
 CSV: the campaign-level figures, one row per measure (measure, runs, kendall_tau_b, tau_ap,
 flips, mean_abs_error). JSON: everything the console's judges page shows, per conversation too.
+For an LLM judge, what produced its judgments (model, server, prompt version, temperature, seed
+of its latest run) is said on stderr beside the CSV, and as `produced_by` in the JSON.
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ class Command(BaseCommand):
         comparison = compare_judge(campaign_obj, judge_user, gold_user)
         if comparison.conversations.empty:
             self.stderr.write(f"{judge} shares no conversation of {campaign} with the gold {gold}: nothing to compare")
+        if comparison.produced_by:
+            self.stderr.write(f"{judge}: {comparison.produced_by}")
         if format == "json":
             self.stdout.write(json.dumps(comparison.as_dict(), indent=2))
         else:

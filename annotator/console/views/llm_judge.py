@@ -1,0 +1,72 @@
+"""An LLM as an automatic judge from the console: start a run (a background job), follow its
+progress, time, tokens and failures, and choose whose proposals annotators see."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from annotator.access import campaign_for_organiser, llm_run_for_organiser
+from annotator.console.forms import LlmJudgeForm, ProposalsForm
+from annotator.llm_judge import jobs
+from annotator.llm_judge.client import ServerSettings
+from annotator.llm_judge.runner import JudgeRefused
+from annotator.models import LlmJudgeRun
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def llm_judge(request: HttpRequest, slug: str) -> HttpResponse:
+    """GET: the form and the recent runs. POST: queue a run, then show its page."""
+    campaign = campaign_for_organiser(request.user, slug)
+    form = LlmJudgeForm(request.POST or None, campaign=campaign)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        settings = ServerSettings(
+            base_url=data["base_url"], model=data["model"], key_variable=data["key_variable"],
+            temperature=data["temperature"], seed=data["seed"], max_tokens=data["max_tokens"], timeout=data["timeout"],
+            response_format=data["response_format"],
+        )
+        try:
+            run = jobs.start(campaign, data["judge"], settings, created_by=request.user,
+                             topics=[t.code for t in data["topics"]], runs=[r.name for r in data["runs"]],
+                             concurrency=data["concurrency"], limit=data["limit"], quotes=data["quotes"])
+        except JudgeRefused as refused:
+            form.add_error(None, str(refused))
+        else:
+            return redirect("console:llm_run", slug=campaign.slug, run=run.pk)
+    return render(request, "console/llm_judge.html", {
+        "campaign": campaign, "form": form, "tab": "agreement", "runs": jobs.recent_runs(campaign),
+        "proposals_form": ProposalsForm(campaign=campaign),
+    }, status=400 if form.errors else 200)
+
+
+@login_required
+def llm_run(request: HttpRequest, slug: str, run: int) -> HttpResponse:
+    """A run's progress; htmx polls the progress fragment until it ends."""
+    run = llm_run_for_organiser(request.user, slug, run)
+    if jobs.reap_abandoned(LlmJudgeRun.objects.filter(pk=run.pk)):
+        run.refresh_from_db()
+    template = "console/llm_run.html#run-progress" if request.htmx else "console/llm_run.html"
+    return render(request, template, {"campaign": run.campaign, "run": run, "tab": "agreement"})
+
+
+@login_required
+@require_POST
+def proposals(request: HttpRequest, slug: str) -> HttpResponse:
+    """Choose the automatic judge whose nuggets annotators see as suggestions (or nobody)."""
+    campaign = campaign_for_organiser(request.user, slug)
+    form = ProposalsForm(request.POST, campaign=campaign)
+    if form.is_valid():
+        form.save()
+        chosen = form.cleaned_data["proposals_from"]
+        messages.success(request, f"Annotators now see the proposals of {chosen.get_username()}." if chosen
+                         else "Annotators see no judge's proposals.")
+        return redirect("console:llm_judge", slug=campaign.slug)
+    return render(request, "console/llm_judge.html", {
+        "campaign": campaign, "form": LlmJudgeForm(campaign=campaign), "tab": "agreement",
+        "runs": jobs.recent_runs(campaign), "proposals_form": form,
+    }, status=400)
