@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotator', '0012_adjudication'),
+        ('annotator', '0014_ranked_lists_as_arrays'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

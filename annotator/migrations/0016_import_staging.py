@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotator', '0014_ranked_lists_as_arrays'),
+        ('annotator', '0015_llm_judge'),
     ]
 
     operations = [
