@@ -75,7 +75,7 @@ def test_a_worker_that_starts_fails_the_job_of_a_worker_killed_while_writing():
 
     job.refresh_from_db()  # no page opened: the new worker failed the job itself
     assert job.status == "failed" and job.finished_at is not None
-    assert job.errors == ["the worker running this import stopped (its process is gone) while writing everything in one transaction"]
+    assert job.errors == ["the worker running this import stopped (its process is gone) while writing"]
     assert not ImportJobFile.objects.filter(job=job).exists()
     assert DBTaskResult.objects.get(id=job.task_id).status == "FAILED"
     assert Conversation.objects.count() == before  # all or nothing: nothing of it written

@@ -16,5 +16,6 @@ def test_the_llm_judge_benchmark_runs_and_measures_the_judge_against_the_gold(tm
     assert completed.returncode == 0, completed.stdout + completed.stderr
     result = json.loads((tmp_path / "llm_judge.json").read_text())
     assert result["judged"] == result["conversations"] >= 1 and result["requests"] >= 2
-    assert result["span_f1_exact"] == 1.0  # the demo's gold marked exactly the URL lines, as this judge does
+    # the demo's gold marks URL lines among others, as this judge proposes every URL line: some match, not all
+    assert 0 < result["span_f1_exact"] < 1
     assert "from the cache" in completed.stdout and "kappa on grades" in completed.stdout

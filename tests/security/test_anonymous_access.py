@@ -10,8 +10,8 @@ from tests.security.conftest import all_urls, judgment_counts, named_patterns
 
 pytestmark = pytest.mark.django_db
 
-# Pages that are meant to be public: logging in, and the API's self-description (no data).
-PUBLIC_GET = {"login", "admin:login", "api-schema", "api-docs"}
+# Pages that are meant to be public: logging in, the API's self-description (no data), the site's icon.
+PUBLIC_GET = {"login", "admin:login", "api-schema", "api-docs", "favicon"}
 # POSTs that are meant for anonymous visitors: logging in and getting an API token (with a password).
 PUBLIC_POST = {"login", "admin:login", "api-token"}
 REFUSED = {401, 403, 405}
