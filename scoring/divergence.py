@@ -70,6 +70,15 @@ def jsd(p, q) -> np.ndarray | float:
     when one distribution gives a group zero mass, which is why GFR uses it rather than KL.
     """
     p2, q2, scalar = _as_rows(p, q)
+    if q2.shape[0] == 1 and p2.shape[0] > 1:
+        # One target for every row (GFR's achieved distributions at every rank): the same
+        # terms computed whole and the groups of no mass zeroed after (0 log 0 = 0; their 0/0
+        # is never used) instead of `where=` masks: the same bits in half the time
+        # (docs/benchmarks.md).
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rows_half = np.where(p2 > 0, p2 * np.log2(2.0 * p2 / (p2 + q2)), 0.0).sum(axis=-1)
+            target_half = np.where(q2 > 0, q2 * np.log2(2.0 * q2 / (q2 + p2)), 0.0).sum(axis=-1)
+        return _finish(0.5 * rows_half + 0.5 * target_half, scalar)
     values = 0.5 * _half_kl_term(p2, q2).sum(axis=-1) + 0.5 * _half_kl_term(q2, p2).sum(axis=-1)
     return _finish(values, scalar)
 

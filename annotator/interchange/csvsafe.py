@@ -55,7 +55,14 @@ def frame_csv(frame: pd.DataFrame, *, sep: str = ",", header: bool = True, float
     safe = frame.copy()
     for column in safe.columns:
         if not pd.api.types.is_numeric_dtype(safe[column]):
-            safe[column] = safe[column].map(neutralise)
+            values = safe[column]
+            distinct = values.unique()
+            if len(distinct) < len(values) and all(type(v) is str for v in distinct):
+                # A column of a few names repeated (run, topic, measure: 600,000 cells of a
+                # round's scores): each text neutralised once.
+                safe[column] = values.map({v: neutralise(v) for v in distinct})
+            else:
+                safe[column] = values.map(neutralise)
     return safe.to_csv(sep=sep, index=False, header=header, lineterminator="\n", float_format=float_format)
 
 

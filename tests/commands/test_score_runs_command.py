@@ -122,3 +122,26 @@ def test_a_topic_without_a_relevant_document_gets_no_figure_and_a_run_missing_a_
     assert {r["topic"] for r in rows} == {"P001"}
     assert {float(r["value"]) for r in rows if r["run"] == "two"} == {0.0}
     assert {r["run"] for r in rows} == {"one", "two"}
+
+
+def test_several_cutoffs_are_one_call_whose_rows_end_with_their_cutoff_and_one_cutoff_keeps_the_columns():
+    load_pilot()
+    out, _ = run("score_runs", "--campaign", "fairweb1pilot", "--cutoff", "5", "--cutoff", "20")
+    rows = _rows(out)
+    assert out.splitlines()[0] == "run\ttopic\tattribute_set\tmeasure\tvalue\tcutoff"
+    alone = {cutoff: _rows(run("score_runs", "--campaign", "fairweb1pilot", "--cutoff", cutoff)[0]) for cutoff in ("5", "20")}
+    for cutoff, expected in alone.items():
+        mine = [{k: v for k, v in r.items() if k != "cutoff"} for r in rows if r["cutoff"] == cutoff]
+        assert len(mine) == len(expected) and all(
+            (a["run"], a["topic"], a["attribute_set"], a["measure"]) == (b["run"], b["topic"], b["attribute_set"], b["measure"])
+            and float(a["value"]) == pytest.approx(float(b["value"]), abs=1e-15) for a, b in zip(mine, expected))
+    assert refused("score_runs", "--campaign", "fairweb1pilot", "--cutoff", "20", "--cutoff", "0")[0] == "--cutoff: at least 1 rank"
+
+
+def test_as_ntcireval_gives_the_same_rows_and_on_the_pilot_the_same_figures():
+    # the pilot's scored lists hold no unjudged document (docs/scoring.md): the two agree there
+    load_pilot()
+    exact, _ = run("score_runs", "--campaign", "fairweb1pilot")
+    six, _ = run("score_runs", "--campaign", "fairweb1pilot", "--as-ntcireval")
+    assert [(r["run"], r["topic"], r["measure"]) for r in _rows(six)] == [(r["run"], r["topic"], r["measure"]) for r in _rows(exact)]
+    assert all(float(a["value"]) == pytest.approx(float(b["value"]), abs=1e-12) for a, b in zip(_rows(six), _rows(exact)))

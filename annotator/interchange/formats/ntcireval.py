@@ -17,6 +17,7 @@ import functools
 import math
 import re
 from dataclasses import dataclass, field
+from itertools import groupby
 from typing import NamedTuple
 
 import numpy as np
@@ -262,14 +263,11 @@ def read_run_columns(data: bytes, path: str) -> RunColumns | None:
         return None
     if not np.all(np.isfinite(score_values)):
         return None
-    if not "".join(ranks).isdigit():
-        return None
-    rank_values = np.array(list(map(int, ranks)), dtype=np.int64)
-    codes = np.array(topics)
-    bounds = np.flatnonzero(codes[1:] != codes[:-1]) + 1
-    firsts = [topics[0], *(topics[b] for b in bounds)]
+    lengths = [(topic, len(list(lines))) for topic, lines in groupby(topics)]  # each stretch of one topic
+    firsts = [topic for topic, _ in lengths]
     if len(set(firsts)) == len(firsts):  # each topic's lines together (the usual file): slices
-        groups = [slice(a, b) for a, b in zip([0, *bounds.tolist()], [*bounds.tolist(), len(topics)])]
+        ends = np.cumsum([n for _, n in lengths]).tolist()
+        groups = [slice(a, b) for a, b in zip([0, *ends[:-1]], ends)]
         order = firsts
     else:
         index: dict[str, int] = {}
@@ -280,11 +278,27 @@ def read_run_columns(data: bytes, path: str) -> RunColumns | None:
     columns = {}
     for topic, rows in zip(order, groups):
         docs = documents[rows] if isinstance(rows, slice) else [documents[i] for i in rows]
-        topic_ranks, topic_scores = rank_values[rows], score_values[rows]
+        topic_ranks = _ranks(ranks[rows] if isinstance(rows, slice) else [ranks[i] for i in rows])
+        if topic_ranks is None:
+            return None
+        topic_scores = score_values[rows]
         if len(set(docs)) != len(docs) or np.any(np.diff(topic_ranks) <= 0) or np.any(np.diff(topic_scores) > 0):
             return None
         columns[topic] = TopicColumns(docs, topic_ranks, topic_scores)
     return RunColumns(tags[0], columns)
+
+
+_NATURAL = [str(rank) for rank in range(1, 10_001)]  # "1", "2", ...: the ranks of most lists
+
+
+def _ranks(texts: list[str]) -> np.ndarray | None:
+    """A list's ranks as int64 (a plain 1, 2, 3... compared as text, not parsed: a tenth of
+    reading a run file); None if one is not a whole number (digits only)."""
+    if len(texts) <= len(_NATURAL) and texts == _NATURAL[: len(texts)]:
+        return np.arange(1, len(texts) + 1, dtype=np.int64)
+    if not "".join(texts).isdigit():
+        return None
+    return np.array(list(map(int, texts)), dtype=np.int64)
 
 
 def run_columns(run: RunFile) -> RunColumns:
