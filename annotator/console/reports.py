@@ -92,9 +92,40 @@ class Summary:
 @dataclass
 class Report(Summary):
     campaign: Campaign | None = None
-    rows: list[dict] = field(default_factory=list)  # every conversation
+    rows: list[dict] = field(default_factory=list)  # one page of the conversations (CONVERSATIONS_PAGE)
     ranked: Summary | None = None  # the ranked-list runs (GFR), when the campaign has some
     cutoff: int = 0
+    page: int = 1
+    pages: int = 1
+    sort: str = "topic"
+    descending: bool = False
+
+    @property
+    def sort_columns(self) -> list[dict]:
+        """The conversation table's headers, each a sort link: topic, run, the measures."""
+        return [{"name": "topic", "number": False}, {"name": "run", "number": False},
+                *({"name": c, "number": True} for c in self.columns)]
+
+
+CONVERSATIONS_PAGE = 100  # rows of the report's table of every conversation (the CSV has them all)
+
+
+def conversation_page(table: pd.DataFrame, columns: list[str], page: int = 1, sort: str = "topic",
+                      descending: bool = False) -> tuple[list[dict], int, int, str]:
+    """One page of the table's conversations sorted by `sort` (topic, run or a score column;
+    ties by topic, run): (rows, page, pages, sort), the page clamped to those there are."""
+    sort = sort if sort in ("topic", "run", *columns) else "topic"
+    pages = max(1, math.ceil(len(table) / CONVERSATIONS_PAGE))
+    page = min(max(1, page), pages)
+    keys = [sort, *(k for k in ("topic", "run") if k != sort)]
+    ordered = table.sort_values(keys, ascending=[not descending, True, True][: len(keys)], kind="stable",
+                                na_position="last")
+    chosen = ordered.iloc[(page - 1) * CONVERSATIONS_PAGE : page * CONVERSATIONS_PAGE]
+    values = chosen[columns].to_numpy(dtype=float).tolist()
+    rows = [{"topic": topic, "run": run, "conversation": conversation, "values": v}
+            for topic, run, conversation, v in zip(chosen["topic"].tolist(), chosen["run"].tolist(),
+                                                   chosen["conversation"].tolist(), values)]
+    return rows, page, pages, sort
 
 
 def summarise(table: pd.DataFrame, columns: list[str], summary: Summary | None = None) -> Summary:
@@ -115,15 +146,14 @@ def summarise(table: pd.DataFrame, columns: list[str], summary: Summary | None =
     return summary
 
 
-def score_report(campaign: Campaign) -> Report:
-    """The conversation runs' GFRC and, beside them, the ranked-list runs' GFR."""
+def score_report(campaign: Campaign, page: int = 1, sort: str = "topic", descending: bool = False) -> Report:
+    """The conversation runs' GFRC (one page of the conversations) and, beside them, the
+    ranked-list runs' GFR."""
     table = score_table(campaign)
     columns = score_columns(table)
     report = summarise(table, columns, Report(table, columns, campaign=campaign))
-    report.rows = [
-        {"topic": row["topic"], "run": row["run"], "conversation": row["conversation"], "values": [row[c] for c in columns]}
-        for _, row in table.sort_values(["topic", "run"]).iterrows()
-    ]
+    report.rows, report.page, report.pages, report.sort = conversation_page(table, columns, page, sort, descending)
+    report.descending = descending
     ranked = score_ranked_lists(campaign)
     report.cutoff = ranked.cutoff
     if not ranked.table.empty:

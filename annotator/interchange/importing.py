@@ -73,6 +73,7 @@ from annotator.rules.ids import ENTITY, RUN, TOPIC, id_problem
 from annotator.rules.relevance import needs_every_membership
 from annotator.rules.spans import SpanSweep
 from annotator.rules.vectors import VectorError, check_distribution, format_vector
+from annotator.scores import stored
 
 __all__ = ["ImportResult", "import_files", "import_parsed", "default_annotator", "run_from_filename", "read_as"]
 
@@ -886,6 +887,9 @@ class _Importer:
                                entity.annotator_id, before=entity_state(entity))
             Entity.objects.filter(pk__in=[entity.pk for entity in orphans]).delete()
         history.write()
+        # the stored figures of every conversation of the topics written (their entities are
+        # shared by the topic's conversations), in this write's transaction
+        stored.refresh_topics(campaign, {self.topics[p.topic].pk for p in plans})
 
 
     def write_citations(self, plans, conversations, turn_of, history: _History) -> None:
