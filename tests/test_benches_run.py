@@ -51,3 +51,13 @@ def test_the_ranked_lists_benchmark_imports_judgments_and_runs_and_scores_them(t
     assert result["import_ntcireval_output"].endswith("10 judged document(s) and 20 membership(s) imported for gold: "
                                                       "10 new and 0 updated entities")
     assert result["figures"] == 2 * 2 * 12  # runs x topics x (ERR, iRBU, 3 GF x 2 sets, 4 GFR)
+
+
+def test_the_campaign_pages_benchmark_times_every_console_page_beside_its_floor(tmp_path):
+    completed = _run(tmp_path, "bench/bench_campaign_pages.py", "--topics", "3", "--runs", "2", "--second", "2",
+                     "--repeats", "1")
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "| score report |" in completed.stdout and "settings change: new L re-scores in" in completed.stdout
+    result = json.loads((tmp_path / "campaign_pages-sqlite.json").read_text())
+    assert result["conversations"] == 6 and result["floor_s"] > 0
+    assert {p["status"] for p in result["pages"].values()} == {200}
