@@ -60,7 +60,7 @@ __all__ = [
     "qrels_id",
 ]
 
-BATCH = 200
+BATCH = 500
 KINDS = ("paper", "jsonl", "nuggets-tsv", "qrels", "scores-csv", "scores-json", "nuggets-csv", "turns-csv")
 
 
@@ -111,25 +111,59 @@ def stream(campaign: Campaign, kind: str, annotator=None) -> Iterator[str | byte
 # -- reading judgments in batches -------------------------------------------------------------
 
 
-class _Batch:
-    """One batch of conversations with their turns and one judge's judgments each."""
+class _Named:
+    """A topic or run as the exports read it with its conversation (no model instance)."""
 
-    def __init__(self, conversations: list[Conversation], annotator=None):
+    __slots__ = ("code", "name", "topic_type_id")
+
+    def __init__(self, code: str = "", name: str = "", topic_type_id: int | None = None):
+        self.code, self.name, self.topic_type_id = code, name, topic_type_id
+
+
+class _ConversationRow:
+    """A conversation as the exports and the scores read it: the attributes of `Conversation`
+    they use, from one plain row."""
+
+    __slots__ = ("pk", "topic", "run", "source", "gold_annotator_id")
+
+    def __init__(self, pk, topic_code, topic_type_id, run_name, source, gold_annotator_id):
+        self.pk, self.source, self.gold_annotator_id = pk, source, gold_annotator_id
+        self.topic = _Named(code=topic_code, topic_type_id=topic_type_id)
+        self.run = _Named(name=run_name)
+
+    def __str__(self) -> str:
+        return f"{self.topic.code} / {self.run.name}"
+
+
+class _MembershipRow:
+    __slots__ = ("entity_id", "attribute_set_id", "attribute_set", "vector", "evidence")
+
+    def __init__(self, entity_id, attribute_set_id, attribute_set_name, vector, evidence):
+        self.entity_id, self.attribute_set_id, self.vector, self.evidence = entity_id, attribute_set_id, vector, evidence
+        self.attribute_set = _Named(name=attribute_set_name)
+
+
+class _Batch:
+    """One batch of conversations with their turns and one judge's judgments each, read as
+    plain rows (per_conversation's light rows: never a model instance per row)."""
+
+    def __init__(self, conversations: list[_ConversationRow], annotator=None):
         self.conversations = conversations
         ids = [c.pk for c in conversations]
         if annotator is not None:
             self.judge = {c.pk: annotator.pk for c in conversations}
         else:
             self.judge = per_conversation.gold_annotators(conversations)
-        self.turns: dict[int, list[Turn]] = defaultdict(list)
-        for turn in Turn.objects.filter(conversation_id__in=ids).order_by("conversation_id", "position"):
-            self.turns[turn.conversation_id].append(turn)
+        self.turns: dict[int, list[per_conversation.TurnRow]] = defaultdict(list)
+        for row in Turn.objects.filter(conversation_id__in=ids).order_by("conversation_id", "position").values_list(
+            "pk", "conversation_id", "position", "role", "number", "text"
+        ):
+            self.turns[row[1]].append(per_conversation.TurnRow(*row))
         turn_conversation = {t.pk: c for c, turns in self.turns.items() for t in turns}
-        self.nuggets: dict[int, list[Nugget]] = defaultdict(list)
-        for nugget in (
-            Nugget.objects.filter(turn__conversation_id__in=ids)
-            .select_related("entity__grade")
-            .order_by("turn__position", "start_word")
+        self.nuggets: dict[int, list[per_conversation.NuggetRow]] = defaultdict(list)
+        for nugget in per_conversation.nugget_rows(
+            Nugget.objects.filter(turn__conversation_id__in=ids).order_by("turn__position", "start_word")
+            .values_list(*per_conversation.NUGGET_COLUMNS)
         ):
             conversation_id = turn_conversation[nugget.turn_id]
             if nugget.annotator_id == self.judge[conversation_id]:
@@ -141,15 +175,15 @@ class _Batch:
             if annotator_id == self.judge[turn_conversation[turn_id]]:
                 self.labels[turn_id] = label
         entity_ids = {n.entity_id for nuggets in self.nuggets.values() for n in nuggets}
-        self.memberships: dict[int, list[Membership]] = defaultdict(list)
-        for m in (
+        self.memberships: dict[int, list[_MembershipRow]] = defaultdict(list)
+        for row in (
             Membership.objects.filter(entity_id__in=entity_ids)
-            .select_related("attribute_set")
             .order_by("attribute_set__position", "attribute_set__name")
+            .values_list("entity_id", "attribute_set_id", "attribute_set__name", "vector", "evidence")
         ):
-            self.memberships[m.entity_id].append(m)
+            self.memberships[row[0]].append(_MembershipRow(*row))
 
-    def parsed(self, conversation: Conversation) -> ParsedConversation:
+    def parsed(self, conversation: _ConversationRow) -> ParsedConversation:
         turns = self.turns[conversation.pk]
         index = {t.pk: i for i, t in enumerate(turns)}
         parsed_turns = [
@@ -183,15 +217,13 @@ class _Batch:
 
 
 def _conversation_batches(campaign: Campaign, annotator=None) -> Iterator[_Batch]:
-    ids = list(
-        Conversation.objects.filter(topic__campaign=campaign).order_by("topic__code", "run__name").values_list("pk", flat=True)
-    )
-    for i in range(0, len(ids), BATCH):
-        chunk = ids[i : i + BATCH]
-        conversations = list(
-            Conversation.objects.filter(pk__in=chunk).select_related("topic", "run").order_by("topic__code", "run__name")
-        )
-        yield _Batch(conversations, annotator)
+    rows = [
+        _ConversationRow(*row) for row in Conversation.objects.filter(topic__campaign=campaign)
+        .order_by("topic__code", "run__name")
+        .values_list("pk", "topic__code", "topic__topic_type_id", "run__name", "source", "gold_annotator_id")
+    ]
+    for i in range(0, len(rows), BATCH):
+        yield _Batch(rows[i : i + BATCH], annotator)
 
 
 def iter_conversations(campaign: Campaign, annotator=None) -> Iterator[ParsedConversation]:

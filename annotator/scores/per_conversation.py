@@ -270,6 +270,14 @@ def _nugget_rows(rows: Sequence[tuple]) -> list[NuggetRow]:
     return result
 
 
+NUGGET_COLUMNS = _NUGGET_COLUMNS  # what nugget_rows reads of a nugget (a values_list)
+
+
+def nugget_rows(rows: Sequence[tuple]) -> list[NuggetRow]:
+    """Light read-only nugget rows (with entity and grade) from rows of NUGGET_COLUMNS."""
+    return _nugget_rows(rows)
+
+
 def memberships_of(query) -> dict[int, dict[int, list[float]]]:
     """entity id -> attribute set id -> vector, for the memberships `query` selects (one query)."""
     result: dict[int, dict[int, list[float]]] = defaultdict(dict)
