@@ -34,7 +34,7 @@ from itertools import islice
 
 import numpy as np
 import pandas as pd
-from django.db import connection
+from django.db import IntegrityError, connection, transaction
 
 from annotator.models import AttributeSet, Campaign, Conversation, Membership, Nugget, StoredFigures, Turn
 from annotator.scores.per_conversation import attribute_specs, campaign_settings, gold_annotator_rows
@@ -65,8 +65,9 @@ def refresh_conversations(campaign: Campaign | int, conversation_ids: Iterable[i
     if annotators == []:
         return 0
     rows = _build(campaign, ids, annotators)
-    _delete(ids, annotators)
-    return _insert(campaign.pk, rows)
+    with transaction.atomic():
+        _delete(ids, annotators)
+        return _insert(campaign.pk, rows)
 
 
 def refresh_topics(campaign: Campaign | int, topic_ids: Iterable[int]) -> int:
@@ -83,8 +84,9 @@ def refresh_campaign(campaign: Campaign | int) -> int:
     """Every conversation of the campaign, from its judgments (grades or attribute sets changed)."""
     campaign = _campaign(campaign)
     rows = _build(campaign, None, None)
-    StoredFigures.objects.filter(campaign_id=campaign.pk).delete()
-    return _insert(campaign.pk, rows)
+    with transaction.atomic():
+        StoredFigures.objects.filter(campaign_id=campaign.pk).delete()
+        return _insert(campaign.pk, rows)
 
 
 def rescore_campaign(campaign: Campaign | int) -> int:
@@ -101,8 +103,9 @@ def rescore_campaign(campaign: Campaign | int) -> int:
             return refresh_campaign(campaign)  # an attribute set the inputs do not know
         scores = score_inputs([inputs for *_, inputs in group], specs, settings)
         rows.extend(_rows_of(group, scores, specs))
-    StoredFigures.objects.filter(campaign_id=campaign.pk).delete()
-    return _insert(campaign.pk, rows)
+    with transaction.atomic():
+        StoredFigures.objects.filter(campaign_id=campaign.pk).delete()
+        return _insert(campaign.pk, rows)
 
 
 def recombine_alpha(campaign: Campaign | int) -> int:
@@ -425,8 +428,8 @@ def _figures(campaign, conversations, judge_of, *, rescore: bool, settings):
         annotators = set(judge_of.values())
         rows = _judged_rows(campaign, ("r", "gf", "gfrc", "gf_sets"), annotators)
         missing = _missing(campaign, conversations, rows)
-        if missing:  # made before the figures were stored: store them now, once
-            refresh_conversations(campaign, missing)
+        if missing:
+            _store_missing(campaign, missing)
             rows = _judged_rows(campaign, ("r", "gf", "gfrc", "gf_sets"), annotators)
         ordered = [rows.get((row[0], judge_of.get(row[0]))) or rows[(row[0], None)] for row in conversations]
     r = np.array([f[0] for f in ordered], dtype=float)
@@ -435,13 +438,24 @@ def _figures(campaign, conversations, judge_of, *, rescore: bool, settings):
     return r, gf, gfrc_values, [f[3] for f in ordered]
 
 
+def _store_missing(campaign: Campaign, conversation_ids: list[int]) -> None:
+    """Conversations made before the figures were stored (or by a path that bypasses the edit
+    service and the importer): store them now, once. Two readers doing it at once: the second
+    finds the first's rows (the unique constraints) and keeps them."""
+    try:
+        with transaction.atomic():
+            refresh_conversations(campaign, conversation_ids)
+    except IntegrityError:
+        pass
+
+
 def _chosen_inputs(campaign: Campaign, info: Mapping[int, tuple], judge_of: Mapping[int, int | None]):
     """topic type id -> [(conversation, inputs of its judge's row)], in conversation order."""
     annotators = set(judge_of.values())
     rows = _judged_rows(campaign, ("inputs",), annotators)
     missing = _missing(campaign, list(info.values()), rows)
     if missing:
-        refresh_conversations(campaign, missing)
+        _store_missing(campaign, missing)
         rows = _judged_rows(campaign, ("inputs",), annotators)
     by_type: dict[int, list[tuple]] = defaultdict(list)
     for conversation_id, row in info.items():
