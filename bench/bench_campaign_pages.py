@@ -67,6 +67,7 @@ def floor(campaign) -> float:
     from annotator.models import AttributeSet, Membership, Nugget, Turn
     from annotator.scores.per_conversation import attribute_specs, campaign_settings
     from scoring import gfrc
+    from scoring.words import word_count, word_position
 
     started = time.perf_counter()
     turns = list(Turn.objects.filter(conversation__topic__campaign=campaign).order_by("conversation_id", "position")
@@ -83,7 +84,7 @@ def floor(campaign) -> float:
         if conversation_id != previous:
             previous, offset = conversation_id, 0
             conversation_code[conversation_id] = len(conversation_code)
-        words = len(text.split())
+        words = word_count(text)
         offset_of[pk] = offset
         if role == "S":
             system_row[pk] = len(ends)
@@ -91,7 +92,7 @@ def floor(campaign) -> float:
             turn_conversation.append(conversation_code[conversation_id])
         offset += words
     turn = np.array([system_row[n[0]] for n in nuggets], dtype=np.int64)
-    wc = np.array([offset_of[n[0]] + n[1] + 1 for n in nuggets], dtype=np.int64)
+    wc = np.array([word_position(offset_of[n[0]], n[1]) for n in nuggets], dtype=np.int64)
     membership = {a.name: np.array([members.get((n[2], a.pk)) or [1.0 / a.size] * a.size for n in nuggets], dtype=float)
                   .reshape(-1, a.size) for a in sets}
     gfrc.score(gfrc.TurnTable(np.array(turn_conversation, dtype=np.int64), np.array(ends, dtype=np.int64)),

@@ -39,6 +39,7 @@ from django.db import IntegrityError, connection, transaction
 from annotator.models import AttributeSet, Campaign, Conversation, Membership, Nugget, StoredFigures, Turn
 from annotator.scores.per_conversation import attribute_specs, campaign_settings, gold_annotator_rows
 from scoring import gfrc
+from scoring.words import word_count, word_position
 
 CHUNK = 500  # ids of one IN (...): under SQLite's cap on parameters
 WHOLE_CAMPAIGN = 2000  # more conversations than this: read the campaign's rows and keep the wanted ones
@@ -291,7 +292,7 @@ def _build(campaign: Campaign, ids: list[int] | None, annotators: list[int] | No
             continue
         if conversation_id != current:
             current, offset = conversation_id, 0
-        words = len(text.split())  # scoring.words.word_count, inlined: the campaign's every turn
+        words = word_count(text)
         if role == Turn.Role.SYSTEM:
             place[pk] = (len(ends[conversation_id]), offset)
             ends[conversation_id].append(offset + words)
@@ -309,7 +310,7 @@ def _build(campaign: Campaign, ids: list[int] | None, annotators: list[int] | No
         if conversation_id not in conversations:
             continue
         index, before = place[turn_id]
-        judged[(conversation_id, annotator_id)].append((index, before + end_word + 1, float(gain or 0.0), entity_id))
+        judged[(conversation_id, annotator_id)].append((index, word_position(before, end_word), float(gain or 0.0), entity_id))
         entity_ids.add(entity_id)
     membership_query = Membership.objects.filter(**({"entity__topic__campaign": campaign} if whole else {}))
     memberships: dict[int, dict[int, list[float]]] = defaultdict(dict)
