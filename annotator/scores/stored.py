@@ -103,10 +103,10 @@ def rescore_campaign(campaign: Campaign | int) -> int:
         if any(not _has_sets(inputs, specs) for _pk, _c, _a, inputs in group):
             return refresh_campaign(campaign)  # an attribute set the inputs do not know
         scores = score_inputs([inputs for *_, inputs in group], specs, settings)
-        rows.extend(_rows_of(group, scores, specs))
-    with transaction.atomic():
-        StoredFigures.objects.filter(campaign_id=campaign.pk).delete()
-        return _insert(campaign.pk, rows)
+        names = [s.name for s in specs]
+        r, gf, gfrc_values, gf_m = scores.R.tolist(), scores.GF.tolist(), scores.GFRC.tolist(), scores.GF_m.tolist()
+        rows.extend((r[i], gf[i], gfrc_values[i], dict(zip(names, gf_m[i])), pk) for i, (pk, *_rest) in enumerate(group))
+    return _update(rows)  # the figures only: the inputs stay as they are
 
 
 def recombine_alpha(campaign: Campaign | int) -> int:
@@ -395,6 +395,20 @@ def _insert(campaign_id: int, rows: Sequence[tuple]) -> int:
             rest = values[whole:]
             cursor.execute(head + ", ".join([group] * len(rest)), [v for row in rest for v in row])
     return len(values)
+
+
+def _update(rows: Sequence[tuple]) -> int:
+    """UPDATE r, gf, gfrc, gf_sets of rows given as (r, gf, gfrc, gf_sets, id), one executemany."""
+    meta = StoredFigures._meta
+    quote = connection.ops.quote_name
+    gf_sets = meta.get_field("gf_sets")
+    sql = (f"UPDATE {quote(meta.db_table)} SET r = %s, gf = %s, gfrc = %s, gf_sets = %s "
+           f"WHERE {quote(meta.pk.column)} = %s")
+    with transaction.atomic(), connection.cursor() as cursor:
+        for start in range(0, len(rows), 5000):
+            cursor.executemany(sql, [(r, gf, g, gf_sets.get_db_prep_save(sets, connection), pk)
+                                     for r, gf, g, sets, pk in rows[start:start + 5000]])
+    return len(rows)
 
 
 def _judged_rows(campaign: Campaign, columns: Sequence[str], annotators: set | None) -> dict[tuple, tuple]:
