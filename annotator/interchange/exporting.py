@@ -299,22 +299,45 @@ def qrels_id(key: str) -> str:
     return field_token(key)
 
 
-def _judged_entities(campaign: Campaign, annotator=None) -> tuple[list[Entity], set[int]]:
+def _judged_entities(campaign: Campaign, annotator=None) -> tuple[list[_EntityRow], set[int]]:
     """The entities the judges' nuggets point at and the documents judged for ranked lists
     (entities no nugget points at, of each topic's document judge), one per (topic, key), in
     topic/key order; and the ids of the documents."""
+    if annotator is not None:
+        judge = None
+    else:
+        judge = per_conversation.gold_annotator_rows(campaign, list(
+            Conversation.objects.filter(topic__campaign=campaign).values_list("pk", "gold_annotator_id")))
     ids: set[int] = set()
-    for batch in _conversation_batches(campaign, annotator):
-        for nuggets in batch.nuggets.values():
-            ids.update(n.entity_id for n in nuggets)
+    nuggets = Nugget.objects.filter(turn__conversation__topic__campaign=campaign)
+    if annotator is not None:
+        nuggets = nuggets.filter(annotator_id=annotator.pk)
+    for conversation_id, annotator_id, entity_id in nuggets.values_list("turn__conversation_id", "annotator_id", "entity_id"):
+        if judge is None or judge.get(conversation_id) == annotator_id:
+            ids.add(entity_id)
     documents = set(_document_entities(campaign, annotator))
     ids.update(documents)
-    chosen: dict[tuple[str, str], Entity] = {}
+    chosen: dict[tuple[str, str], _EntityRow] = {}
     id_list = sorted(ids)
     for i in range(0, len(id_list), 500):
-        for entity in Entity.objects.filter(pk__in=id_list[i : i + 500]).select_related("topic__topic_type", "grade").order_by("pk"):
+        for row in Entity.objects.filter(pk__in=id_list[i : i + 500]).order_by("pk").values_list(
+            "pk", "key", "name", "grade_id", "grade__label", "topic__code", "topic__topic_type_id"
+        ):
+            entity = _EntityRow(*row)
             chosen.setdefault((entity.topic.code, entity.key), entity)
     return [chosen[k] for k in sorted(chosen)], documents
+
+
+class _EntityRow:
+    """An entity as the NTCIREVAL files read it: the attributes of `Entity` they use, from one
+    plain row (no model instance)."""
+
+    __slots__ = ("pk", "key", "name", "grade_id", "grade", "topic")
+
+    def __init__(self, pk, key, name, grade_id, grade_label, topic_code, topic_type_id):
+        self.pk, self.key, self.name, self.grade_id = pk, key, name, grade_id
+        self.grade = _Named(name=grade_label) if grade_id is not None else None
+        self.topic = _Named(code=topic_code, topic_type_id=topic_type_id)
 
 
 def _document_entities(campaign: Campaign, annotator=None) -> list[int]:
@@ -325,7 +348,7 @@ def _document_entities(campaign: Campaign, annotator=None) -> list[int]:
     return [pk for pk in judged if pk not in with_nuggets]
 
 
-def _qrels_document(entity: Entity) -> str:
+def _qrels_document(entity: _EntityRow) -> str:
     """How the NTCIREVAL files name an entity: a document by the id it was imported with (its
     name, when that is what the key came from), anything else by its key."""
     return qrels_id(entity.name if entity.name and document_key(entity.name) == entity.key else entity.key)
@@ -341,7 +364,7 @@ def qrels_files(campaign: Campaign, annotator=None) -> Iterator[tuple[str, Itera
     def qrels() -> Iterator[str]:
         for e in entities:
             if e.grade_id is not None:
-                yield f"{field_token(e.topic.code)} {_qrels_document(e)} {field_token(e.grade.label)}\n"
+                yield f"{field_token(e.topic.code)} {_qrels_document(e)} {field_token(e.grade.name)}\n"
 
     yield f"{slug}.qrels", qrels()
     memberships: dict[tuple[int, int], list[float]] = {}
@@ -537,17 +560,20 @@ def iter_score_turns_csv(campaign: Campaign, annotator=None) -> Iterator[str]:
     distribution against the target, DistrSim (blank when the turn is not scored) and PW(S)."""
 
     def rows() -> Iterator[list[list]]:
+        targets: dict = {}  # a target is written on every row: formatted once
         for batch in _scored_batches(campaign, annotator):
             out = []
             for conversation, judge, score in batch:
                 for view in score.system_turns:
                     for spec in score.attribute_sets:
                         scored = view.scored
+                        if spec not in targets:
+                            targets[spec] = format_vector(spec.target.tolist())
                         out.append([
                             conversation.topic.code, conversation.run.name, judge, str(view.turn), view.end_wc,
                             spec.name, scored, repr(view.weight),
                             format_vector(view.achieved[spec.name]) if scored else "",
-                            format_vector(spec.target.tolist()),
+                            targets[spec],
                             repr(view.distr_sim[spec.name]) if scored else "",
                         ])
             yield out

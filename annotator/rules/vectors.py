@@ -11,6 +11,7 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
+from functools import lru_cache
 
 VECTOR_TOLERANCE = 1e-6
 SUM_TOLERANCE = VECTOR_TOLERANCE
@@ -138,6 +139,7 @@ def parse_vector(text: str, tolerance: float = VECTOR_TOLERANCE) -> tuple[float,
     return tuple(float(v) for v in exact)
 
 
+@lru_cache(maxsize=65536)  # an export writes the same few values (1/2, 1/3, a target) again and again
 def format_number(x: float) -> str:
     """A value written back: ``0``, ``1``, ``1/2``, ``1/3``, ``0.05`` (a fraction with a small
     denominator when that is exact, as the paper writes them, else the shortest repr), such that
