@@ -147,41 +147,50 @@ class _Batch:
     """One batch of conversations with their turns and one judge's judgments each, read as
     plain rows (per_conversation's light rows: never a model instance per row)."""
 
-    def __init__(self, conversations: list[_ConversationRow], annotator=None):
+    def __init__(self, campaign: Campaign, conversations: list[_ConversationRow], judge: dict[int, int | None]):
+        """`conversations` come in topic order: the batch reads the rows of its range of topic
+        codes (two parameters, not an IN list of ids, which Django resolves one by one) and
+        keeps those of its conversations."""
         self.conversations = conversations
-        ids = [c.pk for c in conversations]
-        if annotator is not None:
-            self.judge = {c.pk: annotator.pk for c in conversations}
-        else:
-            self.judge = per_conversation.gold_annotators(conversations)
+        wanted = {c.pk for c in conversations}
+        self.judge = {c.pk: judge.get(c.pk) for c in conversations}
+        topics = (conversations[0].topic.code, conversations[-1].topic.code) if conversations else ("", "")
+        in_range = {"topic__campaign": campaign, "topic__code__range": topics}
+
+        def where(prefix: str) -> dict:
+            return {f"{prefix}{k}": v for k, v in in_range.items()}
+
         self.turns: dict[int, list[per_conversation.TurnRow]] = defaultdict(list)
-        for row in Turn.objects.filter(conversation_id__in=ids).order_by("conversation_id", "position").values_list(
+        for row in Turn.objects.filter(**where("conversation__")).order_by("conversation_id", "position").values_list(
             "pk", "conversation_id", "position", "role", "number", "text"
         ):
-            self.turns[row[1]].append(per_conversation.TurnRow(*row))
+            if row[1] in wanted:
+                self.turns[row[1]].append(per_conversation.TurnRow(*row))
         turn_conversation = {t.pk: c for c, turns in self.turns.items() for t in turns}
         self.nuggets: dict[int, list[per_conversation.NuggetRow]] = defaultdict(list)
         for nugget in per_conversation.nugget_rows(
-            Nugget.objects.filter(turn__conversation_id__in=ids).order_by("turn__position", "start_word")
+            Nugget.objects.filter(**where("turn__conversation__")).order_by("turn__position", "start_word")
             .values_list(*per_conversation.NUGGET_COLUMNS)
         ):
-            conversation_id = turn_conversation[nugget.turn_id]
-            if nugget.annotator_id == self.judge[conversation_id]:
+            conversation_id = turn_conversation.get(nugget.turn_id)
+            if conversation_id is not None and nugget.annotator_id == self.judge[conversation_id]:
                 self.nuggets[conversation_id].append(nugget)
         self.labels: dict[int, str] = {}
-        for turn_id, annotator_id, label in TurnLabel.objects.filter(turn__conversation_id__in=ids).values_list(
+        for turn_id, annotator_id, label in TurnLabel.objects.filter(**where("turn__conversation__")).values_list(
             "turn_id", "annotator_id", "label"
         ):
-            if annotator_id == self.judge[turn_conversation[turn_id]]:
+            conversation_id = turn_conversation.get(turn_id)
+            if conversation_id is not None and annotator_id == self.judge[conversation_id]:
                 self.labels[turn_id] = label
         entity_ids = {n.entity_id for nuggets in self.nuggets.values() for n in nuggets}
         self.memberships: dict[int, list[_MembershipRow]] = defaultdict(list)
         for row in (
-            Membership.objects.filter(entity_id__in=entity_ids)
+            Membership.objects.filter(**where("entity__"))
             .order_by("attribute_set__position", "attribute_set__name")
             .values_list("entity_id", "attribute_set_id", "attribute_set__name", "vector", "evidence")
         ):
-            self.memberships[row[0]].append(_MembershipRow(*row))
+            if row[0] in entity_ids:
+                self.memberships[row[0]].append(_MembershipRow(*row))
 
     def parsed(self, conversation: _ConversationRow) -> ParsedConversation:
         turns = self.turns[conversation.pk]
@@ -222,8 +231,12 @@ def _conversation_batches(campaign: Campaign, annotator=None) -> Iterator[_Batch
         .order_by("topic__code", "run__name")
         .values_list("pk", "topic__code", "topic__topic_type_id", "run__name", "source", "gold_annotator_id")
     ]
+    if annotator is not None:
+        judge = {c.pk: annotator.pk for c in rows}
+    else:
+        judge = per_conversation.gold_annotator_rows(campaign, [(c.pk, c.gold_annotator_id) for c in rows])
     for i in range(0, len(rows), BATCH):
-        yield _Batch(rows[i : i + BATCH], annotator)
+        yield _Batch(campaign, rows[i : i + BATCH], judge)
 
 
 def iter_conversations(campaign: Campaign, annotator=None) -> Iterator[ParsedConversation]:
