@@ -131,6 +131,19 @@ def pages(campaign) -> list[tuple[str, str]]:
     return result
 
 
+def run_comparison_maths(campaign) -> float:
+    """The run comparison's maths alone (scoring.significance.compare_runs at its default B on
+    the campaign's topics x runs GFRC matrix), which its page's target adds 1 s to."""
+    from annotator.scores.campaign_tables import score_table
+    from scoring import significance
+
+    table = score_table(campaign)
+    matrix = table.pivot_table(index="topic", columns="run", values="GFRC")
+    started = time.perf_counter()
+    significance.compare_runs(matrix.to_numpy(), list(matrix.columns), significance.DEFAULT_PERMUTATIONS, seed=1)
+    return time.perf_counter() - started
+
+
 def timed_get(client, url: str, repeats: int) -> tuple[float, int, int]:
     """Best of `repeats` after one untimed request (imports, template compilation, font cache)."""
     response = client.get(url)
@@ -183,6 +196,7 @@ def run(topics: int, runs: int, second: int, repeats: int) -> dict:
             seconds, status, size = timed_get(client, url, repeats)
             result["pages"][name] = {"url": url, "s": round(seconds, 3), "status": status, "bytes": size,
                                      "ratio": round(seconds / min(floors), 2), "load": os.getloadavg()[0]}
+        result["run_comparison_maths_s"] = round(run_comparison_maths(campaign), 3)
         floors.append(floor(campaign))
         result["floor_after_s"] = round(floors[-1], 3)
         result["settings"] = settings_change(campaign, client)
@@ -206,6 +220,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|")
     for name, p in r["pages"].items():
         print(f"| {name} | {p['s']} | {p['ratio']} | {p['status']} | {p['bytes'] // 1024} | {p['load']:.1f} |")
+    print(f"run comparison maths alone (randomised Tukey HSD, B = 10,000): {r['run_comparison_maths_s']} s")
     print(f"settings change: new L re-scores in {r['settings']['new_L_s']} s; alpha alone {r['settings']['alpha_alone_s']} s")
     print(f"load average at the end: {' '.join(f'{x:.1f}' for x in r['load_end'])}")
     print(f"(raw: {path})")
