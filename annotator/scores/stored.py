@@ -65,8 +65,15 @@ def refresh_conversations(campaign: Campaign | int, conversation_ids: Iterable[i
     annotators = None if annotator_ids is None else sorted(set(annotator_ids) - {None})
     if annotators == []:
         return 0
-    rows = _build(campaign, ids, annotators)
     with transaction.atomic():
+        # Serialise the stores of a conversation (PostgreSQL; SQLite serialises writers already):
+        # a second save waits here, then reads what the first committed, so neither stores
+        # figures without the other's change, nor inserts a row the other has just inserted.
+        # NO KEY UPDATE: other saves' foreign-key checks (FOR KEY SHARE) do not wait on it.
+        for chunk in _chunks(ids):
+            list(Conversation.objects.select_for_update(no_key=True, of=("self",)).filter(pk__in=chunk)
+                 .order_by("pk").values_list("pk", flat=True))
+        rows = _build(campaign, ids, annotators)
         _delete(ids, annotators)
         return _insert(campaign.pk, rows)
 
