@@ -810,3 +810,31 @@ class LlmJudgeRun(models.Model):
         return (f"LLM judge: model {self.model} at {self.base_url}, prompt {self.prompt_version} (quotes: {self.quotes}), "
                 f"temperature {self.temperature:g}, seed {seed}, at most {self.max_tokens} tokens an answer "
                 f"(run {self.pk}, {self.created_at:%Y-%m-%d %H:%M} UTC)")
+
+
+class StoredFigures(models.Model):
+    """One conversation's GFRC figures from one annotator's judgments, written in the same
+    transaction as the judgments they come from (annotator.scores.stored is their one home).
+
+    `annotator` null is the conversation scored with no judgments (what a judge who has not
+    marked anything gets). `inputs` keeps what a re-score needs without reading the judgments
+    again: each system turn's end position, each nugget's turn, word position, gain and entity,
+    and its membership vectors (uniform where none was given).
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="+")
+    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, related_name="+")
+    r = models.FloatField()
+    gf = models.FloatField()
+    gfrc = models.FloatField()
+    gf_sets = models.JSONField(help_text="GF per attribute set: name -> value")
+    inputs = models.JSONField(help_text="The GFRC inputs of a re-score (annotator.scores.stored)")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["conversation", "annotator"], name="stored_figures_unique"),
+            models.UniqueConstraint(fields=["conversation"], condition=Q(annotator__isnull=True),
+                                    name="stored_figures_empty_unique"),
+        ]
+        indexes = [models.Index(fields=["campaign", "conversation"], name="stored_figures_campaign_idx")]

@@ -62,3 +62,13 @@ def test_the_saves_during_an_import_benchmark_runs_and_the_import_lands_whole(tm
     after = result["rounds"]["after"]
     assert after["import_ok"] and after["conversations_landed"] == 200 and after["nuggets_landed"] == 600
     assert after["failed"] == 0 and result["staging_areas_left"] == 0 and "published in" in after["staging"]
+
+
+def test_the_campaign_pages_benchmark_times_every_console_page_beside_its_floor(tmp_path):
+    completed = _run(tmp_path, "bench/bench_campaign_pages.py", "--topics", "3", "--runs", "2", "--second", "2",
+                     "--repeats", "1")
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "| score report |" in completed.stdout and "settings change: new L re-scores in" in completed.stdout
+    result = json.loads((tmp_path / "campaign_pages-sqlite.json").read_text())
+    assert result["conversations"] == 6 and result["floor_s"] > 0
+    assert {p["status"] for p in result["pages"].values()} == {200}

@@ -22,6 +22,7 @@ from annotator.models import (
     AnnotatorProfile, Assignment, AttributeSet, Campaign, Grade, Run, Topic, TopicType, is_automatic_judge,
 )
 from annotator.rules.vectors import VectorError, format_vector, parse_number, parse_target, parse_vector
+from annotator.scores import stored
 from scoring import significance
 from scoring.gfr import DEFAULT_GAINS as RANKED_LIST_GAINS
 
@@ -66,6 +67,18 @@ class VersionedForm(forms.ModelForm):
 
 
 class CampaignSettingsForm(VersionedForm):
+    def save_checked(self, extra=None, *, grades_changed: bool = False):
+        """Save, and in the same transaction recompute the stored figures the change
+        invalidates (annotator.scores.stored.settings_changed): new gains read the judgments
+        again, L and the other knobs re-score the stored inputs, alpha alone recombines."""
+
+        def then(campaign):
+            if extra is not None:
+                extra(campaign)
+            stored.settings_changed(campaign, self.changed_data, judgments=grades_changed)
+
+        return super().save_checked(extra=then)
+
     class Meta:
         model = Campaign
         fields = [
@@ -198,6 +211,21 @@ def _mapping_text(mapping: dict) -> str:
 
 class AttributeSetForm(VersionedForm):
     """Groups, target, divergence, weight and the membership helper of one attribute set."""
+
+    def save_checked(self, extra=None):
+        """Save, and in the same transaction recompute the campaign's stored figures: a new set,
+        a new name or new groups read the judgments again; a target, divergence or weight
+        re-scores the stored inputs."""
+        new = self.instance.pk is None
+
+        def then(attribute_set):
+            if extra is not None:
+                extra(attribute_set)
+            campaign = attribute_set.topic_type.campaign
+            again = new or bool({"name", "groups_text", "kind"} & set(self.changed_data))
+            stored.settings_changed(campaign, {"attribute_sets"}, judgments=again)
+
+        return super().save_checked(extra=then)
 
     HELPERS = [("none", "None: annotators type vectors"), ("bands", "Ordinal bands from a number"), ("mapping", "Nominal groups from a value mapping")]
 

@@ -35,7 +35,7 @@ from annotator.models import (  # noqa: E402
     TurnLabel,
 )
 from annotator.scores.campaign_tables import score_columns, score_table, with_usernames  # noqa: E402
-from annotator.scores.per_conversation import gold_annotators  # noqa: E402
+from annotator.scores.per_conversation import gold_annotator_rows  # noqa: E402
 from annotator.scores.ranked_lists import MEASURES as RANKED_MEASURES, score_ranked_lists  # noqa: E402
 from scoring import usefulness  # noqa: E402
 from scoring.intervals import MeanIntervals, mean_intervals  # noqa: E402
@@ -92,10 +92,41 @@ class Summary:
 @dataclass
 class Report(Summary):
     campaign: Campaign | None = None
-    rows: list[dict] = field(default_factory=list)  # every conversation
+    rows: list[dict] = field(default_factory=list)  # one page of the conversations (CONVERSATIONS_PAGE)
     ranked: Summary | None = None  # the ranked-list runs (GFR), when the campaign has some
     cutoff: int = 0
     as_ntcireval: bool = False  # the ranked lists' uniform vectors as NTCIREVAL writes them
+    page: int = 1
+    pages: int = 1
+    sort: str = "topic"
+    descending: bool = False
+
+    @property
+    def sort_columns(self) -> list[dict]:
+        """The conversation table's headers, each a sort link: topic, run, the measures."""
+        return [{"name": "topic", "number": False}, {"name": "run", "number": False},
+                *({"name": c, "number": True} for c in self.columns)]
+
+
+CONVERSATIONS_PAGE = 100  # rows of the report's table of every conversation (the CSV has them all)
+
+
+def conversation_page(table: pd.DataFrame, columns: list[str], page: int = 1, sort: str = "topic",
+                      descending: bool = False) -> tuple[list[dict], int, int, str]:
+    """One page of the table's conversations sorted by `sort` (topic, run or a score column;
+    ties by topic, run): (rows, page, pages, sort), the page clamped to those there are."""
+    sort = sort if sort in ("topic", "run", *columns) else "topic"
+    pages = max(1, math.ceil(len(table) / CONVERSATIONS_PAGE))
+    page = min(max(1, page), pages)
+    keys = [sort, *(k for k in ("topic", "run") if k != sort)]
+    ordered = table.sort_values(keys, ascending=[not descending, True, True][: len(keys)], kind="stable",
+                                na_position="last")
+    chosen = ordered.iloc[(page - 1) * CONVERSATIONS_PAGE : page * CONVERSATIONS_PAGE]
+    values = chosen[columns].to_numpy(dtype=float).tolist()
+    rows = [{"topic": topic, "run": run, "conversation": conversation, "values": v}
+            for topic, run, conversation, v in zip(chosen["topic"].tolist(), chosen["run"].tolist(),
+                                                   chosen["conversation"].tolist(), values)]
+    return rows, page, pages, sort
 
 
 def summarise(table: pd.DataFrame, columns: list[str], summary: Summary | None = None) -> Summary:
@@ -116,16 +147,16 @@ def summarise(table: pd.DataFrame, columns: list[str], summary: Summary | None =
     return summary
 
 
-def score_report(campaign: Campaign, as_ntcireval: bool = False) -> Report:
-    """The conversation runs' GFRC and, beside them, the ranked-list runs' GFR (their stored
-    figures, scores.ranked_lists; `as_ntcireval`: with NTCIREVAL's six-decimal uniform vectors)."""
+def score_report(campaign: Campaign, page: int = 1, sort: str = "topic", descending: bool = False,
+                 as_ntcireval: bool = False) -> Report:
+    """The conversation runs' GFRC (one page of the conversations) and, beside them, the
+    ranked-list runs' GFR (their stored figures, scores.ranked_lists; `as_ntcireval`: with
+    NTCIREVAL's six-decimal uniform vectors)."""
     table = score_table(campaign)
     columns = score_columns(table)
     report = summarise(table, columns, Report(table, columns, campaign=campaign))
-    report.rows = [
-        {"topic": row["topic"], "run": row["run"], "conversation": row["conversation"], "values": [row[c] for c in columns]}
-        for _, row in table.sort_values(["topic", "run"]).iterrows()
-    ]
+    report.rows, report.page, report.pages, report.sort = conversation_page(table, columns, page, sort, descending)
+    report.descending = descending
     ranked = score_ranked_lists(campaign, as_ntcireval=as_ntcireval)
     report.cutoff, report.as_ntcireval = ranked.cutoff, as_ntcireval
     if not ranked.table.empty:
@@ -262,35 +293,41 @@ def usefulness_grid(campaign: Campaign) -> dict:
     the paper (scoring.usefulness), with %useful, ave%useful and %recovery per run underneath.
     Conversations whose system turns are not all labelled yet show "?" and stay out of the
     statistics."""
-    conversations = list(Conversation.objects.filter(topic__campaign=campaign).select_related("topic", "run"))
-    judge_of = gold_annotators(conversations)
+    from django.urls import reverse
+
+    # plain rows, never a model instance per conversation: (id, topic, run, gold)
+    conversations = list(Conversation.objects.filter(topic__campaign=campaign).order_by()
+                         .values_list("pk", "topic__code", "run__name", "gold_annotator_id"))
+    judge_of = gold_annotator_rows(campaign, [(pk, gold) for pk, _t, _r, gold in conversations])
     labels: dict[int, dict[int, str]] = defaultdict(dict)  # conversation -> system turn number -> label
     for conversation_id, number, annotator_id, label in TurnLabel.objects.filter(
-        turn__conversation__in=conversations, turn__role=Turn.Role.SYSTEM
+        turn__conversation__topic__campaign=campaign, turn__role=Turn.Role.SYSTEM
     ).values_list("turn__conversation_id", "turn__number", "annotator_id", "label"):
         if annotator_id == judge_of.get(conversation_id):
             labels[conversation_id][number] = label
     system_turns: dict[int, int] = defaultdict(int)
     for conversation_id, number in Turn.objects.filter(
-        conversation__in=conversations, role=Turn.Role.SYSTEM
+        conversation__topic__campaign=campaign, role=Turn.Role.SYSTEM
     ).values_list("conversation_id", "number"):
         system_turns[conversation_id] = max(system_turns[conversation_id], number)
 
-    topics = sorted({c.topic.code for c in conversations})
-    runs = sorted({c.run.name for c in conversations})
+    topics = sorted({topic for _pk, topic, _r, _g in conversations})
+    runs = sorted({run for _pk, _t, run, _g in conversations})
+    adjudicate = reverse("console:adjudicate", args=[campaign.slug, 0]).removesuffix("0/")  # one reverse, not one a cell
     cells: dict[tuple[str, str], dict] = {}
     complete: dict[str, dict[str, list[str]]] = defaultdict(dict)  # run -> topic -> labels
-    for conversation in conversations:
-        given = labels.get(conversation.pk, {})
-        sequence = [given.get(i) for i in range(1, system_turns.get(conversation.pk, 0) + 1)]
+    for pk, topic, run, _gold in conversations:
+        given = labels.get(pk, {})
+        sequence = [given.get(i) for i in range(1, system_turns.get(pk, 0) + 1)]
         shown = (sequence + [usefulness.NO_TURN] * 2)[:2]
         if None in sequence or not sequence:
             css = "unlabelled"
         else:
             css = usefulness.cell_colour_of(sequence)
-            complete[conversation.run.name][conversation.topic.code] = sequence
-        cells[(conversation.topic.code, conversation.run.name)] = {
-            "conversation": conversation,
+            complete[run][topic] = sequence
+        cells[(topic, run)] = {
+            "href": f"{adjudicate}{pk}/",
+            "title": f"{topic} / {run}",
             "labels": " ".join(lab or "?" for lab in shown),
             "css": css,
         }
@@ -333,16 +370,18 @@ def usefulness_grid(campaign: Campaign) -> dict:
 def progress(campaign: Campaign) -> dict:
     """Per human annotator and per topic (automatic judges are not counted): conversations finished (annotator.judgments.progress rules), nuggets,
     entities still incomplete (no grade, or a relevant one without every membership)."""
+    from django.contrib.auth import get_user_model
+
+    # plain rows: (annotator, conversation, topic code, done at) of every human assignment
     assignments = list(
         Assignment.objects.filter(conversation__topic__campaign=campaign)
         .exclude(AnnotatorProfile.automatic("annotator__"))
-        .select_related(
-            "annotator", "conversation__topic"
-        )
+        .order_by("pk").values_list("annotator_id", "conversation_id", "conversation__topic__code", "done_at")
     )
-    by_annotator: dict[int, list[Assignment]] = defaultdict(list)
-    for a in assignments:
-        by_annotator[a.annotator_id].append(a)
+    by_annotator: dict[int, list[tuple]] = defaultdict(list)
+    for row in assignments:
+        by_annotator[row[0]].append(row)
+    users = get_user_model().objects.in_bulk(list(by_annotator))
     people = []
     topics: dict[str, dict] = {}
     for code, count in Counter(
@@ -350,11 +389,11 @@ def progress(campaign: Campaign) -> dict:
     ).items():
         topics[code] = {"topic": code, "conversations": count, "assigned": 0, "done": 0, "nuggets": 0, "ungraded": 0, "incomplete": 0}
     for annotator_id, mine in by_annotator.items():
-        states = progress_for(mine[0].annotator, [a.conversation for a in mine])
-        person = {"annotator": mine[0].annotator, "assigned": len(mine), "done": 0, "started": 0, "nuggets": 0, "ungraded": 0, "incomplete": 0}
-        for a in mine:
-            state = states.get(a.conversation_id)
-            finished = a.done_at is not None or (state is not None and state.finished and state.started)
+        states = progress_for(annotator_id, [conversation_id for _a, conversation_id, _t, _d in mine])
+        person = {"annotator": users[annotator_id], "assigned": len(mine), "done": 0, "started": 0, "nuggets": 0, "ungraded": 0, "incomplete": 0}
+        for _annotator, conversation_id, topic_code, done_at in mine:
+            state = states.get(conversation_id)
+            finished = done_at is not None or (state is not None and state.finished and state.started)
             incomplete = state.entities - state.entities_complete if state else 0
             nuggets = state.nuggets if state else 0
             ungraded = state.nuggets - state.nuggets_graded if state else 0
@@ -363,7 +402,7 @@ def progress(campaign: Campaign) -> dict:
             person["started"] += bool(state and state.started)
             person["nuggets"] += nuggets
             person["incomplete"] += incomplete
-            topic = topics[a.conversation.topic.code]
+            topic = topics[topic_code]
             topic["assigned"] += 1
             topic["done"] += finished
             topic["nuggets"] += nuggets

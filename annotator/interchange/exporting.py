@@ -60,7 +60,7 @@ __all__ = [
     "qrels_id",
 ]
 
-BATCH = 200
+BATCH = 500
 KINDS = ("paper", "jsonl", "nuggets-tsv", "qrels", "scores-csv", "scores-json", "nuggets-csv", "turns-csv")
 
 
@@ -111,45 +111,88 @@ def stream(campaign: Campaign, kind: str, annotator=None) -> Iterator[str | byte
 # -- reading judgments in batches -------------------------------------------------------------
 
 
-class _Batch:
-    """One batch of conversations with their turns and one judge's judgments each."""
+class _Named:
+    """A topic or run as the exports read it with its conversation (no model instance)."""
 
-    def __init__(self, conversations: list[Conversation], annotator=None):
+    __slots__ = ("code", "name", "topic_type_id")
+
+    def __init__(self, code: str = "", name: str = "", topic_type_id: int | None = None):
+        self.code, self.name, self.topic_type_id = code, name, topic_type_id
+
+
+class _ConversationRow:
+    """A conversation as the exports and the scores read it: the attributes of `Conversation`
+    they use, from one plain row."""
+
+    __slots__ = ("pk", "topic", "run", "source", "gold_annotator_id")
+
+    def __init__(self, pk, topic_code, topic_type_id, run_name, source, gold_annotator_id):
+        self.pk, self.source, self.gold_annotator_id = pk, source, gold_annotator_id
+        self.topic = _Named(code=topic_code, topic_type_id=topic_type_id)
+        self.run = _Named(name=run_name)
+
+    def __str__(self) -> str:
+        return f"{self.topic.code} / {self.run.name}"
+
+
+class _MembershipRow:
+    __slots__ = ("entity_id", "attribute_set_id", "attribute_set", "vector", "evidence")
+
+    def __init__(self, entity_id, attribute_set_id, attribute_set_name, vector, evidence):
+        self.entity_id, self.attribute_set_id, self.vector, self.evidence = entity_id, attribute_set_id, vector, evidence
+        self.attribute_set = _Named(name=attribute_set_name)
+
+
+class _Batch:
+    """One batch of conversations with their turns and one judge's judgments each, read as
+    plain rows (per_conversation's light rows: never a model instance per row)."""
+
+    def __init__(self, campaign: Campaign, conversations: list[_ConversationRow], judge: dict[int, int | None]):
+        """`conversations` come in topic order: the batch reads the rows of its range of topic
+        codes (two parameters, not an IN list of ids, which Django resolves one by one) and
+        keeps those of its conversations."""
         self.conversations = conversations
-        ids = [c.pk for c in conversations]
-        if annotator is not None:
-            self.judge = {c.pk: annotator.pk for c in conversations}
-        else:
-            self.judge = per_conversation.gold_annotators(conversations)
-        self.turns: dict[int, list[Turn]] = defaultdict(list)
-        for turn in Turn.objects.filter(conversation_id__in=ids).order_by("conversation_id", "position"):
-            self.turns[turn.conversation_id].append(turn)
-        turn_conversation = {t.pk: c for c, turns in self.turns.items() for t in turns}
-        self.nuggets: dict[int, list[Nugget]] = defaultdict(list)
-        for nugget in (
-            Nugget.objects.filter(turn__conversation_id__in=ids)
-            .select_related("entity__grade")
-            .order_by("turn__position", "start_word")
+        wanted = {c.pk for c in conversations}
+        self.judge = {c.pk: judge.get(c.pk) for c in conversations}
+        topics = (conversations[0].topic.code, conversations[-1].topic.code) if conversations else ("", "")
+        in_range = {"topic__campaign": campaign, "topic__code__range": topics}
+
+        def where(prefix: str) -> dict:
+            return {f"{prefix}{k}": v for k, v in in_range.items()}
+
+        self.turns: dict[int, list[per_conversation.TurnRow]] = defaultdict(list)
+        for row in Turn.objects.filter(**where("conversation__")).order_by("conversation_id", "position").values_list(
+            "pk", "conversation_id", "position", "role", "number", "text"
         ):
-            conversation_id = turn_conversation[nugget.turn_id]
-            if nugget.annotator_id == self.judge[conversation_id]:
+            if row[1] in wanted:
+                self.turns[row[1]].append(per_conversation.TurnRow(*row))
+        turn_conversation = {t.pk: c for c, turns in self.turns.items() for t in turns}
+        self.nuggets: dict[int, list[per_conversation.NuggetRow]] = defaultdict(list)
+        for nugget in per_conversation.nugget_rows(
+            Nugget.objects.filter(**where("turn__conversation__")).order_by("turn__position", "start_word")
+            .values_list(*per_conversation.NUGGET_COLUMNS)
+        ):
+            conversation_id = turn_conversation.get(nugget.turn_id)
+            if conversation_id is not None and nugget.annotator_id == self.judge[conversation_id]:
                 self.nuggets[conversation_id].append(nugget)
         self.labels: dict[int, str] = {}
-        for turn_id, annotator_id, label in TurnLabel.objects.filter(turn__conversation_id__in=ids).values_list(
+        for turn_id, annotator_id, label in TurnLabel.objects.filter(**where("turn__conversation__")).values_list(
             "turn_id", "annotator_id", "label"
         ):
-            if annotator_id == self.judge[turn_conversation[turn_id]]:
+            conversation_id = turn_conversation.get(turn_id)
+            if conversation_id is not None and annotator_id == self.judge[conversation_id]:
                 self.labels[turn_id] = label
         entity_ids = {n.entity_id for nuggets in self.nuggets.values() for n in nuggets}
-        self.memberships: dict[int, list[Membership]] = defaultdict(list)
-        for m in (
-            Membership.objects.filter(entity_id__in=entity_ids)
-            .select_related("attribute_set")
+        self.memberships: dict[int, list[_MembershipRow]] = defaultdict(list)
+        for row in (
+            Membership.objects.filter(**where("entity__"))
             .order_by("attribute_set__position", "attribute_set__name")
+            .values_list("entity_id", "attribute_set_id", "attribute_set__name", "vector", "evidence")
         ):
-            self.memberships[m.entity_id].append(m)
+            if row[0] in entity_ids:
+                self.memberships[row[0]].append(_MembershipRow(*row))
 
-    def parsed(self, conversation: Conversation) -> ParsedConversation:
+    def parsed(self, conversation: _ConversationRow) -> ParsedConversation:
         turns = self.turns[conversation.pk]
         index = {t.pk: i for i, t in enumerate(turns)}
         parsed_turns = [
@@ -183,15 +226,17 @@ class _Batch:
 
 
 def _conversation_batches(campaign: Campaign, annotator=None) -> Iterator[_Batch]:
-    ids = list(
-        Conversation.objects.filter(topic__campaign=campaign).order_by("topic__code", "run__name").values_list("pk", flat=True)
-    )
-    for i in range(0, len(ids), BATCH):
-        chunk = ids[i : i + BATCH]
-        conversations = list(
-            Conversation.objects.filter(pk__in=chunk).select_related("topic", "run").order_by("topic__code", "run__name")
-        )
-        yield _Batch(conversations, annotator)
+    rows = [
+        _ConversationRow(*row) for row in Conversation.objects.filter(topic__campaign=campaign)
+        .order_by("topic__code", "run__name")
+        .values_list("pk", "topic__code", "topic__topic_type_id", "run__name", "source", "gold_annotator_id")
+    ]
+    if annotator is not None:
+        judge = {c.pk: annotator.pk for c in rows}
+    else:
+        judge = per_conversation.gold_annotator_rows(campaign, [(c.pk, c.gold_annotator_id) for c in rows])
+    for i in range(0, len(rows), BATCH):
+        yield _Batch(campaign, rows[i : i + BATCH], judge)
 
 
 def iter_conversations(campaign: Campaign, annotator=None) -> Iterator[ParsedConversation]:
@@ -267,22 +312,45 @@ def qrels_id(key: str) -> str:
     return field_token(key)
 
 
-def _judged_entities(campaign: Campaign, annotator=None) -> tuple[list[Entity], set[int]]:
+def _judged_entities(campaign: Campaign, annotator=None) -> tuple[list[_EntityRow], set[int]]:
     """The entities the judges' nuggets point at and the documents judged for ranked lists
     (entities no nugget points at, of each topic's document judge), one per (topic, key), in
     topic/key order; and the ids of the documents."""
+    if annotator is not None:
+        judge = None
+    else:
+        judge = per_conversation.gold_annotator_rows(campaign, list(
+            Conversation.objects.filter(topic__campaign=campaign).values_list("pk", "gold_annotator_id")))
     ids: set[int] = set()
-    for batch in _conversation_batches(campaign, annotator):
-        for nuggets in batch.nuggets.values():
-            ids.update(n.entity_id for n in nuggets)
+    nuggets = Nugget.objects.filter(turn__conversation__topic__campaign=campaign)
+    if annotator is not None:
+        nuggets = nuggets.filter(annotator_id=annotator.pk)
+    for conversation_id, annotator_id, entity_id in nuggets.values_list("turn__conversation_id", "annotator_id", "entity_id"):
+        if judge is None or judge.get(conversation_id) == annotator_id:
+            ids.add(entity_id)
     documents = set(_document_entities(campaign, annotator))
     ids.update(documents)
-    chosen: dict[tuple[str, str], Entity] = {}
+    chosen: dict[tuple[str, str], _EntityRow] = {}
     id_list = sorted(ids)
     for i in range(0, len(id_list), 500):
-        for entity in Entity.objects.filter(pk__in=id_list[i : i + 500]).select_related("topic__topic_type", "grade").order_by("pk"):
+        for row in Entity.objects.filter(pk__in=id_list[i : i + 500]).order_by("pk").values_list(
+            "pk", "key", "name", "grade_id", "grade__label", "topic__code", "topic__topic_type_id"
+        ):
+            entity = _EntityRow(*row)
             chosen.setdefault((entity.topic.code, entity.key), entity)
     return [chosen[k] for k in sorted(chosen)], documents
+
+
+class _EntityRow:
+    """An entity as the NTCIREVAL files read it: the attributes of `Entity` they use, from one
+    plain row (no model instance)."""
+
+    __slots__ = ("pk", "key", "name", "grade_id", "grade", "topic")
+
+    def __init__(self, pk, key, name, grade_id, grade_label, topic_code, topic_type_id):
+        self.pk, self.key, self.name, self.grade_id = pk, key, name, grade_id
+        self.grade = _Named(name=grade_label) if grade_id is not None else None
+        self.topic = _Named(code=topic_code, topic_type_id=topic_type_id)
 
 
 def _document_entities(campaign: Campaign, annotator=None) -> list[int]:
@@ -293,7 +361,7 @@ def _document_entities(campaign: Campaign, annotator=None) -> list[int]:
     return [pk for pk in judged if pk not in with_nuggets]
 
 
-def _qrels_document(entity: Entity) -> str:
+def _qrels_document(entity: _EntityRow) -> str:
     """How the NTCIREVAL files name an entity: a document by the id it was imported with (its
     name, when that is what the key came from), anything else by its key."""
     return qrels_id(entity.name if entity.name and document_key(entity.name) == entity.key else entity.key)
@@ -309,7 +377,7 @@ def qrels_files(campaign: Campaign, annotator=None) -> Iterator[tuple[str, Itera
     def qrels() -> Iterator[str]:
         for e in entities:
             if e.grade_id is not None:
-                yield f"{field_token(e.topic.code)} {_qrels_document(e)} {field_token(e.grade.label)}\n"
+                yield f"{field_token(e.topic.code)} {_qrels_document(e)} {field_token(e.grade.name)}\n"
 
     yield f"{slug}.qrels", qrels()
     memberships: dict[tuple[int, int], list[float]] = {}
@@ -505,17 +573,20 @@ def iter_score_turns_csv(campaign: Campaign, annotator=None) -> Iterator[str]:
     distribution against the target, DistrSim (blank when the turn is not scored) and PW(S)."""
 
     def rows() -> Iterator[list[list]]:
+        targets: dict = {}  # a target is written on every row: formatted once
         for batch in _scored_batches(campaign, annotator):
             out = []
             for conversation, judge, score in batch:
                 for view in score.system_turns:
                     for spec in score.attribute_sets:
                         scored = view.scored
+                        if spec not in targets:
+                            targets[spec] = format_vector(spec.target.tolist())
                         out.append([
                             conversation.topic.code, conversation.run.name, judge, str(view.turn), view.end_wc,
                             spec.name, scored, repr(view.weight),
                             format_vector(view.achieved[spec.name]) if scored else "",
-                            format_vector(spec.target.tolist()),
+                            targets[spec],
                             repr(view.distr_sim[spec.name]) if scored else "",
                         ])
             yield out

@@ -76,6 +76,7 @@ from annotator.rules.ids import ENTITY, RUN, TOPIC, id_problem
 from annotator.rules.relevance import needs_every_membership
 from annotator.rules.spans import SpanSweep
 from annotator.rules.vectors import VectorError, check_distribution, format_vector
+from annotator.scores import stored
 
 __all__ = ["ImportResult", "import_files", "import_parsed", "default_annotator", "run_from_filename", "read_as"]
 
@@ -694,9 +695,18 @@ class _Importer:
         area = StagingArea.open(self.campaign)
         try:
             publishing = self.stage(plans, entities, area)
-            # Here the new conversations are complete (turns, judgments, history), in the staging
-            # area, and nobody sees them yet: what is derived from them is computed here.
-            area.publish(then=publishing)
+            topics = set(self.final_topic.values())
+
+            def publishing_and_figures() -> None:
+                publishing()
+                # The conversations already there of the topics written: the entities a topic
+                # shares, or judgments added to them, may have changed their figures, which are
+                # stored in the publishing transaction (none for an import into new topics).
+                present = [pk for chunk in _chunks(sorted(topics))
+                           for pk in Conversation.objects.filter(topic_id__in=chunk).values_list("pk", flat=True)
+                           if pk not in self.staged_conversations]
+                stored.refresh_conversations(self.campaign, present)
+            area.publish(then=publishing_and_figures)
         except BaseException:
             try:
                 area.discard()
@@ -706,6 +716,12 @@ class _Importer:
             raise
         area.discard()  # the conversations publishing retired (replaced), in short transactions
         self.delete_orphans()
+        # The new conversations' figures, in short transactions too. Until each is stored, a page
+        # that reads it finds no row and stores it then (annotator.scores.stored), so nothing
+        # reads stale figures, even if this process dies here.
+        for chunk in _chunks(sorted(self.staged_conversations)):
+            with transaction.atomic():
+                stored.refresh_conversations(self.campaign, chunk)
 
     def stage(self, plans: list[_ConversationPlan], entities: dict[tuple[str, str], _EntityPlan],
               area: StagingArea) -> Callable[[], None]:

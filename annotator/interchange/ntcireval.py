@@ -30,6 +30,7 @@ from annotator.interchange.rows import insert_rows, update_rows
 from annotator.judgments.edits import Event, entity_state, membership_state
 from annotator.models import AnnotationEvent, AttributeSet, Campaign, Entity, Grade, Membership, Topic
 from annotator.rules.identity import document_key
+from annotator.scores import stored
 
 __all__ = ["JudgmentImport", "import_ntcireval"]
 
@@ -193,6 +194,8 @@ def _write(documents: list[_Document], annotator, actor, result: JudgmentImport)
         for start in range(0, len(topic_documents), LOOKUP):
             _write_batch(topic_id, topic_documents[start : start + LOOKUP], history, result)
             history.write()
+    # entities and memberships a topic's conversations may name: their stored figures
+    stored.refresh_topics(documents[0].topic.campaign_id if documents else 0, by_topic)
 
 
 def _write_batch(topic_id: int, documents: list[_Document], history: _History, result: JudgmentImport) -> None:

@@ -23,7 +23,6 @@ from typing import Any
 
 import numpy as np
 from django.contrib.auth import get_user_model
-from django.db import transaction
 
 from annotator.judgments import edits
 from annotator.models import (
@@ -347,7 +346,7 @@ def _gold_entity(conversation: Conversation, gold, source: Entity, *, actor) -> 
     return entity
 
 
-@transaction.atomic
+@edits.keeps_figures
 def start(conversation: Conversation, *, actor, judge: int | None):
     """Make the adjudicated gold this conversation's gold; the first time, as a copy of `judge`'s
     judgments, those the scores used so far (annotator.scores.per_conversation.judges), so that
@@ -371,7 +370,7 @@ def start(conversation: Conversation, *, actor, judge: int | None):
     return gold
 
 
-@transaction.atomic
+@edits.keeps_figures
 def decide(conversation: Conversation, unit: str, *, actor, judge: int | None, take=None,
            written: Any = None, expected_version: int | None = None) -> AdjudicationDecision:
     """Settle one disagreement: the gold takes `take`'s value (an annotator), or the `written`
@@ -495,7 +494,7 @@ class UndoneDecision:
     unit: str
 
 
-@transaction.atomic
+@edits.keeps_figures
 def undo_last_decision(conversation: Conversation, *, actor) -> UndoneDecision | None:
     """Take back the conversation's latest decision: undo the gold's changes it made (newest
     first, each recorded in the history as an undo) and forget the decision. StaleEdit when

@@ -5,14 +5,19 @@ Every change
 - runs in one transaction,
 - is based on a version the caller saw; if someone saved in between, `StaleEdit` is raised with
   the latest state and nothing is written (optimistic concurrency: no silent overwrite),
-- is recorded as an AnnotationEvent with the state before and after, which undo replays.
+- is recorded as an AnnotationEvent with the state before and after, which undo replays,
+- writes the stored figures of what it changed (annotator.scores.stored) before its
+  transaction ends (`keeps_figures`), so that a campaign page read at once shows it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import functools
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, F, Max, OuterRef
@@ -24,6 +29,7 @@ from annotator.models import (
     AnnotationEvent,
     Assignment,
     AttributeSet,
+    Campaign,
     Conversation,
     Entity,
     Grade,
@@ -35,6 +41,7 @@ from annotator.models import (
 from annotator.rules.ids import ENTITY, id_problem
 from annotator.rules.spans import SpanProblem, SpanSweep, span_problem
 from annotator.rules.vectors import VectorError, check_distribution, format_vector, read_vector
+from annotator.scores import stored
 from scoring.words import span_text, tokenise
 
 Event = AnnotationEvent
@@ -96,6 +103,65 @@ def label_state(label: TurnLabel) -> dict:
     return {"turn": label.turn_id, "label": label.label}
 
 
+_touched: ContextVar[set | None] = ContextVar("judgments_touched", default=None)
+Service = TypeVar("Service", bound=Callable[..., Any])
+
+
+def keeps_figures(service: Service) -> Service:
+    """Run `service` in one transaction and, before that transaction ends, store the figures of
+    the conversations its recorded changes touched (a service called inside another adds to
+    the outer one's, which stores them once)."""
+
+    @functools.wraps(service)
+    def run(*args, **kwargs):
+        if _touched.get() is not None:
+            with transaction.atomic():
+                return service(*args, **kwargs)
+        token = _touched.set(set())
+        try:
+            with transaction.atomic():
+                result = service(*args, **kwargs)
+                store_figures(_touched.get())
+            return result
+        finally:
+            _touched.reset(token)
+
+    return run  # type: ignore[return-value]
+
+
+def store_figures(touched: Iterable[tuple]) -> None:
+    """Write the stored figures of what the recorded changes touched: a nugget's conversation;
+    every conversation where an entity (its grade, its memberships) is named. Turn labels
+    change no figure."""
+    by_annotator: dict[int, set[int]] = defaultdict(set)
+    entities: set[int] = set()
+    topic_id = None
+    for kind, topic, conversation_id, annotator_id, entity_id in touched:
+        topic_id = topic
+        if kind == Event.Kind.NUGGET and conversation_id is not None:
+            by_annotator[annotator_id].add(conversation_id)
+        elif kind in (Event.Kind.ENTITY, Event.Kind.MEMBERSHIP) and entity_id is not None:
+            entities.add(entity_id)
+    if entities:
+        for conversation_id, annotator_id in Nugget.objects.filter(entity_id__in=sorted(entities)).values_list(
+            "turn__conversation_id", "annotator_id"
+        ).distinct():
+            by_annotator[annotator_id].add(conversation_id)
+    if not by_annotator:
+        return
+    campaign = Campaign.objects.get(topics__pk=topic_id)
+    for annotator_id, conversation_ids in by_annotator.items():
+        stored.refresh_conversations(campaign, conversation_ids, [annotator_id])
+
+
+def _touched_entity(kind: str, object_id: int | None, before: dict | None, after: dict | None) -> int | None:
+    if kind == Event.Kind.ENTITY:
+        return object_id
+    if kind == Event.Kind.MEMBERSHIP:
+        return (after or before or {}).get("entity")
+    return None
+
+
 def _record(
     *,
     kind: str,
@@ -109,6 +175,10 @@ def _record(
     after: dict | None,
     undo_of: AnnotationEvent | None = None,
 ) -> AnnotationEvent:
+    touched = _touched.get()
+    if touched is not None:
+        touched.add((kind, topic_id, conversation_id, getattr(annotator, "pk", annotator),
+                     _touched_entity(kind, object_id, before, after)))
     return AnnotationEvent.objects.create(
         kind=kind,
         action=action,
@@ -219,7 +289,7 @@ def entity_for_key(topic_id: int, annotator, key: str, name: str, *, actor, conv
     return entity
 
 
-@transaction.atomic
+@keeps_figures
 def update_entity(
     entity: Entity,
     *,
@@ -263,7 +333,7 @@ def vector_for_evidence(attribute_set: AttributeSet, evidence: str) -> tuple[flo
     return vector
 
 
-@transaction.atomic
+@keeps_figures
 def set_membership(
     entity: Entity,
     attribute_set: AttributeSet,
@@ -352,7 +422,7 @@ def _save_nugget(nugget: Nugget) -> None:
         raise AnnotationRefused("These words were just marked as a nugget (in another tab?).") from error
 
 
-@transaction.atomic
+@keeps_figures
 def create_nugget(
     *,
     annotator,
@@ -396,7 +466,7 @@ def _write_nugget(*, annotator, actor, turn: Turn, start_word: int, end_word: in
     return nugget
 
 
-@transaction.atomic
+@keeps_figures
 def update_nugget(
     nugget: Nugget,
     *,
@@ -433,7 +503,7 @@ def update_nugget(
     return nugget
 
 
-@transaction.atomic
+@keeps_figures
 def delete_nugget(nugget: Nugget, *, actor, expected_version: int) -> None:
     deleted, _ = Nugget.objects.filter(pk=nugget.pk, version=expected_version).delete()
     if not deleted:
@@ -454,7 +524,7 @@ def delete_nugget(nugget: Nugget, *, actor, expected_version: int) -> None:
 # -- turn labels ----------------------------------------------------------------------------
 
 
-@transaction.atomic
+@keeps_figures
 def set_turn_label(
     turn: Turn, *, annotator, actor, label: str | None, expected_version: int | None
 ) -> TurnLabel | None:
@@ -609,7 +679,7 @@ def _refuse_if_changed_since(event: AnnotationEvent, model) -> None:
     raise StaleEdit(kind, current)
 
 
-@transaction.atomic
+@keeps_figures
 def undo_last(conversation: Conversation, annotator, *, actor) -> Undone | None:
     """Put back the state before the annotator's last change in this conversation; StaleEdit
     (nothing changed) when the object was changed since by something else."""
@@ -707,7 +777,7 @@ def judgments_version(conversation: Conversation, annotator) -> int:
     return events.aggregate(last=Max("id"))["last"] or 0
 
 
-@transaction.atomic
+@keeps_figures
 def set_conversation_judgments(
     conversation: Conversation,
     *,
@@ -849,7 +919,7 @@ def _vector(vector, attribute_set: AttributeSet, where: str) -> list[float]:
     return values
 
 
-@transaction.atomic
+@keeps_figures
 def link_nugget(nugget: Nugget, *, actor, expected_version: int, entity: Entity | None, text: str = "",
                 conversation: Conversation | None = None) -> Entity:
     """Point the nugget at `entity`, or (None) at the annotator's entity that `text` names (an

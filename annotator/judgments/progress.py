@@ -56,10 +56,9 @@ class Progress:
         return 100 if not self.steps else int(100 * self.steps_done / self.steps)
 
 
-def progress_for(annotator, conversations: Iterable[Conversation]) -> dict[int, Progress]:
+def progress_for(annotator, conversations: Iterable[Conversation | int]) -> dict[int, Progress]:
     """Progress of `annotator` on each conversation, by conversation id (five queries)."""
-    conversations = list(conversations)
-    ids = [c.pk for c in conversations]
+    ids = [getattr(c, "pk", c) for c in conversations]  # conversations or their ids
     if not ids:
         return {}
     # 1. system turns per conversation, with the topic type each conversation belongs to

@@ -75,7 +75,7 @@ def documents_from_lists(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotator', '0012_adjudication'),
+        ('annotator', '0013_stored_figures'),
     ]
 
     operations = [

@@ -60,4 +60,6 @@ def id_problem(kind: str, value: object) -> str | None:
 def field_token(value: str) -> str:
     """`value` as one field of a whitespace-separated file (qrels, .gmemb): whitespace, control
     characters and line separators percent-encoded (UTF-8), everything else as it is."""
+    if value.isprintable() and " " not in value:
+        return value  # nothing to encode (isprintable: no C*, Z* but the space): the common case, fast
     return "".join(quote(c, safe="") if c.isspace() or _is_control(c) else c for c in value)

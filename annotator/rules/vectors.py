@@ -12,6 +12,7 @@ import math
 import re
 from collections.abc import Iterable, Sequence, Sized
 from fractions import Fraction
+from functools import lru_cache
 
 from scoring.targets import target_problem
 
@@ -195,6 +196,7 @@ def parse_target(text: str, length: int | None = None) -> tuple[float, ...]:
     return tuple(float(v) for v in exact)
 
 
+@lru_cache(maxsize=65536)  # an export writes the same few values (1/2, 1/3, a target) again and again
 def format_number(x: float) -> str:
     """A value written back: ``0``, ``1``, ``1/2``, ``1/3``, ``0.05`` (a fraction with a small
     denominator when that is exact, as the paper writes them, else the shortest repr), such that

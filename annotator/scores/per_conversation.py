@@ -270,6 +270,14 @@ def _nugget_rows(rows: Sequence[tuple]) -> list[NuggetRow]:
     return result
 
 
+NUGGET_COLUMNS = _NUGGET_COLUMNS  # what nugget_rows reads of a nugget (a values_list)
+
+
+def nugget_rows(rows: Sequence[tuple]) -> list[NuggetRow]:
+    """Light read-only nugget rows (with entity and grade) from rows of NUGGET_COLUMNS."""
+    return _nugget_rows(rows)
+
+
 def memberships_of(query) -> dict[int, dict[int, list[float]]]:
     """entity id -> attribute set id -> vector, for the memberships `query` selects (one query)."""
     result: dict[int, dict[int, list[float]]] = defaultdict(dict)
@@ -419,7 +427,25 @@ def score_conversations(
 def gold_annotators(conversations: Sequence[Conversation]) -> dict[int, int | None]:
     """Whose judgments count for each conversation: the adjudicated gold, else the first human
     assignee (an automatic judge is compared with the gold, never taken for it)."""
-    result: dict[int, int | None] = {c.pk: c.gold_annotator_id for c in conversations}
+    return _first_assignees({c.pk: c.gold_annotator_id for c in conversations})
+
+
+def gold_annotator_rows(campaign: Campaign, conversations: Sequence[tuple[int, int | None]]) -> dict[int, int | None]:
+    """`gold_annotators` for a whole campaign given as (conversation id, gold annotator id)
+    rows: the assignments read in one query by campaign, not by lists of ids."""
+    result: dict[int, int | None] = dict(conversations)
+    for conversation_id, annotator_id in (
+        Assignment.objects.filter(conversation__topic__campaign=campaign, conversation__gold_annotator__isnull=True)
+        .exclude(AnnotatorProfile.automatic("annotator__"))
+        .order_by("assigned_at", "id")
+        .values_list("conversation_id", "annotator_id")
+    ):
+        if conversation_id in result and result[conversation_id] is None:
+            result[conversation_id] = annotator_id
+    return result
+
+
+def _first_assignees(result: dict[int, int | None]) -> dict[int, int | None]:
     pending = [pk for pk, judge in result.items() if judge is None]
     # In batches: SQLite caps the parameters of one query.
     for start in range(0, len(pending), 5000):

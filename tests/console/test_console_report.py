@@ -1,3 +1,4 @@
+import pytest
 from django.urls import reverse
 
 from tests.console.conftest import assert_only_the_organiser_gets_in
@@ -135,3 +136,22 @@ def test_the_ranked_lists_can_be_scored_with_ntcirevals_six_decimal_uniform_vect
     assert RankedListFigures.objects.filter(as_ntcireval=True).exists()
     per_topic = organiser.get(reverse("console:report_ranked_csv", kwargs={"slug": campaign.slug, "per_topic": "-topics"}) + "?as_ntcireval=1")
     assert b"web-a" in b"".join(per_topic.streaming_content)
+
+
+def test_every_conversation_is_paged_and_sorted_by_any_column_with_the_csv_for_all(organiser, campaign, monkeypatch):
+    from annotator.console import reports
+
+    monkeypatch.setattr(reports, "CONVERSATIONS_PAGE", 4)
+    table = reports.score_table(campaign)
+    url = reverse("console:report", kwargs={"slug": campaign.slug})
+    first = organiser.get(url).context["report"]
+    assert first.pages == -(-len(table) // 4) > 1 and len(first.rows) == 4
+    last = organiser.get(url, {"page": first.pages, "sort": "GFRC", "order": "desc"})
+    report = last.context["report"]
+    assert report.page == first.pages and report.sort == "GFRC" and report.descending
+    lowest = sorted(table["GFRC"])[: len(report.rows)]
+    assert sorted(row["values"][report.columns.index("GFRC")] for row in report.rows) == pytest.approx(lowest)
+    html = last.content.decode()
+    assert 'rel="prev"' in html and "?sort=GFRC&amp;order=desc&amp;page=" in html
+    assert 'aria-sort="descending"' in html and "report-conversations.csv" in html
+    assert organiser.get(url, {"page": "999"}).context["report"].page == first.pages  # clamped

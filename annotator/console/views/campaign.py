@@ -31,7 +31,7 @@ def settings(request: HttpRequest, slug: str) -> HttpResponse:
         grades = GradeFormSet(request.POST, instance=campaign, prefix="grades")
         if form.is_valid() and grades.is_valid():
             try:
-                form.save_checked(extra=lambda obj: grades.save())
+                form.save_checked(extra=lambda obj: grades.save(), grades_changed=grades.has_changed())
             except StaleForm as stale:
                 messages.error(request, str(stale))
                 return redirect("console:settings", slug=campaign.slug)

@@ -28,7 +28,11 @@ def report(request: HttpRequest, slug: str) -> HttpResponse:
                 messages.error(request, error)
             return redirect("console:report", slug=campaign.slug)
         campaign.refresh_from_db()
-    context = {"campaign": campaign, "report": reports.score_report(campaign, as_ntcireval=_as_ntcireval(request)), "tab": "report",
+    page = request.GET.get("page", "1")
+    report_ = reports.score_report(campaign, page=int(page) if page.isdigit() else 1,
+                                   sort=request.GET.get("sort", "topic"), descending=request.GET.get("order") == "desc",
+                                   as_ntcireval=_as_ntcireval(request))
+    context = {"campaign": campaign, "report": report_, "tab": "report",
                "version": campaign.version, "quick_errors": errors}
     template = "console/report.html#report-body" if request.htmx else "console/report.html"
     return render(request, template, context, status=400 if errors else 200)
