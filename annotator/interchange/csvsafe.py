@@ -53,16 +53,17 @@ def _is_number(text: str) -> bool:
 def frame_csv(frame: pd.DataFrame, *, sep: str = ",", header: bool = True, float_format: str | None = None) -> str:
     """A pandas frame as CSV (or TSV with sep="\\t") text, every text cell neutralised."""
     safe = frame.copy()
-    for column in safe.columns:
-        if not pd.api.types.is_numeric_dtype(safe[column]):
-            values = safe[column]
+    # by position: an attribute set may share its name with another column ("wc", "topic")
+    for i in range(safe.shape[1]):
+        values = safe.iloc[:, i]
+        if not pd.api.types.is_numeric_dtype(values):
             distinct = values.unique()
             if len(distinct) < len(values) and all(type(v) is str for v in distinct):
                 # A column of a few names repeated (run, topic, measure: 600,000 cells of a
                 # round's scores): each text neutralised once.
-                safe[column] = values.map({v: neutralise(v) for v in distinct})
+                safe.isetitem(i, values.map({v: neutralise(v) for v in distinct}))
             else:
-                safe[column] = values.map(neutralise)
+                safe.isetitem(i, values.map(neutralise))
     return safe.to_csv(sep=sep, index=False, header=header, lineterminator="\n", float_format=float_format)
 
 

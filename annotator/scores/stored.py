@@ -161,12 +161,7 @@ def judge_figures(campaign: Campaign, whose: Mapping[int, int] | None = None,
     plain rows; `whose` (conversation id -> annotator id): just those conversations from those
     annotators. Other `settings` (the report's quick L / alpha) re-score the stored inputs
     without writing; alpha alone recombines R and GF."""
-    conversations = _conversation_rows(campaign)
-    if whose is None:
-        judge_of = gold_annotator_rows(campaign, [(row[0], row[5]) for row in conversations])
-    else:
-        conversations = [row for row in conversations if row[0] in whose]
-        judge_of = {row[0]: whose[row[0]] for row in conversations}
+    conversations, judge_of = _conversations_and_judges(campaign, whose)
     stored_settings = campaign_settings(campaign)
     rescore = settings is not None and replace(settings, alpha=stored_settings.alpha) != stored_settings
     r, gf, gfrc_values, gf_sets = _figures(campaign, conversations, judge_of, rescore=rescore, settings=settings)
@@ -179,12 +174,7 @@ def turn_table(campaign: Campaign, whose: Mapping[int, int] | None = None) -> pd
     """One row per scored system turn and attribute set of each conversation's judge:
     conversation, topic, run, turn ("S1"), attribute_set, distr_sim: the stored inputs
     re-scored in one `gfrc.score` per topic type."""
-    conversations = _conversation_rows(campaign)
-    if whose is None:
-        judge_of = gold_annotator_rows(campaign, [(row[0], row[5]) for row in conversations])
-    else:
-        conversations = [row for row in conversations if row[0] in whose]
-        judge_of = {row[0]: whose[row[0]] for row in conversations}
+    conversations, judge_of = _conversations_and_judges(campaign, whose)
     info = {row[0]: row for row in conversations}
     chosen = _chosen_inputs(campaign, info, judge_of)
     sets = _attribute_sets(campaign)
@@ -257,6 +247,16 @@ def _attribute_sets(campaign: Campaign) -> dict[int, list[AttributeSet]]:
     for attribute_set in AttributeSet.objects.filter(topic_type__campaign=campaign):
         sets[attribute_set.topic_type_id].append(attribute_set)
     return sets
+
+
+def _conversations_and_judges(campaign: Campaign, whose: Mapping[int, int] | None):
+    """The campaign's conversation rows (just those of `whose`, when given) and whose judgments
+    count in each: its gold, else its first human assignee, unless `whose` says."""
+    conversations = _conversation_rows(campaign)
+    if whose is None:
+        return conversations, gold_annotator_rows(campaign, [(row[0], row[5]) for row in conversations])
+    conversations = [row for row in conversations if row[0] in whose]
+    return conversations, {row[0]: whose[row[0]] for row in conversations}
 
 
 def _conversation_rows(campaign: Campaign) -> list[tuple]:

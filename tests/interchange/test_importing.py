@@ -42,9 +42,10 @@ def test_the_number_of_queries_does_not_grow_with_the_number_of_conversations(ca
         assert result.conversations == n and result.nuggets == 10 * n
         counts.append(len(queries.captured_queries))
     # 55 more conversations: 550 more nuggets, their events, labels and runs, in bulk batches
-    # (SQLite takes 999 parameters a query: about 80 events a batch), never one per nugget
-    assert counts[1] <= counts[0] + 20, counts
-    assert counts[1] < 60
+    # (SQLite takes 999 parameters a query: about 80 events a batch), never one per nugget; the
+    # second import also stores the figures of the topics' conversations already there (publishing)
+    assert counts[1] <= counts[0] + 30, counts
+    assert counts[1] < 80
 
 
 def test_a_file_without_annotations_imports_the_conversation_only(campaign):

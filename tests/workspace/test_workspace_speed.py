@@ -18,12 +18,16 @@ pytestmark = pytest.mark.django_db
 #   1 session, 2 user, 3 assignment (with conversation, topic, campaign, run),
 #   4 the nugget (with turn, conversation, topic, entity), 5 the campaign's grades,
 #   6 SAVEPOINT, 7 entity version bump (UPDATE ... WHERE version = expected), 8 event INSERT,
-#   9 RELEASE SAVEPOINT, then the refreshed workbench: 10 attribute sets, 11 turns,
-#   12 nuggets with entity and grade (one values_list: rows, not model instances), 13 memberships,
-#   14 turn labels, 15 the spans the systems cited, 16 grades, 17 the selected entity's memberships (the entities that suggestions
+#   then the stored figures of the conversations the edit touched, in the same transaction
+#   (annotator.scores.stored): 9 which conversations and annotators, 10 the campaign, 11 SAVEPOINT,
+#   12 the conversations locked, 13 their topic types, 14 turns, 15 nuggets, 16 memberships,
+#   17 attribute sets, 18 DELETE and 19 INSERT of their rows, 20 RELEASE, 21 RELEASE SAVEPOINT,
+#   then the refreshed workbench: 22 attribute sets, 23 turns,
+#   24 nuggets with entity and grade (one values_list: rows, not model instances), 25 memberships,
+#   26 turn labels, 27 the spans the systems cited, 28 grades, 29 the selected entity's memberships (the entities that suggestions
 #   name are read only when there are suggestions: none here, every line is marked). The answer
 #   carries only the marks and badges of the entity's nuggets and the score changes (out of band).
-SAVE_QUERIES = 17
+SAVE_QUERIES = 29
 # The score panel: 1 session, 2 user, 3 assignment, 4 attribute sets, 5 turns,
 #   6 nuggets with entity and grade, 7 memberships.
 PANEL_QUERIES = 7
