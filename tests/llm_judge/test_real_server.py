@@ -31,11 +31,16 @@ pytestmark = [pytest.mark.llm, pytest.mark.django_db]
 
 BASE_URL = os.environ.get("GFRC_LLM_BASE_URL", "")
 MODEL = os.environ.get("GFRC_LLM_MODEL", "")
-if not BASE_URL:
-    if os.environ.get("GFRC_REQUIRE_LLM") == "1":
-        raise RuntimeError("GFRC_REQUIRE_LLM=1 but no GFRC_LLM_BASE_URL: run through scripts/with-llama-server.sh")
-    pytest.skip("*** No local LLM server (GFRC_LLM_BASE_URL): run `make test-llm` for the real-server test ***",
-                allow_module_level=True)
+
+
+@pytest.fixture(autouse=True)
+def llm_server() -> None:
+    """Judged when a test here runs, not when the module is collected: the suites that deselect
+    the `llm` marker (unit, browser, PostgreSQL) collect this file too, on CI as well."""
+    if not BASE_URL:
+        if os.environ.get("GFRC_REQUIRE_LLM") == "1":
+            pytest.fail("GFRC_REQUIRE_LLM=1 but no GFRC_LLM_BASE_URL: run through scripts/with-llama-server.sh")
+        pytest.skip("*** No local LLM server (GFRC_LLM_BASE_URL): run `make test-llm` for the real-server test ***")
 
 
 def shortest_judged_conversation(campaign: Campaign) -> Conversation:
