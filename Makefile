@@ -52,7 +52,7 @@ test-unit: $(VENV)/.installed
 # The first run builds llama-cpp-python (about 12 minutes on two cores; the wheel is kept in
 # ~/.cache/gfrc-llm/wheels), then a few minutes: the tiny model answers at about 9 tokens/s.
 test-llm: $(VENV)/.installed
-	scripts/with-llama-server.sh --optional $(PYTEST) -m llm -q -p no:randomly
+	scripts/with-llama-server.sh --optional env $(PYTEST) -m llm -q -p no:randomly
 
 test-browser: $(VENV)/.installed
 	scripts/ensure-chromium.sh
