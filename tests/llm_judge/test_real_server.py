@@ -69,11 +69,12 @@ def test_the_model_judges_a_demo_conversation_and_the_judges_page_compares_it(cl
 
     # the answers came through the grammar of the schema: JSON of the asked form, one per turn
     answers = list(LlmAnswer.objects.all())
+    set_names = set(conversation.topic.topic_type.attribute_sets.values_list("name", flat=True))  # e.g. RATINGS, ORIGIN
     assert len(answers) == len(system_turns)
     for answer in answers:
         assert answer.model == MODEL and answer.prompt_version == PROMPT_VERSION
         entities = json.loads(answer.text)["entities"]
-        assert all({"quote", "entity", "grade", "RATINGS", "ORIGIN"} <= set(e) for e in entities)
+        assert all({"quote", "entity", "grade", *set_names} <= set(e) for e in entities)
 
     # quotes located as words of the turns: each nugget is one of its turn's lines
     judge = get_user_model().objects.get(username="gemma-test")
