@@ -6,7 +6,6 @@ from __future__ import annotations
 import filecmp
 import importlib.util
 import sys
-import time
 
 import pytest
 from django.contrib.auth import authenticate
@@ -103,12 +102,6 @@ def test_load_demo_twice_changes_nothing():
     out, _ = run("load_demo")
     assert "M002 / bing-trial1: already loaded" in out and "Campaign fairweb1 unchanged." in out
     assert row_counts() == before
-
-
-def test_the_demo_loads_in_seconds():
-    started = time.perf_counter()
-    run("load_demo")
-    assert time.perf_counter() - started < 30  # about 3 s on an idle core; the bound is for a loaded machine
 
 
 def test_the_demo_files_are_what_their_script_writes(tmp_path):
