@@ -21,12 +21,10 @@ then be uploaded again.
 
 from __future__ import annotations
 
-import os
 import socket
 import threading
 import time
 from datetime import timedelta
-from pathlib import Path
 
 from django.conf import settings
 from django.db import DatabaseError, connection, transaction
@@ -35,7 +33,7 @@ from django_tasks import task
 from django_tasks.base import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
-from annotator.interchange import importing
+from annotator.interchange import importing, processes
 from annotator.interchange.formats import count_conversations, unzipped, without_secrets
 from annotator.models import Campaign, ImportJob, ImportJobFile
 
@@ -84,29 +82,17 @@ def recent_jobs(campaign: Campaign, count: int = 10):
 # -- workers that died --------------------------------------------------------------------------
 
 
-def _process_started(pid: int) -> str | None:
-    """When the process started (clock ticks since boot, from /proc), None if there is none: a
-    pid alone could be reused by a later process."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return stat.rsplit(")", 1)[1].split()[19]  # field 22, counted after the command name
-
-
 def this_worker() -> str:
     """The running process, as a job records it: ``host pid start``."""
-    pid = os.getpid()
-    return f"{socket.gethostname()} {pid} {_process_started(pid) or 0}"
+    return processes.this_process()
 
 
 def worker_alive(job: ImportJob, now=None) -> bool:
     """Whether the process recorded on a running job still runs it: on this host by its pid
     and start time, elsewhere by a heartbeat within LEASE_SECONDS."""
-    host, _, rest = job.worker.partition(" ")
-    if host == socket.gethostname() and rest:
-        pid, _, started = rest.partition(" ")
-        return pid.isdigit() and _process_started(int(pid)) == started
+    here = processes.runs_here(job.worker)
+    if here is not None:
+        return here
     seen = job.heartbeat_at or job.started_at
     return seen is not None and (now or timezone.now()) - seen < timedelta(seconds=LEASE_SECONDS)
 

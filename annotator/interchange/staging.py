@@ -39,18 +39,16 @@ different rows work at the same time: no pauses there.
 from __future__ import annotations
 
 import logging
-import os
 import random
-import socket
 import time
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from datetime import timedelta
-from pathlib import Path
 
 from django.db import connection, models, transaction
 from django.utils import timezone
 
+from annotator.interchange import processes
 from annotator.models import AnnotationEvent, Assignment, Campaign, Conversation, Entity, Membership, Run, Topic
 
 __all__ = ["StagingArea", "sweep_abandoned", "ABANDONED_AFTER"]
@@ -63,25 +61,14 @@ HEARTBEAT_SECONDS = 5.0
 DELETE_CHUNK = 200  # conversations (with their turns, nuggets, labels) deleted per transaction
 
 
-def _process_started(pid: int) -> str | None:
-    """When the process started (from /proc): a pid alone could be reused by a later process."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return stat.rsplit(")", 1)[1].split()[19]
-
-
 def _this_process() -> str:
-    pid = os.getpid()
-    return f"{socket.gethostname()} {pid} {_process_started(pid) or 0}"
+    return processes.this_process()
 
 
 def _alive(area: Campaign, now) -> bool:
-    host, _, rest = area.staged_by.partition(" ")
-    if host == socket.gethostname() and rest:
-        pid, _, started = rest.partition(" ")
-        return pid.isdigit() and _process_started(int(pid)) == started
+    here = processes.runs_here(area.staged_by)
+    if here is not None:
+        return here
     return now - area.updated_at < ABANDONED_AFTER
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import socket
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -10,6 +11,7 @@ from django.core.management import call_command
 from django.urls import reverse
 from django_tasks_db.models import DBTaskResult
 
+from annotator.interchange import processes
 from annotator.interchange.formats import parse_paper, write_jsonl
 from annotator.models import Conversation, ImportJob, ImportJobFile
 from tests.console.conftest import assert_only_the_organiser_gets_in
@@ -244,7 +246,7 @@ def killed_worker() -> str:
 
     process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
-        worker = f"{import_jobs.socket.gethostname()} {process.pid} {import_jobs._process_started(process.pid)}"
+        worker = f"{socket.gethostname()} {process.pid} {processes.process_started(process.pid)}"
     finally:
         process.kill()
         process.wait()
