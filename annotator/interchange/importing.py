@@ -697,15 +697,18 @@ class _Importer:
             publishing = self.stage(plans, entities, area)
             topics = set(self.final_topic.values())
 
+            present: list[int] = []
+
             def publishing_and_figures() -> None:
                 publishing()
                 # The conversations already there of the topics written: the entities a topic
-                # shares, or judgments added to them, may have changed their figures, which are
-                # stored in the publishing transaction (none for an import into new topics).
-                present = [pk for chunk in _chunks(sorted(topics))
-                           for pk in Conversation.objects.filter(topic_id__in=chunk).values_list("pk", flat=True)
-                           if pk not in self.staged_conversations]
-                stored.refresh_conversations(self.campaign, present)
+                # shares, or judgments added to them, may have changed their figures. Their
+                # stored rows go in the publishing transaction (one DELETE a chunk; none for an
+                # import into new topics) and are stored again below.
+                present.extend(pk for chunk in _chunks(sorted(topics))
+                               for pk in Conversation.objects.filter(topic_id__in=chunk).values_list("pk", flat=True)
+                               if pk not in self.staged_conversations)
+                stored.forget_conversations(present)
             area.publish(then=publishing_and_figures)
         except BaseException:
             try:
@@ -716,12 +719,13 @@ class _Importer:
             raise
         area.discard()  # the conversations publishing retired (replaced), in short transactions
         self.delete_orphans()
-        # The new conversations' figures, in short transactions too. Until each is stored, a page
-        # that reads it finds no row and stores it then (annotator.scores.stored), so nothing
-        # reads stale figures, even if this process dies here.
-        for chunk in _chunks(sorted(self.staged_conversations)):
-            with transaction.atomic():
-                stored.refresh_conversations(self.campaign, chunk)
+        # The figures of the new conversations and of those whose rows publishing deleted, in
+        # short transactions too. Until each is stored, a page that reads it finds no row and
+        # stores it then (annotator.scores.stored), so nothing reads stale figures, even if this
+        # process dies here.
+        area.in_short_transactions("figures", sorted(set(self.staged_conversations) | set(present)),
+                                   lambda chunk: stored.refresh_conversations(self.campaign, chunk),
+                                   what="conversations' figures")
 
     def stage(self, plans: list[_ConversationPlan], entities: dict[tuple[str, str], _EntityPlan],
               area: StagingArea) -> Callable[[], None]:

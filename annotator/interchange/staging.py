@@ -150,23 +150,9 @@ class StagingArea:
     def write(self, model: type[models.Model], objects: Sequence[models.Model], *, ignore_conflicts: bool = False) -> None:
         """bulk_create in batches, each its own short transaction (pks are set, as bulk_create does).
         Inside a caller's transaction (a test's) there is nobody to let in: one bulk_create."""
-        if connection.in_atomic_block:
-            model.objects.bulk_create(objects, batch_size=1000, ignore_conflicts=ignore_conflicts)
-            return
-        size = self.batch_size.get(model, 100)
-        start = 0
-        while start < len(objects):
-            chunk = objects[start : start + size]
-            began = time.perf_counter()
-            with transaction.atomic():
-                model.objects.bulk_create(chunk, ignore_conflicts=ignore_conflicts)
-                self._beat()
-            took = self._count(model, chunk, time.perf_counter() - began)
-            start += len(chunk)
-            # aim each batch at BATCH_SECONDS: at most twice as many rows as the last, within 20..5000
-            size = max(20, min(5000, 2 * size, int(size * BATCH_SECONDS / max(took, 1e-4))))
-            self.batch_size[model] = size
-            self._pause(took)
+        self.in_short_transactions(
+            model, objects, lambda chunk: model.objects.bulk_create(chunk, ignore_conflicts=ignore_conflicts),
+            what=model.__name__)
 
     def insert(self, model: type[models.Model], objects: Sequence[models.Model]) -> None:
         """Like `write`, for rows whose ids nobody needs back (history events): their values are
@@ -178,24 +164,44 @@ class StagingArea:
         quote = connection.ops.quote_name
         sql = (f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(f.column) for f in fields)}) "
                f"VALUES ({', '.join(['%s'] * len(fields))})")
-        size = self.batch_size.get(model, 100)
-        start = 0
-        while start < len(objects):
-            chunk = objects[start : start + size]
-            rows = [[f.get_db_prep_save(f.pre_save(o, True), connection) for f in fields] for o in chunk]
-            began = time.perf_counter()
-            with transaction.atomic(), connection.cursor() as cursor:
+
+        def prepare(chunk):
+            return [[f.get_db_prep_save(f.pre_save(o, True), connection) for f in fields] for o in chunk]
+
+        def write(rows):
+            with connection.cursor() as cursor:
                 cursor.executemany(sql, rows)
+
+        self.in_short_transactions(model, objects, write, prepare=prepare, what=model.__name__)
+
+    def in_short_transactions(self, key, items: Sequence, work: Callable[[Sequence], object], *,
+                              prepare: Callable[[Sequence], Sequence] | None = None, what: str = "") -> None:
+        """`work(chunk)` over `items` chunk by chunk, each chunk in a transaction of its own aimed
+        at BATCH_SECONDS (the size follows the last chunk's time, per `key`), then the pause that
+        lets waiting writers in; `prepare(chunk)`, when given, runs before the transaction and its
+        result is what `work` gets. Inside a caller's transaction (a test's): everything at once."""
+        if connection.in_atomic_block:
+            work(prepare(items) if prepare else items)
+            return
+        size = self.batch_size.get(key, 100)
+        start = 0
+        while start < len(items):
+            chunk = items[start : start + size]
+            prepared = prepare(chunk) if prepare else chunk
+            began = time.perf_counter()
+            with transaction.atomic():
+                work(prepared)
                 self._beat()
-            took = self._count(model, chunk, time.perf_counter() - began)
+            took = self._count(what or str(key), chunk, time.perf_counter() - began)
             start += len(chunk)
-            size = self.batch_size[model] = max(20, min(5000, 2 * size, int(size * BATCH_SECONDS / max(took, 1e-4))))
+            # aim each chunk at BATCH_SECONDS: at most twice as many items as the last, within 20..5000
+            size = self.batch_size[key] = max(20, min(5000, 2 * size, int(size * BATCH_SECONDS / max(took, 1e-4))))
             self._pause(took)
 
-    def _count(self, model, chunk, took: float) -> float:
+    def _count(self, what: str, chunk, took: float) -> float:
         self.transactions, self.rows = self.transactions + 1, self.rows + len(chunk)
         if took > self.longest:
-            self.longest, self.longest_what = took, f"{len(chunk)} {model.__name__}"
+            self.longest, self.longest_what = took, f"{len(chunk)} {what}"
         return took
 
     def _pause(self, took: float) -> None:

@@ -14,10 +14,13 @@ there (FairWeb's convention for an entity of unknown group); the workspace flags
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 import numpy as np
+from django.db import transaction
 
 from annotator.models import AnnotatorProfile, Assignment, AttributeSet, Campaign, Conversation, Membership, Nugget, Turn
 from annotator.rules.relevance import needs_every_membership
@@ -94,10 +97,43 @@ class ConversationScore:
     GF_m: dict[str, float]
     GFRC: float
     normaliser: float
+    # the maths tables of this conversation alone (score_conversation): what stored figures keep
+    tables: tuple[gfrc.TurnTable, gfrc.NuggetTable] | None = field(default=None, repr=False, compare=False)
 
     @property
     def system_turns(self) -> list[TurnScore]:
         return [t for t in self.turns if t.turn.is_system]
+
+
+# -- a save's score, kept for its answer -----------------------------------------------------
+
+_kept_for_answer: ContextVar[dict | None] = ContextVar("scores_kept_for_answer", default=None)
+
+
+@contextmanager
+def scores_kept_for_answer() -> Iterator[None]:
+    """Within (a workspace edit and its answer): the score a save computed while storing its
+    conversation's figures (annotator.scores.stored), once its transaction has committed, is
+    what score_conversation gives the answer's panel, instead of reading and scoring the same
+    judgments a second time. Nothing outlives the block."""
+    token = _kept_for_answer.set({})
+    try:
+        yield
+    finally:
+        _kept_for_answer.reset(token)
+
+
+def keep_for_answer(score: ConversationScore, annotator_id: int) -> None:
+    """Offer `score` to the answer, if an answer is waiting for one: from the moment the
+    transaction it was computed in commits (a rolled-back edit offers nothing)."""
+    kept = _kept_for_answer.get()
+    if kept is None:
+        return
+
+    def offer() -> None:
+        kept[(score.conversation.pk, annotator_id)] = score
+
+    transaction.on_commit(offer)
 
 
 # -- light read-only rows: what the workspace and the panel read, without model instances ----
@@ -296,10 +332,15 @@ def score_conversation(
     back as read-only rows (`TurnRow`, `NuggetRow` with `.entity` and `.entity.grade`) that
     keep the model's attribute names.
     """
+    annotator_id = getattr(annotator, "pk", annotator)
+    kept = _kept_for_answer.get()
+    if kept:
+        score = kept.pop((conversation.pk, annotator_id), None)
+        if score is not None:
+            return score
     campaign = conversation.topic.campaign
     if attribute_sets is None:
         attribute_sets = attribute_sets_of(conversation.topic.topic_type_id)
-    annotator_id = getattr(annotator, "pk", annotator)
     turn_rows = list(
         Turn.objects.filter(conversation_id=conversation.pk).order_by("position")
         .values_list("pk", "conversation_id", "position", "role", "number", "text")
@@ -375,6 +416,7 @@ def _score_many(
                 GF_m={s.name: float(scores.GF_m[c, m]) for m, s in enumerate(specs)},
                 GFRC=float(scores.GFRC[c]),
                 normaliser=float(scores.normaliser),
+                tables=(turn_table, nugget_table) if len(conversations) == 1 else None,
             )
         )
     return results

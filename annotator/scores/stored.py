@@ -4,7 +4,8 @@ One row of `StoredFigures` per conversation and annotator who has nuggets in it,
 no annotator (the conversation scored with no judgments: what a judge who marked nothing
 gets). Each row holds R, GF per attribute set, GF and GFRC under the campaign's settings, and
 the inputs a re-score needs (`inputs`: each system turn's end position and number, each
-nugget's turn, word position, gain, entity and membership vectors), so that
+nugget's turn, word position, gain and entity, and per attribute set the conversation's
+distinct membership vectors with each nugget's: `distinct_vectors`), so that
 
 - a save writes its conversation's figures in its own transaction (`refresh_conversations`,
   called by `annotator.judgments.edits` for the annotator it touched), and an import writes
@@ -37,11 +38,14 @@ import pandas as pd
 from django.db import IntegrityError, connection, transaction
 
 from annotator.models import AttributeSet, Campaign, Conversation, Membership, Nugget, StoredFigures, Turn
-from annotator.scores.per_conversation import attribute_specs, campaign_settings, gold_annotator_rows
+from annotator.scores.per_conversation import (
+    attribute_specs, campaign_settings, gold_annotator_rows, keep_for_answer, score_conversation,
+)
 from scoring import gfrc
 from scoring.words import word_count, word_position
 
 CHUNK = 500  # ids of one IN (...): under SQLite's cap on parameters
+MISSING_CHUNK = 250  # conversations a reader stores per transaction (about 30 ms on SQLite)
 WHOLE_CAMPAIGN = 2000  # more conversations than this: read the campaign's rows and keep the wanted ones
 
 # The campaign fields each kind of change touches (console forms and the campaign file call
@@ -65,17 +69,28 @@ def refresh_conversations(campaign: Campaign | int, conversation_ids: Iterable[i
     annotators = None if annotator_ids is None else sorted(set(annotator_ids) - {None})
     if annotators == []:
         return 0
-    with transaction.atomic():
-        # Serialise the stores of a conversation (PostgreSQL; SQLite serialises writers already):
-        # a second save waits here, then reads what the first committed, so neither stores
-        # figures without the other's change, nor inserts a row the other has just inserted.
-        # NO KEY UPDATE: other saves' foreign-key checks (FOR KEY SHARE) do not wait on it.
-        for chunk in _chunks(ids):
-            list(Conversation.objects.select_for_update(no_key=True, of=("self",)).filter(pk__in=chunk)
-                 .order_by("pk").values_list("pk", flat=True))
-        rows = _build(campaign, ids, annotators)
+    with transaction.atomic(savepoint=False):
+        if connection.features.has_select_for_update:
+            # Serialise the stores of a conversation (PostgreSQL; SQLite serialises writers
+            # already): a second save waits here, then reads what the first committed, so neither
+            # stores figures without the other's change, nor inserts a row the other has just
+            # inserted. NO KEY UPDATE: other saves' foreign-key checks (FOR KEY SHARE) do not wait.
+            for chunk in _chunks(ids):
+                list(Conversation.objects.select_for_update(no_key=True, of=("self",)).filter(pk__in=chunk)
+                     .order_by("pk").values_list("pk", flat=True))
+        if annotators is not None and len(ids) == len(annotators) == 1:
+            rows = _scored_as_the_panel(campaign, ids[0], annotators[0])  # a save
+        else:
+            rows = _build(campaign, ids, annotators)
         _delete(ids, annotators)
         return _insert(campaign.pk, rows)
+
+
+def forget_conversations(conversation_ids: Iterable[int]) -> None:
+    """Delete the stored rows of these conversations, in the caller's transaction (a short one:
+    one DELETE a chunk). Until they are stored again (`refresh_conversations`), a page that reads
+    one finds no row and stores it then, so nothing reads figures of judgments that changed."""
+    _delete(sorted(set(conversation_ids)), None)
 
 
 def refresh_topics(campaign: Campaign | int, topic_ids: Iterable[int]) -> int:
@@ -217,8 +232,12 @@ def score_inputs(inputs: Sequence[dict], specs: Sequence[gfrc.AttributeSet], set
     turn = nuggets[:, 0].astype(np.int64) + np.repeat(first_turn, nugget_counts)
     membership = {}
     for spec in specs:
-        rows = [vector for i in inputs for vector in i["m"][spec.name]]
-        membership[spec.name] = np.array(rows, dtype=float).reshape(-1, spec.n_groups)
+        stored_sets = [i["m"][spec.name] for i in inputs]
+        vectors = np.array([v for m in stored_sets for v in m["v"]], dtype=float).reshape(-1, spec.n_groups)
+        distinct = np.fromiter((len(m["v"]) for m in stored_sets), dtype=np.int64, count=len(stored_sets))
+        first = np.concatenate(([0], np.cumsum(distinct)[:-1])) if len(stored_sets) else distinct
+        which = np.fromiter((k for m in stored_sets for k in m["i"]), dtype=np.int64, count=int(nugget_counts.sum()))
+        membership[spec.name] = vectors[which + np.repeat(first, nugget_counts)]
     turns = gfrc.TurnTable(conversation=np.repeat(np.arange(len(inputs)), turn_counts), end_wc=end_wc)
     table = gfrc.NuggetTable(turn=turn, wc=nuggets[:, 1].astype(np.int64), gain=nuggets[:, 2],
                              entity=nuggets[:, 3].astype(np.int64), membership=membership)
@@ -337,7 +356,8 @@ def _build(campaign: Campaign, ids: list[int] | None, annotators: list[int] | No
             "t": ends.get(conversation_id, []),
             "s": numbers.get(conversation_id, []),
             "n": [list(n) for n in nuggets],
-            "m": {a.name: [memberships.get(n[3], {}).get(a.pk) or [1.0 / a.size] * a.size for n in nuggets]
+            "m": {a.name: distinct_vectors([memberships.get(n[3], {}).get(a.pk) or [1.0 / a.size] * a.size
+                                            for n in nuggets])
                   for a in type_sets},
         }
         by_type[conversations[conversation_id]].append((None, conversation_id, annotator_id, inputs))
@@ -347,6 +367,37 @@ def _build(campaign: Campaign, ids: list[int] | None, annotators: list[int] | No
         specs = attribute_specs(sets.get(type_id, []))
         rows.extend(_rows_of(group, score_inputs([i for *_, i in group], specs, settings), specs))
     return rows
+
+
+def _scored_as_the_panel(campaign: Campaign, conversation_id: int, annotator_id: int) -> list[tuple]:
+    """The row of one annotator's judgments of one conversation (what a save changes), scored
+    as the workspace's panel scores it, and offered to the save's answer (the panel then shows
+    this score rather than reading and scoring the same judgments again); no row when the
+    annotator has no nugget there."""
+    conversation = Conversation.objects.select_related("topic").get(pk=conversation_id)
+    conversation.topic.campaign = campaign  # its settings as the caller has them
+    score = score_conversation(conversation, annotator_id)
+    keep_for_answer(score, annotator_id)
+    if not score.nuggets:
+        return []
+    turn_table, nugget_table = score.tables
+    inputs = {
+        "t": turn_table.end_wc.tolist(),
+        "s": [view.turn.number for view in score.system_turns],
+        "n": [list(n) for n in zip(nugget_table.turn.tolist(), nugget_table.wc.tolist(), nugget_table.gain.tolist(),
+                                   nugget_table.entity.tolist())],
+        "m": {name: distinct_vectors(vectors.tolist()) for name, vectors in nugget_table.membership.items()},
+    }
+    return [(conversation_id, annotator_id, score.R, score.GF, score.GFRC, dict(score.GF_m), inputs)]
+
+
+def distinct_vectors(vectors: Sequence[Sequence[float]]) -> dict:
+    """Each nugget's membership vector in one attribute set, as stored: the distinct vectors
+    ("v") and, per nugget, which one is its ("i"). A conversation's nuggets share a handful of
+    vectors (uniform, one-hot), so the JSON a save writes and a re-score reads stays small."""
+    index: dict[tuple, int] = {}
+    which = [index.setdefault(tuple(vector), len(index)) for vector in vectors]
+    return {"v": [list(vector) for vector in index], "i": which}
 
 
 def _rows_of(group, scores: gfrc.Scores, specs) -> list[tuple]:
@@ -464,11 +515,12 @@ def _store_missing(campaign: Campaign, conversation_ids: list[int]) -> None:
     """Conversations made before the figures were stored (or by a path that bypasses the edit
     service and the importer): store them now, once. Two readers doing it at once: the second
     finds the first's rows (the unique constraints) and keeps them."""
-    try:
-        with transaction.atomic():
-            refresh_conversations(campaign, conversation_ids)
-    except IntegrityError:
-        pass
+    for chunk in _chunks(conversation_ids, MISSING_CHUNK):  # short transactions: SQLite's one writer
+        try:
+            with transaction.atomic():
+                refresh_conversations(campaign, chunk)
+        except IntegrityError:
+            pass
 
 
 def _chosen_inputs(campaign: Campaign, info: Mapping[int, tuple], judge_of: Mapping[int, int | None]):

@@ -35,6 +35,7 @@ from annotator.workspace.forms import (
     VersionForm,
 )
 from annotator.models import Assignment, Entity, Grade, Turn
+from annotator.scores.per_conversation import scores_kept_for_answer
 from annotator.workspace.read_model import (
     NOTHING,
     Affected,
@@ -130,15 +131,17 @@ def _edit(request, assignment, form, change: Callable[[dict], Done], *, selected
     """Validate the form, make the change, answer; refusals keep the form's message (422), a
     stale version gets the latest state (409)."""
     if form.is_valid():
-        try:
-            done = change(form.cleaned_data)
-        except edits.StaleEdit as error:
-            return _stale(request, assignment, error, selected_id=selected_id)
-        except edits.AnnotationRefused as error:
-            form.add_error(None, str(error))
-        else:
-            return respond(request, assignment, selected_id=done.selected_id, changed=done.changed, only=done.only,
-                           message=done.message, level="success" if done.message else "info", editor=done.editor)
+        with scores_kept_for_answer():  # the panel shows the score the save stored, not a second one
+            try:
+                done = change(form.cleaned_data)
+            except edits.StaleEdit as error:
+                return _stale(request, assignment, error, selected_id=selected_id)
+            except edits.AnnotationRefused as error:
+                form.add_error(None, str(error))
+            else:
+                return respond(request, assignment, selected_id=done.selected_id, changed=done.changed,
+                               only=done.only, message=done.message, level="success" if done.message else "info",
+                               editor=done.editor)
     return respond(request, assignment, selected_id=selected_id, message=_first_error(form), level="error",
                    status=422, bound=bound, only=NOTHING)  # nothing was written: no turn looks different
 
@@ -324,12 +327,13 @@ def label_turn(request: HttpRequest, conversation_id: int, turn_id: int) -> Http
 def undo(request: HttpRequest, conversation_id: int) -> HttpResponse:
     """Undo the annotator's last change in this conversation."""
     assignment = assignment_for_annotator(request.user, conversation_id)
-    try:
-        done = edits.undo_last(assignment.conversation, request.user, actor=request.user)
-    except edits.StaleEdit as error:
-        return _stale(request, assignment, error, selected_id=_selected(request))
-    message = done.description if done else "Nothing to undo."
-    # what the undo put back is selected again: the next grade key grades it
-    selected = (done.restored_nugget if done else None) or _selected(request)
-    return respond(request, assignment, selected_id=selected, changed=bool(done), message=message,
-                   level="success" if done else "info")
+    with scores_kept_for_answer():  # the panel shows the score the undo stored, not a second one
+        try:
+            done = edits.undo_last(assignment.conversation, request.user, actor=request.user)
+        except edits.StaleEdit as error:
+            return _stale(request, assignment, error, selected_id=_selected(request))
+        message = done.description if done else "Nothing to undo."
+        # what the undo put back is selected again: the next grade key grades it
+        selected = (done.restored_nugget if done else None) or _selected(request)
+        return respond(request, assignment, selected_id=selected, changed=bool(done), message=message,
+                       level="success" if done else "info")
