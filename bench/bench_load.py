@@ -12,7 +12,9 @@ With `--organisers K` (issue 26: do the organisers' pages hurt the annotators?) 
 timed phases of `--phase-seconds` each on the same server, alternated `--rounds` times: the
 annotators alone, then the same annotators while K organisers each reload the campaign's score
 report (the whole page, then `--report-pause` seconds, again), and it reports the annotators' throughput in each phase, its
-ratio (the target: at least 0.8) and the report's answer times. `--campaign-conversations N`
+ratio (the target: at least 0.8) and the report's answer times; `--console-workers N` serves the
+organisers from a second gunicorn of N sync workers at `--console-nice` (the README's second
+pool for /console/). `--campaign-conversations N`
 first imports bench_import's generated campaign of N conversations (N/20 topics x 20 runs,
 3 graded nuggets each, ORIGIN memberships on a third) into the annotators' campaign, so the
 report is that of a campaign of that size.
@@ -27,11 +29,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 import threading
 import time
 from collections import Counter
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,8 +43,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bench_import import conversation_line  # noqa: E402
 from bench.common import (  # noqa: E402
-    Browser, bench_database, database_label, gunicorn, machine, make_annotator, make_campaign_with,
-    seed_conversation, spare_span, summary_ms, write_result,
+    SERVER_GROUPS, Browser, bench_database, cpu_seconds, database_label, gunicorn, machine, make_annotator,
+    make_campaign_with, seed_conversation, spare_span, summary_ms, write_result,
 )
 
 LABELS = ["o", "x", "-"]
@@ -75,6 +79,9 @@ class Phase:
     errors: list[str] = field(default_factory=list)
     made: Counter = field(default_factory=Counter)
     wall: float = 0.0
+    server_cpu: float = 0.0  # CPU seconds of the app's workers (and the console pool's) in the phase
+    database_cpu: float = 0.0  # of the PostgreSQL server's processes (0 on SQLite: it is in the workers)
+    client_cpu: float = 0.0  # of this process: the simulated browsers
 
     def summary(self) -> dict:
         total = sum(self.made.values())
@@ -84,6 +91,11 @@ class Phase:
             "changes_per_s": round(total / self.wall, 2) if self.wall else None,
             "latency": summary_ms(self.latencies),
             "report_loads": summary_ms(self.report_latencies) if self.report_latencies else None,
+            "server_cpu_s": round(self.server_cpu, 1),
+            "database_cpu_s": round(self.database_cpu, 1),
+            "client_cpu_s": round(self.client_cpu, 1),
+            "machine_cpu_share": round((self.server_cpu + self.database_cpu) / (self.wall * (os.cpu_count() or 1)), 2)
+                                 if self.wall else None,
             "errors": len(self.errors),
             "error_samples": self.errors[:10],
         }
@@ -98,6 +110,9 @@ def _merged(phases: list[Phase]) -> Phase:
         merged.errors += phase.errors
         merged.made += phase.made
         merged.wall += phase.wall
+        merged.server_cpu += phase.server_cpu
+        merged.database_cpu += phase.database_cpu
+        merged.client_cpu += phase.client_cpu
     return merged
 
 
@@ -157,7 +172,7 @@ def change(person: Annotator, phase: Phase, lock: threading.Lock, label_changes:
 
 
 def run_phase(phase: Phase, people: list[Annotator], organisers: list[Browser], slug: str, *, changes: int,
-              seconds: float, report_pause: float, label_changes: Counter) -> None:
+              seconds: float, report_pause: float, label_changes: Counter, servers: tuple[int, ...] = ()) -> None:
     """Every annotator changes until `changes` are made or `seconds` pass, while each organiser
     browser reloads the score report (and pauses) until the annotators are done."""
     from django.db import connections
@@ -201,9 +216,14 @@ def run_phase(phase: Phase, people: list[Annotator], organisers: list[Browser], 
     barrier.wait(timeout=120)
     started = time.perf_counter()
     deadline[0] = time.monotonic() + seconds
+    server_cpu, database_cpu = cpu_seconds(servers), cpu_seconds(commands=("postgres",))
+    client_cpu = time.process_time()
     for thread in annotator_threads:
         thread.join()
     phase.wall = time.perf_counter() - started
+    phase.server_cpu = cpu_seconds(servers) - server_cpu
+    phase.database_cpu = cpu_seconds(commands=("postgres",)) - database_cpu
+    phase.client_cpu = time.process_time() - client_cpu
     done.set()
     for thread in organiser_threads:
         thread.join()
@@ -211,7 +231,8 @@ def run_phase(phase: Phase, people: list[Annotator], organisers: list[Browser], 
 
 def run(annotators: int = 20, changes: int = 200, nuggets: int = 20, time_limit: float = 300,
         workers: int = 2, threads: int = 4, organisers: int = 0, campaign_conversations: int = 0,
-        phase_seconds: float = 60, report_pause: float = 0.0, rounds: int = 2) -> dict:
+        phase_seconds: float = 60, report_pause: float = 0.0, rounds: int = 2, console_workers: int = 0,
+        console_nice: int = 10) -> dict:
     with bench_database():
         from django.contrib.auth import get_user_model
 
@@ -243,21 +264,26 @@ def run(annotators: int = 20, changes: int = 200, nuggets: int = 20, time_limit:
         # weighs on both kinds of phase alike.
         phases = [Phase(name) for _ in range(rounds if organisers else 1)
                   for name in ([alone_name, loaded_name] if organisers else [alone_name])]
-        with gunicorn(workers=workers, threads=threads) as port:
+        with gunicorn(workers=workers, threads=threads) as port, ExitStack() as console:
+            # the README's second pool: the organisers' pages on workers of their own, at a lower
+            # CPU priority (what a proxy's `location /console/` sends there)
+            console_port = (console.enter_context(gunicorn(workers=console_workers, nice=console_nice))
+                            if console_workers and organisers else port)
             for person in people:
                 person.browser = Browser(port)
                 person.browser.login(person.user.username)
                 person.browser.request("GET", f"/conversations/{person.conversation.pk}/")
             readers = []
             for k in range(organisers):
-                browser = Browser(port)
+                browser = Browser(console_port)
                 browser.login(f"organiser{k}", "organiser-pw")
                 readers.append(browser)
             for phase in phases:
                 timed = bool(organisers)  # two phases compare changes per second over the same time
                 run_phase(phase, people, readers if phase.name == loaded_name else [], campaign.slug,
                           changes=10**9 if timed else changes, seconds=phase_seconds if timed else time_limit,
-                          report_pause=report_pause, label_changes=label_changes)
+                          report_pause=report_pause, label_changes=label_changes,
+                          servers=tuple(SERVER_GROUPS.values()))
             for browser in [p.browser for p in people] + readers:
                 browser.close()
 
@@ -286,7 +312,9 @@ def run(annotators: int = 20, changes: int = 200, nuggets: int = 20, time_limit:
         result = {
             "machine": machine(),
             "database": label,
-            "server": f"gunicorn {workers} workers x {threads} threads ({'gthread' if threads > 1 else 'sync'}), 127.0.0.1",
+            "server": f"gunicorn {workers} workers x {threads} threads ({'gthread' if threads > 1 else 'sync'}), 127.0.0.1"
+                      + (f"; the organisers' pages on a second gunicorn, {console_workers} sync workers at nice {console_nice}"
+                         if console_workers and organisers else ""),
             "annotators": annotators,
             "organisers": organisers,
             "campaign_conversations": campaign_conversations + annotators,
@@ -330,11 +358,15 @@ def main() -> None:
     parser.add_argument("--phase-seconds", type=float, default=60, help="length of each phase with --organisers")
     parser.add_argument("--rounds", type=int, default=2,
                         help="with --organisers: pairs of phases (alone, then loaded), alternated")
+    parser.add_argument("--console-workers", type=int, default=0,
+                        help="serve the organisers from a second gunicorn of this many sync workers (0: the same server)")
+    parser.add_argument("--console-nice", type=int, default=10, help="the second gunicorn's CPU priority (nice)")
     parser.add_argument("--report-pause", type=float, default=0.0,
                         help="seconds an organiser waits between reloads (0: reload as soon as it answers)")
     args = parser.parse_args()
     result = run(args.annotators, args.changes, args.nuggets, args.time_limit, args.workers, args.threads,
-                 args.organisers, args.campaign_conversations, args.phase_seconds, args.report_pause, args.rounds)
+                 args.organisers, args.campaign_conversations, args.phase_seconds, args.report_pause, args.rounds,
+                 args.console_workers, args.console_nice)
     path = write_result("load-" + result["database"].split()[0].lower()
                         + ("-organisers" if args.organisers else ""), result)
     print(f"== load run ({result['database']}; {result['server']}; a campaign of "
@@ -346,6 +378,9 @@ def main() -> None:
         if phase["report_loads"]:
             rep = phase["report_loads"]
             print(f"    score report: {rep['n']} loads, p50 {rep['p50_ms']} ms, p95 {rep['p95_ms']} ms, max {rep['max_ms']} ms")
+        print(f"    CPU: app {phase['server_cpu_s']} s, database {phase['database_cpu_s']} s "
+              f"({phase['machine_cpu_share']} of the machine's {os.cpu_count()} CPUs over the phase), "
+              f"the simulated browsers {phase['client_cpu_s']} s")
     if args.organisers:
         print(f"annotators' throughput kept while the organisers reload: {result['throughput_kept']} (target >= 0.8)")
     print(f"every change recorded exactly once: {result['exactly_once']}")

@@ -72,3 +72,15 @@ def test_the_campaign_pages_benchmark_times_every_console_page_beside_its_floor(
     result = json.loads((tmp_path / "campaign_pages-sqlite.json").read_text())
     assert result["conversations"] == 6 and result["floor_s"] > 0
     assert {p["status"] for p in result["pages"].values()} == {200}
+
+
+def test_the_load_benchmark_compares_the_annotators_alone_with_organisers_reloading_the_report(tmp_path):
+    completed = _run(tmp_path, "bench/bench_load.py", "--annotators", "2", "--changes", "1000", "--organisers", "1",
+                     "--campaign-conversations", "40", "--phase-seconds", "2", "--rounds", "1", "--workers", "1",
+                     "--threads", "2", "--console-workers", "1")
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "annotators' throughput kept while the organisers reload:" in completed.stdout
+    result = json.loads((tmp_path / "load-sqlite-organisers.json").read_text())
+    assert result["exactly_once"] and result["errors"] == 0 and result["campaign_conversations"] == 42
+    loaded = result["phases"]["annotators while 1 organisers reload the report"]
+    assert loaded["changes_made"] > 0 and loaded["report_loads"]["n"] > 0 and result["throughput_kept"] > 0
