@@ -184,8 +184,10 @@ def cpu_seconds(groups=(), commands=()) -> float:
             continue
         command = text[text.index("(") + 1 : text.rindex(")")]
         fields = text[text.rindex(")") + 2 :].split()
-        if int(fields[2]) in groups or command in commands:  # fields[2]: pgrp; [11], [12]: utime, stime
-            total += int(fields[11]) + int(fields[12])
+        if int(fields[2]) in groups or command in commands:
+            # fields[2]: pgrp; [11], [12]: utime, stime; [13], [14]: of its children that have ended
+            # (PostgreSQL's backends end with their connections: the postmaster keeps their time)
+            total += sum(int(f) for f in fields[11:15])
     return total / tick
 
 
