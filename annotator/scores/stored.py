@@ -381,12 +381,17 @@ def _scored_as_the_panel(campaign: Campaign, conversation_id: int, annotator_id:
     if not score.nuggets:
         return []
     turn_table, nugget_table = score.tables
+    # the nuggets in the order `_build` stores them (turn id, start word), not the panel's
+    order = sorted(range(len(score.nuggets)),
+                   key=lambda k: (score.nuggets[k].nugget.turn_id, score.nuggets[k].nugget.start_word))
+    rows = list(zip(nugget_table.turn.tolist(), nugget_table.wc.tolist(), nugget_table.gain.tolist(),
+                    nugget_table.entity.tolist()))
     inputs = {
         "t": turn_table.end_wc.tolist(),
         "s": [view.turn.number for view in score.system_turns],
-        "n": [list(n) for n in zip(nugget_table.turn.tolist(), nugget_table.wc.tolist(), nugget_table.gain.tolist(),
-                                   nugget_table.entity.tolist())],
-        "m": {name: distinct_vectors(vectors.tolist()) for name, vectors in nugget_table.membership.items()},
+        "n": [list(rows[k]) for k in order],
+        "m": {name: distinct_vectors([vectors[k] for k in order])
+              for name, vectors in ((name, vectors.tolist()) for name, vectors in nugget_table.membership.items())},
     }
     return [(conversation_id, annotator_id, score.R, score.GF, score.GFRC, dict(score.GF_m), inputs)]
 

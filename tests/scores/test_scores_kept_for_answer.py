@@ -7,7 +7,7 @@ from django.db import transaction
 
 from annotator.judgments import edits
 from annotator.models import Grade, Nugget, StoredFigures
-from annotator.scores import per_conversation
+from annotator.scores import per_conversation, stored
 from annotator.scores.per_conversation import score_conversation, scores_kept_for_answer
 from tests.workspace.conftest import build_list
 
@@ -57,3 +57,19 @@ def test_outside_an_edit_a_save_keeps_nothing():
     edits.update_entity(nugget.entity, actor=annotator, expected_version=nugget.entity.version,
                         grade=_graded_elsewhere(nugget))
     assert per_conversation._kept_for_answer.get() is None
+
+
+@pytest.mark.django_db
+def test_a_save_stores_the_same_row_as_the_campaign_wide_path_inputs_and_all():
+    conversation, annotator = build_list(40, username="paths")  # two system turns, both memberships
+    nuggets = list(Nugget.objects.select_related("entity__topic__campaign").filter(turn__conversation=conversation)
+                   .order_by("-turn__position", "-start_word"))
+    edits.delete_nugget(nuggets[0], actor=annotator, expected_version=nuggets[0].version)
+    edits.update_entity(nuggets[1].entity, actor=annotator, expected_version=nuggets[1].entity.version,
+                        grade=_graded_elsewhere(nuggets[1]))
+    campaign = conversation.topic.campaign
+    saved = StoredFigures.objects.get(conversation=conversation, annotator=annotator)
+    [(c, a, r, gf, gfrc_value, gf_sets, inputs)] = stored._build(campaign, [conversation.pk], [annotator.pk])
+    assert (c, a) == (conversation.pk, annotator.pk)
+    assert (saved.r, saved.gf, saved.gfrc, saved.gf_sets) == (r, gf, gfrc_value, gf_sets)
+    assert saved.inputs == inputs
