@@ -27,6 +27,7 @@ nothing here.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -35,6 +36,8 @@ from itertools import islice
 import numpy as np
 import pandas as pd
 from django.db import IntegrityError, connection, transaction
+from django.db.models import TextField
+from django.db.models.functions import Cast
 
 from annotator.models import AttributeSet, Campaign, Conversation, Membership, Nugget, StoredFigures, Turn
 from annotator.scores.per_conversation import attribute_specs, campaign_settings, gold_annotator_rows
@@ -175,11 +178,26 @@ def turn_table(campaign: Campaign, whose: Mapping[int, int] | None = None) -> pd
     conversation, topic, run, turn ("S1"), attribute_set, distr_sim: the stored inputs
     re-scored in one `gfrc.score` per topic type."""
     conversations, judge_of = _conversations_and_judges(campaign, whose)
+    return _turn_frame(campaign, conversations, _chosen_inputs(campaign, {row[0]: row for row in conversations}, judge_of))
+
+
+def figures_and_turns(campaign: Campaign, whose: Mapping[int, int] | None = None) -> tuple[JudgeFigures, pd.DataFrame]:
+    """`judge_figures` and `turn_table` (the campaign's settings) from one read of the stored rows."""
+    conversations, judge_of = _conversations_and_judges(campaign, whose)
+    rows = _judge_rows(campaign, conversations, judge_of, ("r", "gf", "gfrc", "gf_sets", "inputs"))
+    r, gf, gfrc_values, gf_sets = _arrays(rows)
+    figures = JudgeFigures(conversations, [judge_of.get(row[0]) for row in conversations], r, gf, gfrc_values, gf_sets)
+    return figures, _turn_frame(campaign, conversations, _by_type(conversations, [row[4] for row in rows]))
+
+
+_TURN_COLUMNS = ["conversation", "topic", "run", "turn", "attribute_set", "distr_sim"]
+
+
+def _turn_frame(campaign: Campaign, conversations: Sequence[tuple], chosen: Mapping[int, list[tuple]]) -> pd.DataFrame:
+    """The turn table of `turn_table` from each topic type's (conversation, inputs)."""
     info = {row[0]: row for row in conversations}
-    chosen = _chosen_inputs(campaign, info, judge_of)
     sets = _attribute_sets(campaign)
     settings = campaign_settings(campaign)
-    columns = ["conversation", "topic", "run", "turn", "attribute_set", "distr_sim"]
     frames = []
     for type_id, group in chosen.items():
         specs = attribute_specs(sets.get(type_id, []))
@@ -191,20 +209,23 @@ def turn_table(campaign: Campaign, whose: Mapping[int, int] | None = None) -> pd
         conversation = np.repeat(np.array([c for c, _i in group], dtype=np.int64), counts)
         numbers = np.array([n for i in inputs for n in i["s"]], dtype=np.int64)
         scored = scores.scored
+        ids = conversation[scored]
+        topics = [info[c][1] for c in ids.tolist()]
+        runs = [info[c][3] for c in ids.tolist()]
+        turns = ["S" + str(n) for n in numbers[scored].tolist()]
         for m, spec in enumerate(specs):
-            ids = conversation[scored]
             frames.append(pd.DataFrame({
                 "conversation": ids,
-                "topic": [info[c][1] for c in ids.tolist()],
-                "run": [info[c][3] for c in ids.tolist()],
-                "turn": ["S" + str(n) for n in numbers[scored].tolist()],
+                "topic": topics,
+                "run": runs,
+                "turn": turns,
                 "attribute_set": spec.name,
                 "distr_sim": scores.distr_sim[scored, m],
             }))
     if not frames:
-        return pd.DataFrame(columns=columns)
+        return pd.DataFrame(columns=_TURN_COLUMNS)
     return pd.concat(frames, ignore_index=True).sort_values(["conversation", "attribute_set"], kind="stable",
-                                                          ignore_index=True)[columns]
+                                                          ignore_index=True)[_TURN_COLUMNS]
 
 
 def score_inputs(inputs: Sequence[dict], specs: Sequence[gfrc.AttributeSet], settings: gfrc.Settings) -> gfrc.Scores:
@@ -419,16 +440,48 @@ def _update(rows: Sequence[tuple]) -> int:
 
 
 def _judged_rows(campaign: Campaign, columns: Sequence[str], annotators: set | None) -> dict[tuple, tuple]:
-    query = StoredFigures.objects.filter(campaign=campaign)
+    """(conversation, annotator) -> the row's `columns`, its JSON columns (gf_sets, inputs) as
+    their text: a campaign has a row per annotator and one with none, and only the rows a page
+    keeps are decoded (`_decoded`), once."""
+    texts = {c: Cast(c, output_field=TextField()) for c in columns if c in _JSON_COLUMNS}
+    query = StoredFigures.objects.filter(campaign=campaign).annotate(**{f"{c}_text": t for c, t in texts.items()})
     rows = {}
-    for row in query.values_list("conversation_id", "annotator_id", *columns):
+    for row in query.values_list("conversation_id", "annotator_id", *(f"{c}_text" if c in texts else c for c in columns)):
         if annotators is None or row[1] is None or row[1] in annotators:
             rows[(row[0], row[1])] = row[2:]
     return rows
 
 
+_JSON_COLUMNS = ("gf_sets", "inputs")
+
+
+def _decoded(rows: list[tuple], columns: Sequence[str]) -> list[tuple]:
+    """The rows (of `_judged_rows`) with their JSON columns decoded: one `json.loads` per column
+    for all of them."""
+    rows = [list(row) for row in rows]
+    for k, column in enumerate(columns):
+        if column in _JSON_COLUMNS and rows:
+            for row, value in zip(rows, json.loads("[" + ",".join(row[k] for row in rows) + "]")):
+                row[k] = value
+    return [tuple(row) for row in rows]
+
+
 def _missing(campaign: Campaign, conversations: Sequence[tuple], rows: Mapping[tuple, tuple]) -> list[int]:
     return [row[0] for row in conversations if (row[0], None) not in rows]
+
+
+def _judge_rows(campaign: Campaign, conversations: Sequence[tuple], judge_of: Mapping[int, int | None],
+                columns: Sequence[str]) -> list[tuple]:
+    """The stored `columns` of each conversation's judge (its row, else the no-annotator row),
+    in the conversations' order, JSON decoded; conversations with no stored row are stored first."""
+    annotators = set(judge_of.values())
+    rows = _judged_rows(campaign, columns, annotators)
+    missing = _missing(campaign, conversations, rows)
+    if missing:
+        _store_missing(campaign, missing)
+        rows = _judged_rows(campaign, columns, annotators)
+    return _decoded([rows.get((row[0], judge_of.get(row[0]))) or rows[(row[0], None)] for row in conversations],
+                    columns)
 
 
 def _figures(campaign, conversations, judge_of, *, rescore: bool, settings):
@@ -447,13 +500,12 @@ def _figures(campaign, conversations, judge_of, *, rescore: bool, settings):
                                             dict(zip(names, scores.GF_m[k].tolist())))
         ordered = [figures[row[0]] for row in conversations]
     else:
-        annotators = set(judge_of.values())
-        rows = _judged_rows(campaign, ("r", "gf", "gfrc", "gf_sets"), annotators)
-        missing = _missing(campaign, conversations, rows)
-        if missing:
-            _store_missing(campaign, missing)
-            rows = _judged_rows(campaign, ("r", "gf", "gfrc", "gf_sets"), annotators)
-        ordered = [rows.get((row[0], judge_of.get(row[0]))) or rows[(row[0], None)] for row in conversations]
+        ordered = _judge_rows(campaign, conversations, judge_of, ("r", "gf", "gfrc", "gf_sets"))
+    return _arrays(ordered)
+
+
+def _arrays(ordered: Sequence[tuple]):
+    """(r, gf, gfrc, gf_sets, ...) rows -> R, GF, GFRC arrays and the GF per attribute set."""
     r = np.array([f[0] for f in ordered], dtype=float)
     gf = np.array([f[1] for f in ordered], dtype=float)
     gfrc_values = np.array([f[2] for f in ordered], dtype=float)
@@ -473,14 +525,12 @@ def _store_missing(campaign: Campaign, conversation_ids: list[int]) -> None:
 
 def _chosen_inputs(campaign: Campaign, info: Mapping[int, tuple], judge_of: Mapping[int, int | None]):
     """topic type id -> [(conversation, inputs of its judge's row)], in conversation order."""
-    annotators = set(judge_of.values())
-    rows = _judged_rows(campaign, ("inputs",), annotators)
-    missing = _missing(campaign, list(info.values()), rows)
-    if missing:
-        _store_missing(campaign, missing)
-        rows = _judged_rows(campaign, ("inputs",), annotators)
+    conversations = list(info.values())
+    return _by_type(conversations, [row[0] for row in _judge_rows(campaign, conversations, judge_of, ("inputs",))])
+
+
+def _by_type(conversations: Sequence[tuple], inputs: Sequence[dict]) -> dict[int, list[tuple]]:
     by_type: dict[int, list[tuple]] = defaultdict(list)
-    for conversation_id, row in info.items():
-        found = rows.get((conversation_id, judge_of.get(conversation_id))) or rows[(conversation_id, None)]
-        by_type[row[4]].append((conversation_id, found[0]))
+    for row, found in zip(conversations, inputs):
+        by_type[row[4]].append((row[0], found))
     return by_type
