@@ -23,7 +23,7 @@ from django.db.models import Count, Prefetch, QuerySet  # noqa: E402
 from scoring import agreement  # noqa: E402
 from annotator.interchange.csvsafe import frame_csv  # noqa: E402
 from annotator.judgments.adjudication import system_turn_offsets  # noqa: E402
-from annotator.judgments.progress import progress_for  # noqa: E402
+from annotator.judgments.progress import campaign_progress  # noqa: E402
 from annotator.models import (  # noqa: E402
     AnnotatorProfile,
     Assignment,
@@ -388,11 +388,11 @@ def progress(campaign: Campaign) -> dict:
         Conversation.objects.filter(topic__campaign=campaign).values_list("topic__code", flat=True)
     ).items():
         topics[code] = {"topic": code, "conversations": count, "assigned": 0, "done": 0, "nuggets": 0, "ungraded": 0, "incomplete": 0}
+    states = campaign_progress(campaign, ((a, c) for a, c, _t, _d in assignments))
     for annotator_id, mine in by_annotator.items():
-        states = progress_for(annotator_id, [conversation_id for _a, conversation_id, _t, _d in mine])
         person = {"annotator": users[annotator_id], "assigned": len(mine), "done": 0, "started": 0, "nuggets": 0, "ungraded": 0, "incomplete": 0}
         for _annotator, conversation_id, topic_code, done_at in mine:
-            state = states.get(conversation_id)
+            state = states.get((annotator_id, conversation_id))
             finished = done_at is not None or (state is not None and state.finished and state.started)
             incomplete = state.entities - state.entities_complete if state else 0
             nuggets = state.nuggets if state else 0
