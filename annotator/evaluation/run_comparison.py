@@ -23,6 +23,7 @@ from scoring import significance
 CSV_COLUMNS = ["measure", "run_a", "run_b", "mean_a", "mean_b", "diff", "p_tukey_hsd", "p_paired_t", "effect_size", "topics"]
 TRIAL_MEASURES = ("GFRC", "R", "GF")
 WORST_PERCENTILE = 10
+LOWEST = 10  # conversations and system turns the worst cases list
 SIDE_BY_SIDE = 10  # conversations the console's read-only view shows at once (its URL's ids)
 
 
@@ -340,7 +341,10 @@ class WorstCases:
     turns: dict[str, list[dict]]  # attribute set -> the system turns with the lowest DistrSim
 
 
-def worst_cases(tables: ScoreTables, measure: str = "GFRC", lowest: int = 10) -> WorstCases:
+def worst_cases(tables: ScoreTables, measure: str = "GFRC", lowest: int = LOWEST) -> WorstCases:
+    """Per run its minimum, 10th percentile and mean; the `lowest` lowest conversations by
+    `measure`; per attribute set the `lowest` system turns with the lowest DistrSim (of
+    `tables.system_turns`: campaign_tables.worst_tables gives just the turns that can be)."""
     table = tables.conversations
     runs = []
     for run, group in table.groupby("run", sort=True):

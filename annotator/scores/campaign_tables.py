@@ -83,6 +83,14 @@ def score_tables(campaign: Campaign, whose: Mapping[int, int] | None = None, *, 
     return ScoreTables(_frame(figures), turn_frame)
 
 
+def worst_tables(campaign: Campaign, lowest: int) -> ScoreTables:
+    """What the worst cases need: every conversation (score_table), and the scored system turns
+    of just the conversations that can hold an attribute set's `lowest` lowest DistrSim
+    (`stored.figures_and_lowest_turns`: the others are not re-scored)."""
+    figures, turn_frame = stored.figures_and_lowest_turns(campaign, lowest)
+    return ScoreTables(_frame(figures), turn_frame)
+
+
 _TURN_COLUMNS = ("conversation", "topic", "run", "turn", "attribute_set", "distr_sim")
 _LEADING = ("conversation", "topic", "topic_type", "run", "judge")
 

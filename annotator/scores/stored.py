@@ -112,10 +112,13 @@ def rescore_campaign(campaign: Campaign | int) -> int:
         specs = attribute_specs(sets.get(type_id, []))
         if any(not _has_sets(inputs, specs) for _pk, _c, _a, inputs in group):
             return refresh_campaign(campaign)  # an attribute set the inputs do not know
-        scores = score_inputs([inputs for *_, inputs in group], specs, settings)
+        inputs = [inputs for *_, inputs in group]
+        scores = score_inputs(inputs, specs, settings)
         names = [s.name for s in specs]
         r, gf, gfrc_values, gf_m = scores.R.tolist(), scores.GF.tolist(), scores.GFRC.tolist(), scores.GF_m.tolist()
-        rows.extend((r[i], gf[i], gfrc_values[i], dict(zip(names, gf_m[i])), pk) for i, (pk, *_rest) in enumerate(group))
+        lowest = lowest_distr_sims(inputs, scores, specs)
+        rows.extend((r[i], gf[i], gfrc_values[i], dict(zip(names, gf_m[i])), lowest[i], pk)
+                    for i, (pk, *_rest) in enumerate(group))
     return _update(rows)  # the figures only: the inputs stay as they are
 
 
@@ -188,6 +191,33 @@ def figures_and_turns(campaign: Campaign, whose: Mapping[int, int] | None = None
     r, gf, gfrc_values, gf_sets = _arrays(rows)
     figures = JudgeFigures(conversations, [judge_of.get(row[0]) for row in conversations], r, gf, gfrc_values, gf_sets)
     return figures, _turn_frame(campaign, conversations, _by_type(conversations, [row[4] for row in rows]))
+
+
+def figures_and_lowest_turns(campaign: Campaign, lowest: int) -> tuple[JudgeFigures, pd.DataFrame]:
+    """`judge_figures` (the campaign's settings), and the `turn_table` of just the conversations
+    that can hold an attribute set's `lowest` lowest DistrSim turns (ties by run and topic
+    kept), found by their stored lowest DistrSim: only those are re-scored. A row stored without
+    it (before migration 0017) is always re-scored."""
+    conversations, judge_of = _conversations_and_judges(campaign, None)
+    columns = ("r", "gf", "gfrc", "gf_sets", "lowest_distr_sim", "inputs")
+    rows = _judge_rows(campaign, conversations, judge_of, columns, decode=columns[:5])
+    r, gf, gfrc_values, gf_sets = _arrays(rows)
+    figures = JudgeFigures(conversations, [judge_of.get(row[0]) for row in conversations], r, gf, gfrc_values, gf_sets)
+    chosen = {k for k, row in enumerate(rows) if row[4] is None}
+    keyed: dict[str, list[tuple]] = defaultdict(list)  # set -> (lowest, run, topic, index): the worst page's order
+    for k, (row, conversation) in enumerate(zip(rows, conversations)):
+        for name, value in (row[4] or {}).items():
+            keyed[name].append((value, conversation[3], conversation[1], k))
+    for candidates in keyed.values():
+        candidates.sort()
+        # Any turn of a conversation past these has `lowest` turns before it (each of these
+        # conversations' lowest): it cannot be among the `lowest` lowest.
+        last = candidates[min(lowest, len(candidates)) - 1][:3] if lowest > 0 else None
+        chosen.update(k for *key, k in candidates if last is not None and tuple(key) <= last)
+    picked = sorted(chosen)
+    inputs = _decoded([(rows[k][5],) for k in picked], ("inputs",))
+    subset = [conversations[k] for k in picked]
+    return figures, _turn_frame(campaign, subset, _by_type(subset, [i for i, in inputs]))
 
 
 _TURN_COLUMNS = ["conversation", "topic", "run", "turn", "attribute_set", "distr_sim"]
@@ -374,8 +404,21 @@ def _rows_of(group, scores: gfrc.Scores, specs) -> list[tuple]:
     r, gf, gfrc_values = scores.R.tolist(), scores.GF.tolist(), scores.GFRC.tolist()
     gf_m = scores.GF_m.tolist()
     names = [s.name for s in specs]
-    return [(conversation_id, annotator_id, r[i], gf[i], gfrc_values[i], dict(zip(names, gf_m[i])), inputs)
+    lowest = lowest_distr_sims([inputs for *_, inputs in group], scores, specs)
+    return [(conversation_id, annotator_id, r[i], gf[i], gfrc_values[i], dict(zip(names, gf_m[i])), inputs, lowest[i])
             for i, (_pk, conversation_id, annotator_id, inputs) in enumerate(group)]
+
+
+def lowest_distr_sims(inputs: Sequence[dict], scores: gfrc.Scores, specs) -> list[dict[str, float]]:
+    """Per conversation of `score_inputs(inputs, ...)`: attribute set name -> the lowest DistrSim
+    of its scored system turns (a set none of whose turns has one is left out)."""
+    counts = np.fromiter((len(i["t"]) for i in inputs), dtype=np.int64, count=len(inputs))
+    lowest = np.full((len(inputs), len(specs)), np.inf)
+    if len(specs) and counts.sum():
+        values = np.where(np.asarray(scores.scored, dtype=bool)[:, None], scores.distr_sim, np.nan)
+        np.fmin.at(lowest, np.repeat(np.arange(len(inputs)), counts), values)  # fmin: NaN never wins
+    names = [s.name for s in specs]
+    return [{name: v for name, v in zip(names, row) if v != np.inf} for row in lowest.tolist()]
 
 
 def _stored_inputs(campaign: Campaign) -> dict[int, list[tuple]]:
@@ -396,8 +439,8 @@ def _delete(ids: list[int], annotators: list[int] | None) -> None:
         query._raw_delete(query.db)  # no cascades, no signals: one DELETE
 
 
-_COLUMNS = ("campaign_id", "conversation_id", "annotator_id", "r", "gf", "gfrc", "gf_sets", "inputs")
-_ROWS_PER_STATEMENT = 100  # 800 parameters: under SQLite's 999
+_COLUMNS = ("campaign_id", "conversation_id", "annotator_id", "r", "gf", "gfrc", "gf_sets", "inputs", "lowest_distr_sim")
+_ROWS_PER_STATEMENT = 100  # 900 parameters: under SQLite's 999
 
 
 def _insert(campaign_id: int, rows: Sequence[tuple]) -> int:
@@ -406,12 +449,13 @@ def _insert(campaign_id: int, rows: Sequence[tuple]) -> int:
         return 0
     meta = StoredFigures._meta
     quote = connection.ops.quote_name
-    gf_sets, inputs = meta.get_field("gf_sets"), meta.get_field("inputs")
+    gf_sets, inputs, lowest = meta.get_field("gf_sets"), meta.get_field("inputs"), meta.get_field("lowest_distr_sim")
     head = (f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(meta.get_field(c).column) for c in _COLUMNS)}) VALUES ")
     group = "(" + ", ".join(["%s"] * len(_COLUMNS)) + ")"
     values = [
-        [campaign_id, c, a, r, gf, g, gf_sets.get_db_prep_save(sets, connection), inputs.get_db_prep_save(i, connection)]
-        for c, a, r, gf, g, sets, i in rows
+        [campaign_id, c, a, r, gf, g, gf_sets.get_db_prep_save(sets, connection), inputs.get_db_prep_save(i, connection),
+         lowest.get_db_prep_save(low, connection)]
+        for c, a, r, gf, g, sets, i, low in rows
     ]
     with connection.cursor() as cursor:
         whole = len(values) - len(values) % _ROWS_PER_STATEMENT
@@ -426,16 +470,18 @@ def _insert(campaign_id: int, rows: Sequence[tuple]) -> int:
 
 
 def _update(rows: Sequence[tuple]) -> int:
-    """UPDATE r, gf, gfrc, gf_sets of rows given as (r, gf, gfrc, gf_sets, id), one executemany."""
+    """UPDATE r, gf, gfrc, gf_sets, lowest_distr_sim of rows given as (r, gf, gfrc, gf_sets,
+    lowest, id), one executemany."""
     meta = StoredFigures._meta
     quote = connection.ops.quote_name
-    gf_sets = meta.get_field("gf_sets")
-    sql = (f"UPDATE {quote(meta.db_table)} SET r = %s, gf = %s, gfrc = %s, gf_sets = %s "
+    gf_sets, lowest = meta.get_field("gf_sets"), meta.get_field("lowest_distr_sim")
+    sql = (f"UPDATE {quote(meta.db_table)} SET r = %s, gf = %s, gfrc = %s, gf_sets = %s, lowest_distr_sim = %s "
            f"WHERE {quote(meta.pk.column)} = %s")
     with transaction.atomic(), connection.cursor() as cursor:
         for start in range(0, len(rows), 5000):
-            cursor.executemany(sql, [(r, gf, g, gf_sets.get_db_prep_save(sets, connection), pk)
-                                     for r, gf, g, sets, pk in rows[start:start + 5000]])
+            cursor.executemany(sql, [(r, gf, g, gf_sets.get_db_prep_save(sets, connection),
+                                      lowest.get_db_prep_save(low, connection), pk)
+                                     for r, gf, g, sets, low, pk in rows[start:start + 5000]])
     return len(rows)
 
 
@@ -452,7 +498,7 @@ def _judged_rows(campaign: Campaign, columns: Sequence[str], annotators: set | N
     return rows
 
 
-_JSON_COLUMNS = ("gf_sets", "inputs")
+_JSON_COLUMNS = ("gf_sets", "inputs", "lowest_distr_sim")
 
 
 def _decoded(rows: list[tuple], columns: Sequence[str]) -> list[tuple]:
@@ -461,7 +507,7 @@ def _decoded(rows: list[tuple], columns: Sequence[str]) -> list[tuple]:
     rows = [list(row) for row in rows]
     for k, column in enumerate(columns):
         if column in _JSON_COLUMNS and rows:
-            for row, value in zip(rows, json.loads("[" + ",".join(row[k] for row in rows) + "]")):
+            for row, value in zip(rows, json.loads("[" + ",".join(row[k] or "null" for row in rows) + "]")):
                 row[k] = value
     return [tuple(row) for row in rows]
 
@@ -471,9 +517,10 @@ def _missing(campaign: Campaign, conversations: Sequence[tuple], rows: Mapping[t
 
 
 def _judge_rows(campaign: Campaign, conversations: Sequence[tuple], judge_of: Mapping[int, int | None],
-                columns: Sequence[str]) -> list[tuple]:
+                columns: Sequence[str], decode: Sequence[str] | None = None) -> list[tuple]:
     """The stored `columns` of each conversation's judge (its row, else the no-annotator row),
-    in the conversations' order, JSON decoded; conversations with no stored row are stored first."""
+    in the conversations' order, JSON decoded (only those of `decode`, if given: the others
+    stay text, for `_decoded`); conversations with no stored row are stored first."""
     annotators = set(judge_of.values())
     rows = _judged_rows(campaign, columns, annotators)
     missing = _missing(campaign, conversations, rows)
@@ -481,7 +528,7 @@ def _judge_rows(campaign: Campaign, conversations: Sequence[tuple], judge_of: Ma
         _store_missing(campaign, missing)
         rows = _judged_rows(campaign, columns, annotators)
     return _decoded([rows.get((row[0], judge_of.get(row[0]))) or rows[(row[0], None)] for row in conversations],
-                    columns)
+                    columns if decode is None else [c if c in decode else "" for c in columns])
 
 
 def _figures(campaign, conversations, judge_of, *, rescore: bool, settings):
