@@ -819,7 +819,8 @@ class StoredFigures(models.Model):
     `annotator` null is the conversation scored with no judgments (what a judge who has not
     marked anything gets). `inputs` keeps what a re-score needs without reading the judgments
     again: each system turn's end position, each nugget's turn, word position, gain and entity,
-    and its membership vectors (uniform where none was given).
+    and its membership vectors (uniform where none was given). `lowest_distr_sim` says which
+    conversations hold a campaign's worst system turns without re-scoring every one.
     """
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
@@ -830,6 +831,9 @@ class StoredFigures(models.Model):
     gfrc = models.FloatField()
     gf_sets = models.JSONField(help_text="GF per attribute set: name -> value")
     inputs = models.JSONField(help_text="The GFRC inputs of a re-score (annotator.scores.stored)")
+    lowest_distr_sim = models.JSONField(
+        null=True, help_text="The lowest DistrSim of a scored system turn per attribute set: name -> value "
+                             "(a set with none is left out; null: stored before this was kept)")
 
     class Meta:
         constraints = [

@@ -14,7 +14,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
@@ -23,7 +23,7 @@ from django.db.models import Count, Prefetch, QuerySet  # noqa: E402
 from scoring import agreement  # noqa: E402
 from annotator.interchange.csvsafe import frame_csv  # noqa: E402
 from annotator.judgments.adjudication import system_turn_offsets  # noqa: E402
-from annotator.judgments.progress import progress_for  # noqa: E402
+from annotator.judgments.progress import campaign_progress  # noqa: E402
 from annotator.models import (  # noqa: E402
     AnnotatorProfile,
     Assignment,
@@ -388,11 +388,11 @@ def progress(campaign: Campaign) -> dict:
         Conversation.objects.filter(topic__campaign=campaign).values_list("topic__code", flat=True)
     ).items():
         topics[code] = {"topic": code, "conversations": count, "assigned": 0, "done": 0, "nuggets": 0, "ungraded": 0, "incomplete": 0}
+    states = campaign_progress(campaign, ((a, c) for a, c, _t, _d in assignments))
     for annotator_id, mine in by_annotator.items():
-        states = progress_for(annotator_id, [conversation_id for _a, conversation_id, _t, _d in mine])
         person = {"annotator": users[annotator_id], "assigned": len(mine), "done": 0, "started": 0, "nuggets": 0, "ungraded": 0, "incomplete": 0}
         for _annotator, conversation_id, topic_code, done_at in mine:
-            state = states.get(conversation_id)
+            state = states.get((annotator_id, conversation_id))
             finished = done_at is not None or (state is not None and state.finished and state.started)
             incomplete = state.entities - state.entities_complete if state else 0
             nuggets = state.nuggets if state else 0
@@ -440,14 +440,21 @@ def human_assignments() -> Prefetch:
     )
 
 
-def doubly_annotated_conversations(campaign: Campaign) -> QuerySet[Conversation]:
-    """Conversations two or more people annotate (automatic judges aside)."""
-    people = (
-        Assignment.objects.exclude(AnnotatorProfile.automatic("annotator__"))
+def doubly_annotated_ids(campaign: Campaign) -> QuerySet:
+    """The ids of the campaign's conversations two or more people annotate (automatic judges
+    aside), as a subquery: one level, scoped by campaign (SQLite runs a subquery nested in
+    another's IN once per row, 10x slower at 1,000 conversations)."""
+    return (
+        Assignment.objects.filter(conversation__topic__campaign=campaign)
+        .exclude(AnnotatorProfile.automatic("annotator__"))
         .values("conversation_id").annotate(people=Count("annotator_id")).filter(people__gte=2)
         .values("conversation_id")
     )
-    return Conversation.objects.filter(topic__campaign=campaign, pk__in=people)
+
+
+def doubly_annotated_conversations(campaign: Campaign) -> QuerySet[Conversation]:
+    """Conversations two or more people annotate (automatic judges aside)."""
+    return Conversation.objects.filter(pk__in=doubly_annotated_ids(campaign))
 
 
 def doubly_annotated(campaign: Campaign) -> list[Conversation]:
@@ -472,12 +479,19 @@ class ConversationJudgments:
     offsets: dict[int, int] = field(default_factory=dict)
 
 
-def judgments_of(conversations: QuerySet[Conversation], annotator_ids: Collection[int]) -> dict[int, ConversationJudgments]:
-    """The judgments of `annotator_ids` in each of `conversations`, by conversation id, in three
-    queries however many conversations there are (nuggets with their turn and entity, the
-    entities' memberships, the turns' words): the agreement page reads a whole campaign so."""
+class _TurnWords(NamedTuple):
+    role: str
+    number: int
+    text: str
+
+
+def judgments_of(conversations: QuerySet, annotator_ids: Collection[int]) -> dict[int, ConversationJudgments]:
+    """The judgments of `annotator_ids` in each of `conversations` (conversations, or their ids:
+    `doubly_annotated_ids`), by conversation id, in three queries however many conversations
+    there are (nuggets with their turn and entity, the entities' memberships, the turns' words),
+    read as plain rows: the agreement page reads a whole campaign so."""
     found: dict[int, ConversationJudgments] = defaultdict(ConversationJudgments)
-    nuggets = Nugget.objects.filter(turn__conversation__in=conversations, annotator_id__in=annotator_ids)
+    nuggets = Nugget.objects.filter(turn__conversation__in=conversations, annotator_id__in=annotator_ids).order_by()
     for conversation_id, annotator_id, number, start, end, key, name, level, entity_id in nuggets.values_list(
         "turn__conversation_id", "annotator_id", "turn__number", "start_word", "end_word",
         "entity__key", "entity__name", "entity__grade__level", "entity_id",
@@ -496,11 +510,11 @@ def judgments_of(conversations: QuerySet[Conversation], annotator_ids: Collectio
     for entity_id, attribute, vector in memberships:
         for conversation_id, annotator_id, key in owners[entity_id]:
             found[conversation_id].vectors[(annotator_id, key)][attribute] = vector
-    turns: dict[int, list[Turn]] = defaultdict(list)
-    for turn in Turn.objects.filter(conversation__in=conversations).order_by("conversation_id", "position").only(
-        "conversation_id", "role", "number", "text"
-    ):
-        turns[turn.conversation_id].append(turn)
+    turns: dict[int, list[_TurnWords]] = defaultdict(list)
+    for conversation_id, role, number, text in Turn.objects.filter(conversation__in=conversations).order_by(
+        "conversation_id", "position"
+    ).values_list("conversation_id", "role", "number", "text"):
+        turns[conversation_id].append(_TurnWords(role, number, text))
     for conversation_id, judged in found.items():
         judged.offsets = system_turn_offsets(None, turns[conversation_id])
     return found
@@ -549,6 +563,21 @@ def conversation_agreement(conversation: Conversation, first, second,
     return PairReport(conversation, first, second, span, grade_pairs, disagreements), membership_pairs
 
 
+def _human_annotators_of(campaign: Campaign) -> dict[int, list]:
+    """Conversation id -> its human annotators (`human_annotators`) for every doubly annotated
+    conversation of the campaign: two queries, one user instance per person."""
+    annotator_ids: dict[int, list[int]] = defaultdict(list)
+    for conversation_id, annotator_id in (
+        Assignment.objects.filter(conversation_id__in=doubly_annotated_ids(campaign))
+        .exclude(AnnotatorProfile.automatic("annotator__")).order_by().values_list("conversation_id", "annotator_id")
+    ):
+        annotator_ids[conversation_id].append(annotator_id)
+    from django.contrib.auth import get_user_model
+
+    users = get_user_model().objects.in_bulk({a for ids in annotator_ids.values() for a in ids})
+    return {conversation_id: [users[a] for a in sorted(ids)] for conversation_id, ids in annotator_ids.items()}
+
+
 def human_annotators(conversation: Conversation) -> list:
     """The conversation's human annotators, in the order they joined the campaign's users.
     Prefetch `human_assignments()` to save the query."""
@@ -581,11 +610,12 @@ def campaign_agreement(campaign: Campaign) -> dict:
     kappa_by_pair: dict[tuple[str, str], tuple[list, list]] = defaultdict(lambda: ([], []))
     units: dict[tuple[int, str], dict[int, int]] = defaultdict(dict)  # (topic, entity name) -> coder -> level
     coders: set[int] = set()
-    conversations = doubly_annotated(campaign)
-    people = {a.annotator_id for conversation in conversations for a in conversation.assignments.all()}
-    judged = judgments_of(doubly_annotated_conversations(campaign), people)
+    conversations = list(doubly_annotated_conversations(campaign).select_related("topic", "run", "gold_annotator"))
+    annotators_of = _human_annotators_of(campaign)
+    judged = judgments_of(doubly_annotated_ids(campaign), {u.pk for people in annotators_of.values() for u in people})
     for conversation, (first, second) in (
-        (conversation, pair) for conversation in conversations for pair in annotator_pairs(conversation)
+        (conversation, pair) for conversation in conversations
+        for pair in combinations(annotators_of.get(conversation.pk, []), 2)
     ):
         report, vectors = conversation_agreement(conversation, first, second, judged[conversation.pk])
         pairs.append(report)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import defaultdict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -23,6 +24,7 @@ from scoring import significance
 CSV_COLUMNS = ["measure", "run_a", "run_b", "mean_a", "mean_b", "diff", "p_tukey_hsd", "p_paired_t", "effect_size", "topics"]
 TRIAL_MEASURES = ("GFRC", "R", "GF")
 WORST_PERCENTILE = 10
+LOWEST = 10  # conversations and system turns the worst cases list
 SIDE_BY_SIDE = 10  # conversations the console's read-only view shows at once (its URL's ids)
 
 
@@ -290,10 +292,15 @@ def trial_instability(table: pd.DataFrame, identities: dict[str, tuple[str, int]
     )
     # one score per system, topic and trial (several conversations of a trial are averaged)
     per_trial = frame.groupby(["system", "topic", "trial"]).agg(
-        **{m: (m, "mean") for m in TRIAL_MEASURES}, conversations=("conversation", list), run=("run", "first")
+        **{m: (m, "mean") for m in TRIAL_MEASURES}, run=("run", "first")
     ).reset_index()
+    conversations_of: dict[tuple, list] = defaultdict(list)  # in the table's order, as a groupby keeps it
+    for key in zip(frame["system"].tolist(), frame["topic"].tolist(), frame["trial"].tolist(), frame["conversation"].tolist()):
+        conversations_of[key[:3]].append(key[3])
+    per_trial["conversations"] = [conversations_of[key] for key in zip(
+        per_trial["system"].tolist(), per_trial["topic"].tolist(), per_trial["trial"].tolist())]
     for system, rows in per_trial.groupby("system", sort=True):
-        repeated = rows.groupby("topic").filter(lambda g: len(g) >= 2)
+        repeated = rows[rows.groupby("topic")["topic"].transform("size").to_numpy() >= 2]  # topics in >= 2 trials
         entry: dict = {"system": system, "trials": int(rows["trial"].nunique()), "topics": int(rows["topic"].nunique()),
                        "repeated_topics": int(repeated["topic"].nunique()), "shares": {}}
         for measure in TRIAL_MEASURES:
@@ -340,7 +347,10 @@ class WorstCases:
     turns: dict[str, list[dict]]  # attribute set -> the system turns with the lowest DistrSim
 
 
-def worst_cases(tables: ScoreTables, measure: str = "GFRC", lowest: int = 10) -> WorstCases:
+def worst_cases(tables: ScoreTables, measure: str = "GFRC", lowest: int = LOWEST) -> WorstCases:
+    """Per run its minimum, 10th percentile and mean; the `lowest` lowest conversations by
+    `measure`; per attribute set the `lowest` system turns with the lowest DistrSim (of
+    `tables.system_turns`: campaign_tables.worst_tables gives just the turns that can be)."""
     table = tables.conversations
     runs = []
     for run, group in table.groupby("run", sort=True):

@@ -7,18 +7,19 @@ A conversation is finished for an annotator when
   unless it is graded nonrelevant (annotator.rules.relevance).
 
 `progress_for(annotator, conversations)` counts all of it in five queries however many
-conversations, turns and nuggets there are.
+conversations, turns and nuggets there are; `campaign_progress(campaign, pairs)` does for every
+annotator of a campaign at once.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from django.db.models import Count, Q
+from django.db.models import Count, Q, QuerySet
 
-from annotator.models import AttributeSet, Conversation, Membership, Nugget, Turn, TurnLabel
+from annotator.models import AttributeSet, Campaign, Conversation, Membership, Nugget, Turn, TurnLabel
 from annotator.rules.relevance import needs_every_membership
 
 
@@ -61,37 +62,63 @@ def progress_for(annotator, conversations: Iterable[Conversation | int]) -> dict
     ids = [getattr(c, "pk", c) for c in conversations]  # conversations or their ids
     if not ids:
         return {}
+    annotator_id = getattr(annotator, "pk", annotator)
+    found = _progress(
+        [(annotator_id, pk) for pk in ids],
+        Turn.objects.filter(conversation_id__in=ids),
+        TurnLabel.objects.filter(turn__conversation_id__in=ids, annotator_id=annotator_id),
+        Nugget.objects.filter(turn__conversation_id__in=ids, annotator_id=annotator_id),
+        lambda entity_ids: Membership.objects.filter(entity_id__in=entity_ids),
+    )
+    return {pk: found[(annotator_id, pk)] for pk in ids}
+
+
+def campaign_progress(campaign: Campaign, pairs: Iterable[tuple[int, int]]) -> dict[tuple[int, int], Progress]:
+    """Progress of each (annotator id, conversation id) of the campaign, in five queries by
+    campaign (no lists of ids: the console's progress page reads a whole campaign so)."""
+    return _progress(
+        list(pairs),
+        Turn.objects.filter(conversation__topic__campaign=campaign),
+        TurnLabel.objects.filter(turn__conversation__topic__campaign=campaign),
+        Nugget.objects.filter(turn__conversation__topic__campaign=campaign),
+        lambda _entity_ids: Membership.objects.filter(entity__topic__campaign=campaign),
+    )
+
+
+def _progress(pairs: list[tuple[int, int]], turns: QuerySet, labels: QuerySet, nuggets_query: QuerySet,
+              memberships: Callable[[set[int]], QuerySet]) -> dict[tuple[int, int], Progress]:
+    """Progress of each (annotator id, conversation id) from these turns, labels, nuggets and
+    (of the entities the nuggets name) memberships."""
     # 1. system turns per conversation, with the topic type each conversation belongs to
     system_turns: dict[int, int] = {}
     topic_type_of: dict[int, int] = {}
-    for row in (
-        Turn.objects.filter(conversation_id__in=ids)
-        .values("conversation_id", "conversation__topic__topic_type_id")
+    for conversation_id, topic_type_id, system in (
+        turns.order_by().values("conversation_id", "conversation__topic__topic_type_id")
         .annotate(system=Count("id", filter=Q(role=Turn.Role.SYSTEM)))
+        .values_list("conversation_id", "conversation__topic__topic_type_id", "system")
     ):
-        system_turns[row["conversation_id"]] = row["system"]
-        topic_type_of[row["conversation_id"]] = row["conversation__topic__topic_type_id"]
+        system_turns[conversation_id] = system
+        topic_type_of[conversation_id] = topic_type_id
     # 2. labelled system turns
-    labelled = dict(
-        TurnLabel.objects.filter(turn__conversation_id__in=ids, annotator=annotator, turn__role=Turn.Role.SYSTEM)
-        .values("turn__conversation_id")
-        .annotate(n=Count("id"))
-        .values_list("turn__conversation_id", "n")
-    )
+    labelled = {
+        (annotator_id, conversation_id): n for annotator_id, conversation_id, n in (
+            labels.filter(turn__role=Turn.Role.SYSTEM).order_by()
+            .values("annotator_id", "turn__conversation_id").annotate(n=Count("id"))
+            .values_list("annotator_id", "turn__conversation_id", "n")
+        )
+    }
     # 3. nuggets with their entity's grade
-    nuggets: dict[int, list[tuple[int, int | None, float | None]]] = defaultdict(list)
+    nuggets: dict[tuple[int, int], list[tuple[int, int | None, float | None]]] = defaultdict(list)
     entity_ids: set[int] = set()
-    for conversation_id, entity_id, grade_id, gain in Nugget.objects.filter(
-        turn__conversation_id__in=ids, annotator=annotator
-    ).values_list("turn__conversation_id", "entity_id", "entity__grade_id", "entity__grade__gain"):
-        nuggets[conversation_id].append((entity_id, grade_id, gain))
+    for annotator_id, conversation_id, entity_id, grade_id, gain in nuggets_query.order_by().values_list(
+        "annotator_id", "turn__conversation_id", "entity_id", "entity__grade_id", "entity__grade__gain"
+    ):
+        nuggets[(annotator_id, conversation_id)].append((entity_id, grade_id, gain))
         entity_ids.add(entity_id)
     # 4. memberships of those entities
     given: dict[int, set[int]] = defaultdict(set)
     if entity_ids:
-        for entity_id, attribute_set_id in Membership.objects.filter(entity_id__in=entity_ids).values_list(
-            "entity_id", "attribute_set_id"
-        ):
+        for entity_id, attribute_set_id in memberships(entity_ids).values_list("entity_id", "attribute_set_id"):
             given[entity_id].add(attribute_set_id)
     # 5. attribute sets per topic type
     sets_of: dict[int, set[int]] = defaultdict(set)
@@ -101,8 +128,9 @@ def progress_for(annotator, conversations: Iterable[Conversation | int]) -> dict
         sets_of[topic_type_id].add(pk)
 
     result = {}
-    for pk in ids:
-        rows = nuggets.get(pk, [])
+    for key in pairs:
+        pk = key[1]
+        rows = nuggets.get(key, [])
         required = sets_of.get(topic_type_of.get(pk), set())
         entities = {}
         for entity_id, _grade_id, gain in rows:
@@ -111,13 +139,12 @@ def progress_for(annotator, conversations: Iterable[Conversation | int]) -> dict
             1 for entity_id, gain in entities.items()
             if not needs_every_membership(gain) or required <= given.get(entity_id, set())
         )
-        result[pk] = Progress(
+        result[key] = Progress(
             system_turns=system_turns.get(pk, 0),
-            turns_labelled=labelled.get(pk, 0),
+            turns_labelled=labelled.get(key, 0),
             nuggets=len(rows),
             nuggets_graded=sum(1 for _e, grade_id, _g in rows if grade_id is not None),
             entities=len(entities),
             entities_complete=complete,
         )
     return result
-

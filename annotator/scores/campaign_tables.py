@@ -49,7 +49,10 @@ def score_table(campaign: Campaign, whose: Mapping[int, int] | None = None,
     GF_<attribute set>..., GF, GFRC, sorted by run and topic, from the stored figures
     (annotator.scores.stored: plain rows, no scoring unless `settings` differ from the
     campaign's in more than alpha)."""
-    figures = stored.judge_figures(campaign, whose, settings)
+    return _frame(stored.judge_figures(campaign, whose, settings))
+
+
+def _frame(figures: stored.JudgeFigures) -> pd.DataFrame:
     rows = figures.conversations
     frame = pd.DataFrame({
         "conversation": np.array([row[0] for row in rows], dtype=np.int64),
@@ -74,9 +77,18 @@ def score_tables(campaign: Campaign, whose: Mapping[int, int] | None = None, *, 
     annotators' judgments (an automatic judge against the gold); by default every conversation
     from its gold's (`gold_annotators`).
     """
-    table = score_table(campaign, whose)
-    turn_frame = stored.turn_table(campaign, whose) if turns else pd.DataFrame(columns=list(_TURN_COLUMNS))
-    return ScoreTables(table, turn_frame)
+    if not turns:
+        return ScoreTables(score_table(campaign, whose), pd.DataFrame(columns=list(_TURN_COLUMNS)))
+    figures, turn_frame = stored.figures_and_turns(campaign, whose)  # the stored rows read once
+    return ScoreTables(_frame(figures), turn_frame)
+
+
+def worst_tables(campaign: Campaign, lowest: int) -> ScoreTables:
+    """What the worst cases need: every conversation (score_table), and the scored system turns
+    of just the conversations that can hold an attribute set's `lowest` lowest DistrSim
+    (`stored.figures_and_lowest_turns`: the others are not re-scored)."""
+    figures, turn_frame = stored.figures_and_lowest_turns(campaign, lowest)
+    return ScoreTables(_frame(figures), turn_frame)
 
 
 _TURN_COLUMNS = ("conversation", "topic", "run", "turn", "attribute_set", "distr_sim")

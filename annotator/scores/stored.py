@@ -28,6 +28,7 @@ nothing here.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -36,6 +37,8 @@ from itertools import islice
 import numpy as np
 import pandas as pd
 from django.db import IntegrityError, connection, transaction
+from django.db.models import TextField
+from django.db.models.functions import Cast
 
 from annotator.models import AttributeSet, Campaign, Conversation, Membership, Nugget, StoredFigures, Turn
 from annotator.scores.per_conversation import (
@@ -124,10 +127,13 @@ def rescore_campaign(campaign: Campaign | int) -> int:
         specs = attribute_specs(sets.get(type_id, []))
         if any(not _has_sets(inputs, specs) for _pk, _c, _a, inputs in group):
             return refresh_campaign(campaign)  # an attribute set the inputs do not know
-        scores = score_inputs([inputs for *_, inputs in group], specs, settings)
+        inputs = [inputs for *_, inputs in group]
+        scores = score_inputs(inputs, specs, settings)
         names = [s.name for s in specs]
         r, gf, gfrc_values, gf_m = scores.R.tolist(), scores.GF.tolist(), scores.GFRC.tolist(), scores.GF_m.tolist()
-        rows.extend((r[i], gf[i], gfrc_values[i], dict(zip(names, gf_m[i])), pk) for i, (pk, *_rest) in enumerate(group))
+        lowest = lowest_distr_sims(inputs, scores, specs)
+        rows.extend((r[i], gf[i], gfrc_values[i], dict(zip(names, gf_m[i])), lowest[i], pk)
+                    for i, (pk, *_rest) in enumerate(group))
     return _update(rows)  # the figures only: the inputs stay as they are
 
 
@@ -190,11 +196,53 @@ def turn_table(campaign: Campaign, whose: Mapping[int, int] | None = None) -> pd
     conversation, topic, run, turn ("S1"), attribute_set, distr_sim: the stored inputs
     re-scored in one `gfrc.score` per topic type."""
     conversations, judge_of = _conversations_and_judges(campaign, whose)
+    return _turn_frame(campaign, conversations, _chosen_inputs(campaign, {row[0]: row for row in conversations}, judge_of))
+
+
+def figures_and_turns(campaign: Campaign, whose: Mapping[int, int] | None = None) -> tuple[JudgeFigures, pd.DataFrame]:
+    """`judge_figures` and `turn_table` (the campaign's settings) from one read of the stored rows."""
+    conversations, judge_of = _conversations_and_judges(campaign, whose)
+    rows = _judge_rows(campaign, conversations, judge_of, ("r", "gf", "gfrc", "gf_sets", "inputs"))
+    r, gf, gfrc_values, gf_sets = _arrays(rows)
+    figures = JudgeFigures(conversations, [judge_of.get(row[0]) for row in conversations], r, gf, gfrc_values, gf_sets)
+    return figures, _turn_frame(campaign, conversations, _by_type(conversations, [row[4] for row in rows]))
+
+
+def figures_and_lowest_turns(campaign: Campaign, lowest: int) -> tuple[JudgeFigures, pd.DataFrame]:
+    """`judge_figures` (the campaign's settings), and the `turn_table` of just the conversations
+    that can hold an attribute set's `lowest` lowest DistrSim turns (ties by run and topic
+    kept), found by their stored lowest DistrSim: only those are re-scored. A row stored without
+    it (before migration 0017) is always re-scored."""
+    conversations, judge_of = _conversations_and_judges(campaign, None)
+    columns = ("r", "gf", "gfrc", "gf_sets", "lowest_distr_sim", "inputs")
+    rows = _judge_rows(campaign, conversations, judge_of, columns, decode=columns[:5])
+    r, gf, gfrc_values, gf_sets = _arrays(rows)
+    figures = JudgeFigures(conversations, [judge_of.get(row[0]) for row in conversations], r, gf, gfrc_values, gf_sets)
+    chosen = {k for k, row in enumerate(rows) if row[4] is None}
+    keyed: dict[str, list[tuple]] = defaultdict(list)  # set -> (lowest, run, topic, index): the worst page's order
+    for k, (row, conversation) in enumerate(zip(rows, conversations)):
+        for name, value in (row[4] or {}).items():
+            keyed[name].append((value, conversation[3], conversation[1], k))
+    for candidates in keyed.values():
+        candidates.sort()
+        # Any turn of a conversation past these has `lowest` turns before it (each of these
+        # conversations' lowest): it cannot be among the `lowest` lowest.
+        last = candidates[min(lowest, len(candidates)) - 1][:3] if lowest > 0 else None
+        chosen.update(k for *key, k in candidates if last is not None and tuple(key) <= last)
+    picked = sorted(chosen)
+    inputs = _decoded([(rows[k][5],) for k in picked], ("inputs",))
+    subset = [conversations[k] for k in picked]
+    return figures, _turn_frame(campaign, subset, _by_type(subset, [i for i, in inputs]))
+
+
+_TURN_COLUMNS = ["conversation", "topic", "run", "turn", "attribute_set", "distr_sim"]
+
+
+def _turn_frame(campaign: Campaign, conversations: Sequence[tuple], chosen: Mapping[int, list[tuple]]) -> pd.DataFrame:
+    """The turn table of `turn_table` from each topic type's (conversation, inputs)."""
     info = {row[0]: row for row in conversations}
-    chosen = _chosen_inputs(campaign, info, judge_of)
     sets = _attribute_sets(campaign)
     settings = campaign_settings(campaign)
-    columns = ["conversation", "topic", "run", "turn", "attribute_set", "distr_sim"]
     frames = []
     for type_id, group in chosen.items():
         specs = attribute_specs(sets.get(type_id, []))
@@ -206,20 +254,23 @@ def turn_table(campaign: Campaign, whose: Mapping[int, int] | None = None) -> pd
         conversation = np.repeat(np.array([c for c, _i in group], dtype=np.int64), counts)
         numbers = np.array([n for i in inputs for n in i["s"]], dtype=np.int64)
         scored = scores.scored
+        ids = conversation[scored]
+        topics = [info[c][1] for c in ids.tolist()]
+        runs = [info[c][3] for c in ids.tolist()]
+        turns = ["S" + str(n) for n in numbers[scored].tolist()]
         for m, spec in enumerate(specs):
-            ids = conversation[scored]
             frames.append(pd.DataFrame({
                 "conversation": ids,
-                "topic": [info[c][1] for c in ids.tolist()],
-                "run": [info[c][3] for c in ids.tolist()],
-                "turn": ["S" + str(n) for n in numbers[scored].tolist()],
+                "topic": topics,
+                "run": runs,
+                "turn": turns,
                 "attribute_set": spec.name,
                 "distr_sim": scores.distr_sim[scored, m],
             }))
     if not frames:
-        return pd.DataFrame(columns=columns)
+        return pd.DataFrame(columns=_TURN_COLUMNS)
     return pd.concat(frames, ignore_index=True).sort_values(["conversation", "attribute_set"], kind="stable",
-                                                          ignore_index=True)[columns]
+                                                          ignore_index=True)[_TURN_COLUMNS]
 
 
 def score_inputs(inputs: Sequence[dict], specs: Sequence[gfrc.AttributeSet], settings: gfrc.Settings) -> gfrc.Scores:
@@ -393,7 +444,12 @@ def _scored_as_the_panel(campaign: Campaign, conversation_id: int, annotator_id:
         "m": {name: distinct_vectors([vectors[k] for k in order])
               for name, vectors in ((name, vectors.tolist()) for name, vectors in nugget_table.membership.items())},
     }
-    return [(conversation_id, annotator_id, score.R, score.GF, score.GFRC, dict(score.GF_m), inputs)]
+    lowest = {}  # as lowest_distr_sims: a set's lowest over the scored turns, NaN never lowest
+    for spec in score.attribute_sets:
+        values = [v for view in score.system_turns if view.scored and (v := view.distr_sim[spec.name]) == v]
+        if values:
+            lowest[spec.name] = min(values)
+    return [(conversation_id, annotator_id, score.R, score.GF, score.GFRC, dict(score.GF_m), inputs, lowest)]
 
 
 def distinct_vectors(vectors: Sequence[Sequence[float]]) -> dict:
@@ -409,8 +465,21 @@ def _rows_of(group, scores: gfrc.Scores, specs) -> list[tuple]:
     r, gf, gfrc_values = scores.R.tolist(), scores.GF.tolist(), scores.GFRC.tolist()
     gf_m = scores.GF_m.tolist()
     names = [s.name for s in specs]
-    return [(conversation_id, annotator_id, r[i], gf[i], gfrc_values[i], dict(zip(names, gf_m[i])), inputs)
+    lowest = lowest_distr_sims([inputs for *_, inputs in group], scores, specs)
+    return [(conversation_id, annotator_id, r[i], gf[i], gfrc_values[i], dict(zip(names, gf_m[i])), inputs, lowest[i])
             for i, (_pk, conversation_id, annotator_id, inputs) in enumerate(group)]
+
+
+def lowest_distr_sims(inputs: Sequence[dict], scores: gfrc.Scores, specs) -> list[dict[str, float]]:
+    """Per conversation of `score_inputs(inputs, ...)`: attribute set name -> the lowest DistrSim
+    of its scored system turns (a set none of whose turns has one is left out)."""
+    counts = np.fromiter((len(i["t"]) for i in inputs), dtype=np.int64, count=len(inputs))
+    lowest = np.full((len(inputs), len(specs)), np.inf)
+    if len(specs) and counts.sum():
+        values = np.where(np.asarray(scores.scored, dtype=bool)[:, None], scores.distr_sim, np.nan)
+        np.fmin.at(lowest, np.repeat(np.arange(len(inputs)), counts), values)  # fmin: NaN never wins
+    names = [s.name for s in specs]
+    return [{name: v for name, v in zip(names, row) if v != np.inf} for row in lowest.tolist()]
 
 
 def _stored_inputs(campaign: Campaign) -> dict[int, list[tuple]]:
@@ -431,8 +500,8 @@ def _delete(ids: list[int], annotators: list[int] | None) -> None:
         query._raw_delete(query.db)  # no cascades, no signals: one DELETE
 
 
-_COLUMNS = ("campaign_id", "conversation_id", "annotator_id", "r", "gf", "gfrc", "gf_sets", "inputs")
-_ROWS_PER_STATEMENT = 100  # 800 parameters: under SQLite's 999
+_COLUMNS = ("campaign_id", "conversation_id", "annotator_id", "r", "gf", "gfrc", "gf_sets", "inputs", "lowest_distr_sim")
+_ROWS_PER_STATEMENT = 100  # 900 parameters: under SQLite's 999
 
 
 def _insert(campaign_id: int, rows: Sequence[tuple]) -> int:
@@ -441,12 +510,13 @@ def _insert(campaign_id: int, rows: Sequence[tuple]) -> int:
         return 0
     meta = StoredFigures._meta
     quote = connection.ops.quote_name
-    gf_sets, inputs = meta.get_field("gf_sets"), meta.get_field("inputs")
+    gf_sets, inputs, lowest = meta.get_field("gf_sets"), meta.get_field("inputs"), meta.get_field("lowest_distr_sim")
     head = (f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(meta.get_field(c).column) for c in _COLUMNS)}) VALUES ")
     group = "(" + ", ".join(["%s"] * len(_COLUMNS)) + ")"
     values = [
-        [campaign_id, c, a, r, gf, g, gf_sets.get_db_prep_save(sets, connection), inputs.get_db_prep_save(i, connection)]
-        for c, a, r, gf, g, sets, i in rows
+        [campaign_id, c, a, r, gf, g, gf_sets.get_db_prep_save(sets, connection), inputs.get_db_prep_save(i, connection),
+         lowest.get_db_prep_save(low, connection)]
+        for c, a, r, gf, g, sets, i, low in rows
     ]
     with connection.cursor() as cursor:
         whole = len(values) - len(values) % _ROWS_PER_STATEMENT
@@ -461,30 +531,65 @@ def _insert(campaign_id: int, rows: Sequence[tuple]) -> int:
 
 
 def _update(rows: Sequence[tuple]) -> int:
-    """UPDATE r, gf, gfrc, gf_sets of rows given as (r, gf, gfrc, gf_sets, id), one executemany."""
+    """UPDATE r, gf, gfrc, gf_sets, lowest_distr_sim of rows given as (r, gf, gfrc, gf_sets,
+    lowest, id), one executemany."""
     meta = StoredFigures._meta
     quote = connection.ops.quote_name
-    gf_sets = meta.get_field("gf_sets")
-    sql = (f"UPDATE {quote(meta.db_table)} SET r = %s, gf = %s, gfrc = %s, gf_sets = %s "
+    gf_sets, lowest = meta.get_field("gf_sets"), meta.get_field("lowest_distr_sim")
+    sql = (f"UPDATE {quote(meta.db_table)} SET r = %s, gf = %s, gfrc = %s, gf_sets = %s, lowest_distr_sim = %s "
            f"WHERE {quote(meta.pk.column)} = %s")
     with transaction.atomic(), connection.cursor() as cursor:
         for start in range(0, len(rows), 5000):
-            cursor.executemany(sql, [(r, gf, g, gf_sets.get_db_prep_save(sets, connection), pk)
-                                     for r, gf, g, sets, pk in rows[start:start + 5000]])
+            cursor.executemany(sql, [(r, gf, g, gf_sets.get_db_prep_save(sets, connection),
+                                      lowest.get_db_prep_save(low, connection), pk)
+                                     for r, gf, g, sets, low, pk in rows[start:start + 5000]])
     return len(rows)
 
 
 def _judged_rows(campaign: Campaign, columns: Sequence[str], annotators: set | None) -> dict[tuple, tuple]:
-    query = StoredFigures.objects.filter(campaign=campaign)
+    """(conversation, annotator) -> the row's `columns`, its JSON columns (gf_sets, inputs) as
+    their text: a campaign has a row per annotator and one with none, and only the rows a page
+    keeps are decoded (`_decoded`), once."""
+    texts = {c: Cast(c, output_field=TextField()) for c in columns if c in _JSON_COLUMNS}
+    query = StoredFigures.objects.filter(campaign=campaign).annotate(**{f"{c}_text": t for c, t in texts.items()})
     rows = {}
-    for row in query.values_list("conversation_id", "annotator_id", *columns):
+    for row in query.values_list("conversation_id", "annotator_id", *(f"{c}_text" if c in texts else c for c in columns)):
         if annotators is None or row[1] is None or row[1] in annotators:
             rows[(row[0], row[1])] = row[2:]
     return rows
 
 
+_JSON_COLUMNS = ("gf_sets", "inputs", "lowest_distr_sim")
+
+
+def _decoded(rows: list[tuple], columns: Sequence[str]) -> list[tuple]:
+    """The rows (of `_judged_rows`) with their JSON columns decoded: one `json.loads` per column
+    for all of them."""
+    rows = [list(row) for row in rows]
+    for k, column in enumerate(columns):
+        if column in _JSON_COLUMNS and rows:
+            for row, value in zip(rows, json.loads("[" + ",".join(row[k] or "null" for row in rows) + "]")):
+                row[k] = value
+    return [tuple(row) for row in rows]
+
+
 def _missing(campaign: Campaign, conversations: Sequence[tuple], rows: Mapping[tuple, tuple]) -> list[int]:
     return [row[0] for row in conversations if (row[0], None) not in rows]
+
+
+def _judge_rows(campaign: Campaign, conversations: Sequence[tuple], judge_of: Mapping[int, int | None],
+                columns: Sequence[str], decode: Sequence[str] | None = None) -> list[tuple]:
+    """The stored `columns` of each conversation's judge (its row, else the no-annotator row),
+    in the conversations' order, JSON decoded (only those of `decode`, if given: the others
+    stay text, for `_decoded`); conversations with no stored row are stored first."""
+    annotators = set(judge_of.values())
+    rows = _judged_rows(campaign, columns, annotators)
+    missing = _missing(campaign, conversations, rows)
+    if missing:
+        _store_missing(campaign, missing)
+        rows = _judged_rows(campaign, columns, annotators)
+    return _decoded([rows.get((row[0], judge_of.get(row[0]))) or rows[(row[0], None)] for row in conversations],
+                    columns if decode is None else [c if c in decode else "" for c in columns])
 
 
 def _figures(campaign, conversations, judge_of, *, rescore: bool, settings):
@@ -503,13 +608,12 @@ def _figures(campaign, conversations, judge_of, *, rescore: bool, settings):
                                             dict(zip(names, scores.GF_m[k].tolist())))
         ordered = [figures[row[0]] for row in conversations]
     else:
-        annotators = set(judge_of.values())
-        rows = _judged_rows(campaign, ("r", "gf", "gfrc", "gf_sets"), annotators)
-        missing = _missing(campaign, conversations, rows)
-        if missing:
-            _store_missing(campaign, missing)
-            rows = _judged_rows(campaign, ("r", "gf", "gfrc", "gf_sets"), annotators)
-        ordered = [rows.get((row[0], judge_of.get(row[0]))) or rows[(row[0], None)] for row in conversations]
+        ordered = _judge_rows(campaign, conversations, judge_of, ("r", "gf", "gfrc", "gf_sets"))
+    return _arrays(ordered)
+
+
+def _arrays(ordered: Sequence[tuple]):
+    """(r, gf, gfrc, gf_sets, ...) rows -> R, GF, GFRC arrays and the GF per attribute set."""
     r = np.array([f[0] for f in ordered], dtype=float)
     gf = np.array([f[1] for f in ordered], dtype=float)
     gfrc_values = np.array([f[2] for f in ordered], dtype=float)
@@ -530,14 +634,12 @@ def _store_missing(campaign: Campaign, conversation_ids: list[int]) -> None:
 
 def _chosen_inputs(campaign: Campaign, info: Mapping[int, tuple], judge_of: Mapping[int, int | None]):
     """topic type id -> [(conversation, inputs of its judge's row)], in conversation order."""
-    annotators = set(judge_of.values())
-    rows = _judged_rows(campaign, ("inputs",), annotators)
-    missing = _missing(campaign, list(info.values()), rows)
-    if missing:
-        _store_missing(campaign, missing)
-        rows = _judged_rows(campaign, ("inputs",), annotators)
+    conversations = list(info.values())
+    return _by_type(conversations, [row[0] for row in _judge_rows(campaign, conversations, judge_of, ("inputs",))])
+
+
+def _by_type(conversations: Sequence[tuple], inputs: Sequence[dict]) -> dict[int, list[tuple]]:
     by_type: dict[int, list[tuple]] = defaultdict(list)
-    for conversation_id, row in info.items():
-        found = rows.get((conversation_id, judge_of.get(conversation_id))) or rows[(conversation_id, None)]
-        by_type[row[4]].append((conversation_id, found[0]))
+    for row, found in zip(conversations, inputs):
+        by_type[row[4]].append((row[0], found))
     return by_type

@@ -48,3 +48,24 @@ def test_every_campaign_page_reads_as_many_queries_for_8_conversations_as_for_2(
         assert import_files(campaign, [(f"M002-{run}.txt", EXAMPLE.read_bytes())], annotator=gold).ok
     large = {url: _queries(client, url) for url in PAGES}
     assert large == small
+
+
+def test_progress_and_agreement_read_as_many_queries_for_three_annotators_as_for_two():
+    from annotator.models import Assignment, Conversation
+
+    organiser = make_user("organiser", is_superuser=True)
+    gold, second, third = make_user("gold"), make_user("second"), make_user("third")
+    campaign = make_campaign(organiser=organiser)
+    client = Client()
+    client.force_login(organiser)
+    for run in RUNS[:3]:
+        assert import_files(campaign, [(f"M002-{run}.txt", EXAMPLE.read_bytes())], annotator=gold).ok
+    assert import_files(campaign, [(f"M002-{RUNS[0]}.txt", EXAMPLE.read_bytes())], annotator=second).ok
+    pages = ["/console/fw/progress/", "/console/fw/agreement/"]
+    two = {url: _queries(client, url) for url in pages}
+    assert import_files(campaign, [(f"M002-{RUNS[1]}.txt", EXAMPLE.read_bytes())], annotator=third).ok
+    for conversation in Conversation.objects.filter(topic__campaign=campaign):
+        Assignment.objects.get_or_create(conversation=conversation, annotator=third)
+    assert Assignment.objects.filter(annotator=third).count() == 3
+    three = {url: _queries(client, url) for url in pages}
+    assert three == two

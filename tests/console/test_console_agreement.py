@@ -140,9 +140,10 @@ def test_the_page_reads_a_fixed_number_of_queries_however_many_conversations(db,
     client.force_login(organiser)
     assert len(reports.doubly_annotated(campaign)) == {1: 3, 6: 5}[topics]
     # 1 the session; 2 the user; 3 the campaign (campaign_for_organiser); 4 the doubly annotated
-    # conversations with topic, run and gold; 5 their human assignments; 6 their annotators' nuggets
-    # with turn and entity; 7 those entities' memberships; 8 the conversations' turns; 9 the base
-    # template's Console link (does the user organise a campaign)
-    with django_assert_num_queries(9):
+    # conversations with topic, run and gold; 5 their human assignments as (conversation,
+    # annotator) rows; 6 those annotators (one instance each); 7 their nuggets with turn and
+    # entity; 8 those entities' memberships; 9 the conversations' turns; 10 the base template's
+    # Console link (does the user organise a campaign)
+    with django_assert_num_queries(10):
         response = client.get(url(campaign))
     assert len(response.context["agreement"]["pairs"]) == {1: 3, 6: 5}[topics]

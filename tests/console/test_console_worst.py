@@ -29,3 +29,45 @@ def test_the_worst_cases_of_the_chosen_measure_link_each_conversation_read_only(
 
 def test_an_unknown_measure_is_refused(organiser, campaign):
     assert organiser.get(url(campaign), {"measure": "GF_NOPE"}).status_code == 400
+
+
+def _worst_both_ways(campaign, lowest):
+    from annotator.evaluation.run_comparison import worst_cases
+    from annotator.scores.campaign_tables import score_tables, worst_tables
+
+    every_turn = worst_cases(score_tables(campaign), "GFRC", lowest)
+    candidates = worst_tables(campaign, lowest)
+    return every_turn, worst_cases(candidates, "GFRC", lowest), candidates
+
+
+def test_the_lowest_turns_found_from_the_stored_lowest_distr_sim_are_those_of_every_turn_rescored(campaign):
+    for lowest in (1, 2, 3, 10, 1000):
+        every_turn, found, candidates = _worst_both_ways(campaign, lowest)
+        assert found == every_turn
+    assert set(candidates.system_turns["attribute_set"]) == {"ORIGIN", "RATINGS"}
+
+
+def test_ties_between_identical_conversations_keep_the_pages_order_and_old_rows_are_rescored(db):
+    """Eight runs of one conversation: every turn ties with seven others, broken by run."""
+    from pathlib import Path
+
+    from annotator.interchange.importing import import_files
+    from annotator.models import StoredFigures
+    from tests.factories import make_campaign, make_user
+
+    example = Path(__file__).resolve().parents[2] / "fixtures" / "demo" / "M002-bing-trial1.txt"
+    gold = make_user("gold")
+    campaign = make_campaign(organiser=make_user("organiser"))
+    for run in ("bing-trial1", "bard-trial1", "chat-trial1", "bing-trial2", "bard-trial2", "chat-trial2"):
+        assert import_files(campaign, [(f"M002-{run}.txt", example.read_bytes())], annotator=gold).ok
+    for lowest in (1, 2, 3, 5, 10):
+        every_turn, found, candidates = _worst_both_ways(campaign, lowest)
+        assert found == every_turn
+        assert found.turns and all(len(turns) == min(lowest, len(every_turn.turns[name]))
+                                   for name, turns in found.turns.items())
+        if lowest < 6:
+            assert candidates.system_turns["conversation"].nunique() == lowest, "the others are not re-scored"
+    # rows stored before the lowest DistrSim was kept are re-scored as before
+    StoredFigures.objects.filter(campaign=campaign).update(lowest_distr_sim=None)
+    every_turn, found, candidates = _worst_both_ways(campaign, 2)
+    assert found == every_turn and candidates.system_turns["conversation"].nunique() == 6

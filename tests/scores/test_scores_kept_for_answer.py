@@ -69,7 +69,8 @@ def test_a_save_stores_the_same_row_as_the_campaign_wide_path_inputs_and_all():
                         grade=_graded_elsewhere(nuggets[1]))
     campaign = conversation.topic.campaign
     saved = StoredFigures.objects.get(conversation=conversation, annotator=annotator)
-    [(c, a, r, gf, gfrc_value, gf_sets, inputs)] = stored._build(campaign, [conversation.pk], [annotator.pk])
+    [(c, a, r, gf, gfrc_value, gf_sets, inputs, lowest)] = stored._build(campaign, [conversation.pk], [annotator.pk])
     assert (c, a) == (conversation.pk, annotator.pk)
-    assert (saved.r, saved.gf, saved.gfrc, saved.gf_sets) == (r, gf, gfrc_value, gf_sets)
+    assert (saved.r, saved.gf, saved.gfrc, saved.gf_sets, saved.lowest_distr_sim) == (r, gf, gfrc_value, gf_sets, lowest)
+    assert lowest  # both sets have scored turns here
     assert saved.inputs == inputs

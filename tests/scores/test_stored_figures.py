@@ -34,7 +34,19 @@ def fresh_figures(campaign) -> dict[int, dict]:
         score = score_conversation(conversation, judges[conversation.pk])
         result[conversation.pk] = {"R": score.R, "GF": score.GF, "GFRC": score.GFRC,
                                    **{gf_column(k): v for k, v in score.GF_m.items()}}
+        lowest: dict[str, float] = {}
+        for turn in score.turns:
+            for name, value in (turn.distr_sim.items() if turn.scored else ()):
+                if not math.isnan(value):
+                    lowest[name] = min(lowest.get(name, math.inf), value)
+        result[conversation.pk]["lowest"] = (judges[conversation.pk], lowest)
     return result
+
+
+def stored_lowest(conversation_id: int, judge: int | None) -> dict[str, float]:
+    """The lowest DistrSim per attribute set stored for the judge's row (else the empty row)."""
+    rows = dict(StoredFigures.objects.filter(conversation_id=conversation_id).values_list("annotator_id", "lowest_distr_sim"))
+    return rows[judge] if judge in rows else rows[None]
 
 
 def assert_stored_equal_fresh(campaign, step: str) -> None:
@@ -43,6 +55,11 @@ def assert_stored_equal_fresh(campaign, step: str) -> None:
     fresh = fresh_figures(campaign)
     assert sorted(table.index) == sorted(fresh), step
     for conversation_id, figures in fresh.items():
+        judge, lowest = figures.pop("lowest")
+        got_lowest = stored_lowest(conversation_id, judge)
+        assert got_lowest.keys() == lowest.keys(), (step, conversation_id, got_lowest, lowest)
+        assert all(math.isclose(got_lowest[k], v, rel_tol=1e-9, abs_tol=1e-12) for k, v in lowest.items()), (
+            step, conversation_id, got_lowest, lowest)
         for column, value in figures.items():
             got = table.loc[conversation_id, column]
             assert math.isclose(got, value, rel_tol=1e-9, abs_tol=1e-12), (step, conversation_id, column, got, value)

@@ -17,7 +17,7 @@ from annotator.evaluation import run_comparison
 from annotator.access import campaign_for_organiser, conversation_for_organiser
 from annotator.console.forms import AnalysisForm, MeasureForm
 from annotator.models import Campaign, Conversation
-from annotator.scores.campaign_tables import score_table, score_tables
+from annotator.scores.campaign_tables import score_table, worst_tables
 from annotator.scores.per_conversation import gold_annotators, score_conversation
 from annotator.workspace.read_model import score_panel_html
 from scoring.words import span_text, tokenise
@@ -89,12 +89,12 @@ def trials(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 def worst(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = campaign_for_organiser(request.user, slug)
-    tables = score_tables(campaign)
+    tables = worst_tables(campaign, run_comparison.LOWEST)
     form = MeasureForm.from_query(request.GET, measures=run_comparison.measures_of(tables.conversations))
     context = {"campaign": campaign, "tab": "report", "form": form}
     if not form.is_valid():
         return render(request, "console/worst.html", context, status=400)
-    context["worst"] = run_comparison.worst_cases(tables, form.cleaned_data["measure"])
+    context["worst"] = run_comparison.worst_cases(tables, form.cleaned_data["measure"], run_comparison.LOWEST)
     return render(request, "console/worst.html", context)
 
 

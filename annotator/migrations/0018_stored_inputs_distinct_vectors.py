@@ -11,6 +11,6 @@ def forget_stored_figures(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("annotator", "0016_import_staging")]
+    dependencies = [("annotator", "0017_stored_lowest_distr_sim")]
 
     operations = [migrations.RunPython(forget_stored_figures, migrations.RunPython.noop)]
