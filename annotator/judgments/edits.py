@@ -149,6 +149,9 @@ def store_figures(touched: Iterable[tuple]) -> None:
             by_annotator[annotator_id].add(conversation_id)
     if not by_annotator:
         return
+    if len(by_annotator) == 1 and len(conversations := next(iter(by_annotator.values()))) == 1:
+        stored.store_saved(next(iter(conversations)), next(iter(by_annotator)))  # a save: its campaign comes with it
+        return
     campaign = Campaign.objects.get(topics__pk=topic_id)
     for annotator_id, conversation_ids in by_annotator.items():
         stored.refresh_conversations(campaign, conversation_ids, [annotator_id])

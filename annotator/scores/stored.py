@@ -65,28 +65,51 @@ def refresh_conversations(campaign: Campaign | int, conversation_ids: Iterable[i
     """(Re)compute and store the figures of these conversations from their judgments, in the
     caller's transaction; with `annotator_ids`, only those annotators' rows (a save changes
     only its annotator's). Returns how many rows were written."""
-    campaign = _campaign(campaign)
     ids = sorted(set(conversation_ids))
     if not ids:
         return 0
     annotators = None if annotator_ids is None else sorted(set(annotator_ids) - {None})
     if annotators == []:
         return 0
+    if annotators is not None and len(ids) == len(annotators) == 1:
+        return store_saved(ids[0], annotators[0], campaign)
+    campaign = _campaign(campaign)
     with transaction.atomic(savepoint=False):
-        if connection.features.has_select_for_update:
-            # Serialise the stores of a conversation (PostgreSQL; SQLite serialises writers
-            # already): a second save waits here, then reads what the first committed, so neither
-            # stores figures without the other's change, nor inserts a row the other has just
-            # inserted. NO KEY UPDATE: other saves' foreign-key checks (FOR KEY SHARE) do not wait.
-            for chunk in _chunks(ids):
-                list(Conversation.objects.select_for_update(no_key=True, of=("self",)).filter(pk__in=chunk)
-                     .order_by("pk").values_list("pk", flat=True))
-        if annotators is not None and len(ids) == len(annotators) == 1:
-            rows = _scored_as_the_panel(campaign, ids[0], annotators[0])  # a save
-        else:
-            rows = _build(campaign, ids, annotators)
+        _lock(ids)
+        rows = _build(campaign, ids, annotators)
         _delete(ids, annotators)
         return _insert(campaign.pk, rows)
+
+
+def store_saved(conversation_id: int, annotator_id: int, campaign: Campaign | int | None = None) -> int:
+    """What a save changes: one annotator's row of one conversation, in the save's transaction,
+    scored as the workspace's panel scores it (and offered to the save's answer, whose panel then
+    shows this score instead of reading and scoring the same judgments again); written by one
+    INSERT ... ON CONFLICT UPDATE, or deleted when the annotator has no nugget there. The
+    campaign, when not given, comes with the conversation's row."""
+    with transaction.atomic(savepoint=False):
+        query = Conversation.objects.select_related("topic__campaign" if campaign is None else "topic")
+        if connection.features.has_select_for_update:
+            query = query.select_for_update(no_key=True, of=("self",))  # read and locked at once: see _lock
+        conversation = query.get(pk=conversation_id)
+        if campaign is not None:
+            conversation.topic.campaign = _campaign(campaign)  # its settings as the caller has them
+        rows = _scored_as_the_panel(conversation, annotator_id)
+        if not rows:
+            _delete([conversation_id], [annotator_id])
+            return 0
+        return _insert(conversation.topic.campaign_id, rows, replace=True)
+
+
+def _lock(ids: Sequence[int]) -> None:
+    """Serialise the stores of these conversations (PostgreSQL; SQLite serialises writers
+    already): a second save waits here, then reads what the first committed, so neither stores
+    figures without the other's change, nor inserts a row the other has just inserted. NO KEY
+    UPDATE: other saves' foreign-key checks (FOR KEY SHARE) do not wait on it."""
+    if connection.features.has_select_for_update:
+        for chunk in _chunks(ids):
+            list(Conversation.objects.select_for_update(no_key=True, of=("self",)).filter(pk__in=chunk)
+                 .order_by("pk").values_list("pk", flat=True))
 
 
 def forget_conversations(conversation_ids: Iterable[int]) -> None:
@@ -420,13 +443,10 @@ def _build(campaign: Campaign, ids: list[int] | None, annotators: list[int] | No
     return rows
 
 
-def _scored_as_the_panel(campaign: Campaign, conversation_id: int, annotator_id: int) -> list[tuple]:
-    """The row of one annotator's judgments of one conversation (what a save changes), scored
-    as the workspace's panel scores it, and offered to the save's answer (the panel then shows
-    this score rather than reading and scoring the same judgments again); no row when the
-    annotator has no nugget there."""
-    conversation = Conversation.objects.select_related("topic").get(pk=conversation_id)
-    conversation.topic.campaign = campaign  # its settings as the caller has them
+def _scored_as_the_panel(conversation: Conversation, annotator_id: int) -> list[tuple]:
+    """The row of one annotator's judgments of one conversation, scored as the workspace's panel
+    scores it, and offered to the save's answer; no row when the annotator has no nugget there."""
+    conversation_id = conversation.pk
     score = score_conversation(conversation, annotator_id)
     keep_for_answer(score, annotator_id)
     if not score.nuggets:
@@ -504,12 +524,20 @@ _COLUMNS = ("campaign_id", "conversation_id", "annotator_id", "r", "gf", "gfrc",
 _ROWS_PER_STATEMENT = 100  # 900 parameters: under SQLite's 999
 
 
-def _insert(campaign_id: int, rows: Sequence[tuple]) -> int:
-    """INSERT the rows, many a statement, the JSON columns through their field's preparation."""
+def _insert(campaign_id: int, rows: Sequence[tuple], *, replace: bool = False) -> int:
+    """INSERT the rows, many a statement, the JSON columns through their field's preparation;
+    `replace`: a row of a (conversation, annotator) already stored takes the new values (rows of
+    annotators: the one without is not unique by that key)."""
     if not rows:
         return 0
     meta = StoredFigures._meta
     quote = connection.ops.quote_name
+    tail = ""
+    if replace:
+        key = ", ".join(quote(meta.get_field(c).column) for c in ("conversation_id", "annotator_id"))
+        tail = f" ON CONFLICT ({key}) DO UPDATE SET " + ", ".join(
+            f"{quote(meta.get_field(c).column)} = excluded.{quote(meta.get_field(c).column)}"
+            for c in _COLUMNS if c not in ("conversation_id", "annotator_id"))
     gf_sets, inputs, lowest = meta.get_field("gf_sets"), meta.get_field("inputs"), meta.get_field("lowest_distr_sim")
     head = (f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(meta.get_field(c).column) for c in _COLUMNS)}) VALUES ")
     group = "(" + ", ".join(["%s"] * len(_COLUMNS)) + ")"
@@ -521,12 +549,12 @@ def _insert(campaign_id: int, rows: Sequence[tuple]) -> int:
     with connection.cursor() as cursor:
         whole = len(values) - len(values) % _ROWS_PER_STATEMENT
         if whole:
-            many = head + ", ".join([group] * _ROWS_PER_STATEMENT)
+            many = head + ", ".join([group] * _ROWS_PER_STATEMENT) + tail
             cursor.executemany(many, [[v for row in values[i:i + _ROWS_PER_STATEMENT] for v in row]
                                       for i in range(0, whole, _ROWS_PER_STATEMENT)])
         if whole < len(values):
             rest = values[whole:]
-            cursor.execute(head + ", ".join([group] * len(rest)), [v for row in rest for v in row])
+            cursor.execute(head + ", ".join([group] * len(rest)) + tail, [v for row in rest for v in row])
     return len(values)
 
 

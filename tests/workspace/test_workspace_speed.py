@@ -19,16 +19,16 @@ pytestmark = pytest.mark.django_db
 #   4 the nugget (with turn, conversation, topic, entity), 5 the campaign's grades,
 #   6 BEGIN, 7 entity version bump (UPDATE ... WHERE version = expected), 8 event INSERT,
 #   then the stored figures of the conversation the edit touched, in the same transaction
-#   (annotator.scores.stored), scored as the panel scores it: 9 which conversations and
-#   annotators, 10 the campaign, 11 the conversation, 12 attribute sets, 13 turns, 14 nuggets
-#   with entity and grade (one values_list: rows, not model instances), 15 memberships,
-#   16 DELETE and 17 INSERT of its row, 18 COMMIT,
+#   (annotator.scores.stored.store_saved), scored as the panel scores it: 9 which conversations
+#   and annotators, 10 the conversation with its topic and campaign, 11 attribute sets, 12 turns,
+#   13 nuggets with entity and grade (one values_list: rows, not model instances),
+#   14 memberships, 15 its row (INSERT ... ON CONFLICT UPDATE), 16 COMMIT,
 #   then the refreshed workbench, whose panel shows the score just stored (not read and scored
-#   again): 19 attribute sets, 20 turn labels, 21 grades, 22 the spans the systems cited,
-#   23 the selected entity's memberships (the entities that suggestions name are read only when
+#   again): 17 attribute sets, 18 turn labels, 19 grades, 20 the spans the systems cited,
+#   21 the selected entity's memberships (the entities that suggestions name are read only when
 #   there are suggestions: none here, every line is marked). The answer carries only the marks
 #   and badges of the entity's nuggets and the score changes (out of band).
-SAVE_QUERIES = 23
+SAVE_QUERIES = 21
 # The score panel: 1 session, 2 user, 3 assignment, 4 attribute sets, 5 turns,
 #   6 nuggets with entity and grade, 7 memberships.
 PANEL_QUERIES = 7
