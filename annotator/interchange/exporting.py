@@ -16,7 +16,8 @@ Kinds (docs/formats.md, "Exports"):
   ``<TYPE>-<ATTR>.golddistr`` (a zip for downloads, a folder for the command);
 - ``scores-csv`` / ``scores-json``: one row per conversation plus per-run means (pandas);
 - ``nuggets-csv`` / ``turns-csv``: the paper's Tables 1 and 2 for every conversation, the
-  figures of the workspace's score panel (annotator.scores.per_conversation.score_conversations).
+  figures of the workspace's score panel, from the judges' stored inputs
+  (annotator.scores.stored.judge_tables: re-scored per topic type, no judgment re-read).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from collections.abc import Iterable, Iterator
 
 import pandas as pd
 
-from annotator.interchange.csvsafe import csv_lines, frame_csv
+from annotator.interchange.csvsafe import csv_text, frame_csv
 from annotator.interchange.formats import ParsedConversation, ParsedMembership, ParsedNugget, ParsedTurn
 from annotator.interchange.formats.jsonl import iter_jsonl
 from annotator.interchange.formats.paper import iter_paper
@@ -40,7 +41,8 @@ from annotator.models import AttributeSet, Campaign, Conversation, Entity, Membe
 from annotator.rules.ids import ATTRIBUTE_SET, RUN, TOPIC, field_token, id_problem
 from annotator.rules.vectors import format_vector
 from annotator.scores import campaign_tables
-from annotator.scores import per_conversation
+from annotator.scores import per_conversation, stored
+from annotator.rules.relevance import needs_every_membership
 from scoring.words import span_text, tokenise
 
 __all__ = [
@@ -225,7 +227,9 @@ class _Batch:
         )
 
 
-def _conversation_batches(campaign: Campaign, annotator=None) -> Iterator[_Batch]:
+def _conversation_rows(campaign: Campaign, annotator=None) -> tuple[list[_ConversationRow], dict[int, int | None]]:
+    """The campaign's conversations in export order (topic code, run name) and whose judgments
+    each exports: `annotator`'s, else its judge's."""
     rows = [
         _ConversationRow(*row) for row in Conversation.objects.filter(topic__campaign=campaign)
         .order_by("topic__code", "run__name")
@@ -235,6 +239,11 @@ def _conversation_batches(campaign: Campaign, annotator=None) -> Iterator[_Batch
         judge = {c.pk: annotator.pk for c in rows}
     else:
         judge = per_conversation.gold_annotator_rows(campaign, [(c.pk, c.gold_annotator_id) for c in rows])
+    return rows, judge
+
+
+def _conversation_batches(campaign: Campaign, annotator=None) -> Iterator[_Batch]:
+    rows, judge = _conversation_rows(campaign, annotator)
     for i in range(0, len(rows), BATCH):
         yield _Batch(campaign, rows[i : i + BATCH], judge)
 
@@ -518,50 +527,120 @@ SCORE_TURN_COLUMNS = [
 ]
 
 
-def _scored_batches(campaign: Campaign, annotator=None) -> Iterator[list[tuple[Conversation, str, per_conversation.ConversationScore]]]:
-    """(conversation, its judge's username, its score) for every conversation, batch by batch."""
+class _JudgedBatch:
+    """One batch of conversations (in export order) with their judges' usernames and their
+    judges' stored inputs scored (annotator.scores.stored.judge_tables): Tables 1 and 2 of each
+    without reading a turn's text or re-scoring judgments."""
+
+    def __init__(self, campaign: Campaign, conversations: list[_ConversationRow], judge: dict[int, int | None],
+                 usernames: dict[int, str]):
+        self.campaign, self.conversations = campaign, conversations
+        self.judge = {c.pk: judge.get(c.pk) for c in conversations}
+        self.usernames = usernames
+        self.topics = (conversations[0].topic.code, conversations[-1].topic.code)
+        self.read()
+
+    def read(self) -> None:
+        self.tables = stored.judge_tables(self.campaign, [(c.pk, c.topic.topic_type_id) for c in self.conversations],
+                                          self.judge, self.topics)
+
+    def username(self, conversation: _ConversationRow) -> str:
+        return self.usernames.get(self.judge[conversation.pk], "")
+
+
+def _judged_batches(campaign: Campaign, annotator=None) -> Iterator[_JudgedBatch]:
     from django.contrib.auth import get_user_model
 
-    for batch in _conversation_batches(campaign, annotator):
-        judge_ids = {j for j in batch.judge.values() if j is not None}
-        usernames = dict(get_user_model().objects.filter(pk__in=judge_ids).values_list("pk", "username"))
-        memberships: dict[int, dict[int, list[float]]] = defaultdict(dict)
-        for entity_id, rows in batch.memberships.items():
-            for m in rows:
-                memberships[entity_id][m.attribute_set_id] = m.vector
-        scored = per_conversation.score_conversations(batch.conversations, batch.turns, batch.nuggets, memberships, campaign)
-        yield [
-            (conversation, usernames.get(batch.judge[conversation.pk], ""), score)
-            for conversation, score in zip(batch.conversations, scored)
-        ]
+    rows, judge = _conversation_rows(campaign, annotator)
+    usernames = dict(get_user_model().objects.filter(pk__in={j for j in judge.values() if j is not None})
+                     .values_list("pk", "username"))
+    for i in range(0, len(rows), BATCH):
+        yield _JudgedBatch(campaign, rows[i : i + BATCH], judge, usernames)
 
 
 def _csv_chunks(columns: list[str], rows_of_batches: Iterator[list[list]]) -> Iterator[str]:
     """A header, then one CSV chunk per batch of rows (cells made safe by annotator.interchange.csvsafe)."""
-    header = "".join(csv_lines([columns]))
+    header = csv_text([columns])
     for rows in rows_of_batches:
-        yield header + "".join(csv_lines(rows))
+        yield header + csv_text(rows)
         header = ""
     if header:
         yield header
 
 
+def _judged_nuggets(batch: _JudgedBatch) -> dict[int, list[tuple]]:
+    """conversation id -> its judge's nuggets as plain rows (turn id, turn position, turn name,
+    start, end, entity id, key, name, grade id, grade label, gain), in (turn id, start word)
+    order: the order of the stored inputs' nuggets."""
+    judged: dict[int, list[tuple]] = defaultdict(list)
+    judge = batch.judge
+    for (conversation_id, annotator_id, turn_id, position, role, number, start, end, entity_id, key, name, grade_id,
+         label, gain) in Nugget.objects.filter(
+            turn__conversation__topic__campaign=batch.campaign, turn__conversation__topic__code__range=batch.topics,
+    ).values_list("turn__conversation_id", "annotator_id", "turn_id", "turn__position", "turn__role", "turn__number",
+                  "start_word", "end_word", "entity_id", "entity__key", "entity__name", "entity__grade_id",
+                  "entity__grade__label", "entity__grade__gain"):
+        if conversation_id in judge and annotator_id == judge[conversation_id]:
+            judged[conversation_id].append((turn_id, position, f"{role}{number}", start, end, entity_id, key, name,
+                                            grade_id, label, gain))
+    for nuggets in judged.values():
+        nuggets.sort(key=lambda n: (n[0], n[3]))
+    return judged
+
+
+def _stale(batch: _JudgedBatch, judged: dict[int, list[tuple]]) -> list[int]:
+    """The conversations whose stored inputs do not hold their judge's nuggets (written by a path
+    that bypassed the edit service): their figures are stored again before they are exported."""
+    stale = []
+    for c in batch.conversations:
+        nuggets, stored_nuggets = judged.get(c.pk, []), batch.tables.inputs[c.pk]["n"]
+        if len(nuggets) != len(stored_nuggets) or any(n[5] != s[3] for n, s in zip(nuggets, stored_nuggets)):
+            stale.append(c.pk)
+    return stale
+
+
 def iter_score_nuggets_csv(campaign: Campaign, annotator=None) -> Iterator[str]:
     """Table 1 for every conversation: one row per nugget, WC, pw, g, pw x g, duplicate, and the
-    attribute sets a graded nugget has no membership in (counted uniform, or refused on import)."""
+    attribute sets a graded nugget has no membership in (counted uniform, or refused on import).
+    The figures are the judges' stored inputs scored (annotator.scores.stored.judge_tables)."""
+    set_names: dict[int, list[tuple[int, str]]] = defaultdict(list)  # topic type -> its attribute sets, in order
+    for pk, type_id, name in AttributeSet.objects.filter(topic_type__campaign=campaign).values_list(
+            "pk", "topic_type_id", "name"):
+        set_names[type_id].append((pk, name))
 
     def rows() -> Iterator[list[list]]:
-        for batch in _scored_batches(campaign, annotator):
+        for batch in _judged_batches(campaign, annotator):
+            judged = _judged_nuggets(batch)
+            stale = _stale(batch, judged)
+            if stale:
+                stored.refresh_conversations(campaign, stale)
+                batch.read()
+            given: dict[int, set[int]] = defaultdict(set)
+            for entity_id, set_id in Membership.objects.filter(
+                    entity__topic__campaign=campaign, entity__topic__code__range=batch.topics,
+            ).values_list("entity_id", "attribute_set_id"):
+                given[entity_id].add(set_id)
+            figures: dict[int, tuple] = {}  # per topic type's scores: its columns as lists, once
             out = []
-            for conversation, judge, score in batch:
-                turn_names = {view.turn.pk: str(view.turn) for view in score.turns}
-                for n in score.nuggets:
-                    entity = n.nugget.entity
+            for conversation in batch.conversations:
+                scores, _k, _turn, first = batch.tables.where[conversation.pk]
+                if id(scores) not in figures:
+                    figures[id(scores)] = (scores.pw.tolist(), scores.contribution.tolist(), scores.duplicate.tolist())
+                pw, contribution, duplicate = figures[id(scores)]
+                stored_nuggets = batch.tables.inputs[conversation.pk]["n"]
+                nuggets = judged.get(conversation.pk, [])
+                sets = set_names.get(conversation.topic.topic_type_id, [])
+                topic, run, judge = conversation.topic.code, conversation.run.name, batch.username(conversation)
+                for i in sorted(range(len(nuggets)), key=lambda i: (nuggets[i][1], nuggets[i][3])):
+                    _turn_id, _position, turn, start, end, entity_id, key, name, grade_id, label, gain = nuggets[i]
+                    missing = ""
+                    if needs_every_membership(float(gain) if grade_id is not None else None):
+                        has = given.get(entity_id, ())
+                        missing = ";".join(set_name for pk, set_name in sets if pk not in has)
                     out.append([
-                        conversation.topic.code, conversation.run.name, judge, turn_names[n.nugget.turn_id],
-                        n.nugget.start_word, n.nugget.end_word, entity.key, entity.name,
-                        entity.grade.label if entity.grade_id else "", n.wc, repr(n.pw), repr(n.gain),
-                        repr(n.contribution), n.duplicate, ";".join(n.missing),
+                        topic, run, judge, turn, start, end, key, name, label if grade_id else "",
+                        stored_nuggets[i][1], repr(pw[first + i]), repr(stored_nuggets[i][2]),
+                        repr(contribution[first + i]), duplicate[first + i], missing,
                     ])
             yield out
 
@@ -570,24 +649,36 @@ def iter_score_nuggets_csv(campaign: Campaign, annotator=None) -> Iterator[str]:
 
 def iter_score_turns_csv(campaign: Campaign, annotator=None) -> Iterator[str]:
     """Table 2 for every conversation: one row per system turn and attribute set, achieved
-    distribution against the target, DistrSim (blank when the turn is not scored) and PW(S)."""
+    distribution against the target, DistrSim (blank when the turn is not scored) and PW(S).
+    The figures are the judges' stored inputs scored (annotator.scores.stored.judge_tables)."""
 
     def rows() -> Iterator[list[list]]:
         targets: dict = {}  # a target is written on every row: formatted once
-        for batch in _scored_batches(campaign, annotator):
+        for batch in _judged_batches(campaign, annotator):
+            figures: dict[int, tuple] = {}  # per topic type's scores: its columns as lists, once
             out = []
-            for conversation, judge, score in batch:
-                for view in score.system_turns:
-                    for spec in score.attribute_sets:
-                        scored = view.scored
+            for conversation in batch.conversations:
+                scores, _k, first, _nugget = batch.tables.where[conversation.pk]
+                specs = scores.attribute_sets
+                if id(scores) not in figures:
+                    figures[id(scores)] = (scores.scored.tolist(), scores.turn_weight.tolist(),
+                                           [scores.achieved[spec.name].tolist() for spec in specs],
+                                           scores.distr_sim.tolist())
+                    for spec in specs:
                         if spec not in targets:
                             targets[spec] = format_vector(spec.target.tolist())
+                scored, weight, achieved, distr_sim = figures[id(scores)]
+                inputs = batch.tables.inputs[conversation.pk]
+                topic, run, judge = conversation.topic.code, conversation.run.name, batch.username(conversation)
+                for j, (end_wc, number) in enumerate(zip(inputs["t"], inputs["s"])):
+                    row = first + j
+                    turn, is_scored, turn_weight = f"S{number}", scored[row], repr(weight[row])
+                    for m, spec in enumerate(specs):
                         out.append([
-                            conversation.topic.code, conversation.run.name, judge, str(view.turn), view.end_wc,
-                            spec.name, scored, repr(view.weight),
-                            format_vector(view.achieved[spec.name]) if scored else "",
+                            topic, run, judge, turn, end_wc, spec.name, is_scored, turn_weight,
+                            format_vector(achieved[m][row]) if is_scored else "",
                             targets[spec],
-                            repr(view.distr_sim[spec.name]) if scored else "",
+                            repr(distr_sim[row][m]) if is_scored else "",
                         ])
             yield out
 
