@@ -659,25 +659,25 @@ def iter_score_turns_csv(campaign: Campaign, annotator=None) -> Iterator[str]:
             out = []
             for conversation in batch.conversations:
                 scores, _k, first, _nugget = batch.tables.where[conversation.pk]
-                specs = scores.attribute_sets
                 if id(scores) not in figures:
-                    figures[id(scores)] = (scores.scored.tolist(), scores.turn_weight.tolist(),
-                                           [scores.achieved[spec.name].tolist() for spec in specs],
-                                           scores.distr_sim.tolist())
+                    specs = scores.attribute_sets
                     for spec in specs:
                         if spec not in targets:
                             targets[spec] = format_vector(spec.target.tolist())
-                scored, weight, achieved, distr_sim = figures[id(scores)]
+                    figures[id(scores)] = (scores.scored.tolist(), scores.turn_weight.tolist(),
+                                           [scores.achieved[spec.name].tolist() for spec in specs],
+                                           scores.distr_sim.tolist(), [(spec.name, targets[spec]) for spec in specs])
+                scored, weight, achieved, distr_sim, names = figures[id(scores)]
                 inputs = batch.tables.inputs[conversation.pk]
                 topic, run, judge = conversation.topic.code, conversation.run.name, batch.username(conversation)
                 for j, (end_wc, number) in enumerate(zip(inputs["t"], inputs["s"])):
                     row = first + j
                     turn, is_scored, turn_weight = f"S{number}", scored[row], repr(weight[row])
-                    for m, spec in enumerate(specs):
+                    for m, (name, target) in enumerate(names):
                         out.append([
-                            topic, run, judge, turn, end_wc, spec.name, is_scored, turn_weight,
+                            topic, run, judge, turn, end_wc, name, is_scored, turn_weight,
                             format_vector(achieved[m][row]) if is_scored else "",
-                            targets[spec],
+                            target,
                             repr(distr_sim[row][m]) if is_scored else "",
                         ])
             yield out
