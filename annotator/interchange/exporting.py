@@ -137,17 +137,9 @@ class _ConversationRow:
         return f"{self.topic.code} / {self.run.name}"
 
 
-class _MembershipRow:
-    __slots__ = ("entity_id", "attribute_set_id", "attribute_set", "vector", "evidence")
-
-    def __init__(self, entity_id, attribute_set_id, attribute_set_name, vector, evidence):
-        self.entity_id, self.attribute_set_id, self.vector, self.evidence = entity_id, attribute_set_id, vector, evidence
-        self.attribute_set = _Named(name=attribute_set_name)
-
-
 class _Batch:
     """One batch of conversations with their turns and one judge's judgments each, read as
-    plain rows (per_conversation's light rows: never a model instance per row)."""
+    plain rows (tuples: never a model instance, nor an object, per row)."""
 
     def __init__(self, campaign: Campaign, conversations: list[_ConversationRow], judge: dict[int, int | None]):
         """`conversations` come in topic order: the batch reads the rows of its range of topic
@@ -155,70 +147,80 @@ class _Batch:
         keeps those of its conversations."""
         self.conversations = conversations
         wanted = {c.pk for c in conversations}
-        self.judge = {c.pk: judge.get(c.pk) for c in conversations}
+        self.judge = judge = {c.pk: judge.get(c.pk) for c in conversations}
         topics = (conversations[0].topic.code, conversations[-1].topic.code) if conversations else ("", "")
         in_range = {"topic__campaign": campaign, "topic__code__range": topics}
 
         def where(prefix: str) -> dict:
             return {f"{prefix}{k}": v for k, v in in_range.items()}
 
-        self.turns: dict[int, list[per_conversation.TurnRow]] = defaultdict(list)
-        for row in Turn.objects.filter(**where("conversation__")).order_by("conversation_id", "position").values_list(
-            "pk", "conversation_id", "position", "role", "number", "text"
-        ):
-            if row[1] in wanted:
-                self.turns[row[1]].append(per_conversation.TurnRow(*row))
-        turn_conversation = {t.pk: c for c, turns in self.turns.items() for t in turns}
-        self.nuggets: dict[int, list[per_conversation.NuggetRow]] = defaultdict(list)
-        for nugget in per_conversation.nugget_rows(
+        # conversation -> its turns (id, role, number, text), in order
+        self.turns: dict[int, list[tuple]] = defaultdict(list)
+        turn_conversation: dict[int, int] = {}
+        for pk, conversation_id, role, number, text in Turn.objects.filter(**where("conversation__")).order_by(
+            "conversation_id", "position"
+        ).values_list("pk", "conversation_id", "role", "number", "text"):
+            if conversation_id in wanted:
+                self.turns[conversation_id].append((pk, role, number, text))
+                turn_conversation[pk] = conversation_id
+        # conversation -> its judge's nuggets (turn id, start, end, entity id, key, name, comment,
+        # grade label or None), in turn and word order
+        self.nuggets: dict[int, list[tuple]] = defaultdict(list)
+        for turn_id, annotator_id, start, end, entity_id, key, name, comment, grade_id, label in (
             Nugget.objects.filter(**where("turn__conversation__")).order_by("turn__position", "start_word")
-            .values_list(*per_conversation.NUGGET_COLUMNS)
+            .values_list("turn_id", "annotator_id", "start_word", "end_word", "entity_id", "entity__key",
+                         "entity__name", "entity__comment", "entity__grade_id", "entity__grade__label")
         ):
-            conversation_id = turn_conversation.get(nugget.turn_id)
-            if conversation_id is not None and nugget.annotator_id == self.judge[conversation_id]:
-                self.nuggets[conversation_id].append(nugget)
+            conversation_id = turn_conversation.get(turn_id)
+            if conversation_id is not None and annotator_id == judge[conversation_id]:
+                self.nuggets[conversation_id].append(
+                    (turn_id, start, end, entity_id, key, name, comment, label if grade_id else None))
         self.labels: dict[int, str] = {}
         for turn_id, annotator_id, label in TurnLabel.objects.filter(**where("turn__conversation__")).values_list(
             "turn_id", "annotator_id", "label"
         ):
             conversation_id = turn_conversation.get(turn_id)
-            if conversation_id is not None and annotator_id == self.judge[conversation_id]:
+            if conversation_id is not None and annotator_id == judge[conversation_id]:
                 self.labels[turn_id] = label
-        entity_ids = {n.entity_id for nuggets in self.nuggets.values() for n in nuggets}
-        self.memberships: dict[int, list[_MembershipRow]] = defaultdict(list)
-        for row in (
+        entity_ids = {n[3] for nuggets in self.nuggets.values() for n in nuggets}
+        # entity -> [(attribute set name, vector, evidence)], in the sets' order
+        self.memberships: dict[int, list[tuple]] = defaultdict(list)
+        for entity_id, name, vector, evidence in (
             Membership.objects.filter(**where("entity__"))
             .order_by("attribute_set__position", "attribute_set__name")
-            .values_list("entity_id", "attribute_set_id", "attribute_set__name", "vector", "evidence")
+            .values_list("entity_id", "attribute_set__name", "vector", "evidence")
         ):
-            if row[0] in entity_ids:
-                self.memberships[row[0]].append(_MembershipRow(*row))
+            if entity_id in entity_ids:
+                self.memberships[entity_id].append((name, vector, evidence))
 
     def parsed(self, conversation: _ConversationRow) -> ParsedConversation:
         turns = self.turns[conversation.pk]
-        index = {t.pk: i for i, t in enumerate(turns)}
+        index = {t[0]: i for i, t in enumerate(turns)}
+        labels = self.labels
         parsed_turns = [
-            ParsedTurn(role=t.role, number=t.number, label=self.labels.get(t.pk) if t.is_system else None, text=t.text)
-            for t in turns
+            ParsedTurn(role=role, number=number, label=labels.get(pk) if role == Turn.Role.SYSTEM else None, text=text)
+            for pk, role, number, text in turns
         ]
+        words: dict[int, list[str]] = {}  # a turn's words, split once however many nuggets it holds
         nuggets = []
-        for n in self.nuggets[conversation.pk]:
-            words = tokenise(turns[index[n.turn_id]].text)
-            entity = n.entity
+        for turn_id, start, end, entity_id, key, name, comment, grade in self.nuggets[conversation.pk]:
+            i = index[turn_id]
+            if i not in words:
+                words[i] = tokenise(turns[i][3])
             nuggets.append(
                 ParsedNugget(
-                    turn=index[n.turn_id],
-                    start_word=n.start_word,
-                    end_word=n.end_word,
-                    text=span_text(words, n.start_word, n.end_word),
-                    grade=entity.grade.label if entity.grade_id else None,
-                    comment=entity.comment,
+                    turn=i,
+                    start_word=start,
+                    end_word=end,
+                    text=span_text(words[i], start, end),
+                    grade=grade,
+                    comment=comment,
                     memberships={
-                        m.attribute_set.name: ParsedMembership(tuple(float(v) for v in m.vector), m.evidence)
-                        for m in self.memberships[entity.pk]
+                        set_name: ParsedMembership(tuple(float(v) for v in vector), evidence)
+                        for set_name, vector, evidence in self.memberships.get(entity_id, ())
                     },
-                    entity_key=entity.key,
-                    entity_name=entity.name,
+                    entity_key=key,
+                    entity_name=name,
                 )
             )
         return ParsedConversation(
