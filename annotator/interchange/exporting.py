@@ -30,6 +30,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 
 import pandas as pd
+from django.db.models import Q
 
 from annotator.interchange.csvsafe import csv_text, frame_csv
 from annotator.interchange.formats import ParsedConversation, ParsedMembership, ParsedNugget, ParsedTurn
@@ -342,11 +343,11 @@ def _judged_entities(campaign: Campaign, annotator=None) -> tuple[list[_EntityRo
     documents = set(_document_entities(campaign, annotator))
     ids.update(documents)
     chosen: dict[tuple[str, str], _EntityRow] = {}
-    id_list = sorted(ids)
-    for i in range(0, len(id_list), 500):
-        for row in Entity.objects.filter(pk__in=id_list[i : i + 500]).order_by("pk").values_list(
-            "pk", "key", "name", "grade_id", "grade__label", "topic__code", "topic__topic_type_id"
-        ):
+    # the campaign's entities in one read (by campaign, not by lists of ids), those chosen kept
+    for row in Entity.objects.filter(topic__campaign=campaign).order_by("pk").values_list(
+        "pk", "key", "name", "grade_id", "grade__label", "topic__code", "topic__topic_type_id"
+    ):
+        if row[0] in ids:
             entity = _EntityRow(*row)
             chosen.setdefault((entity.topic.code, entity.key), entity)
     return [chosen[k] for k in sorted(chosen)], documents
@@ -367,6 +368,10 @@ class _EntityRow:
 def _document_entities(campaign: Campaign, annotator=None) -> list[int]:
     """The judgments of documents that score ranked lists (scores.ranked_lists.document_judgments,
     of `annotator` when given) that no nugget points at."""
+    judged_alone = Entity.objects.filter(topic__campaign=campaign, nuggets__isnull=True).filter(
+        Q(grade__isnull=False) | Q(memberships__isnull=False))
+    if not judged_alone.exists():  # every judged entity is a nugget's: no document to look for
+        return []
     judged = document_judgments(campaign, annotator)["entity_id"].tolist()
     with_nuggets = set(Nugget.objects.filter(entity__topic__campaign=campaign).values_list("entity_id", flat=True))
     return [pk for pk in judged if pk not in with_nuggets]
@@ -378,44 +383,59 @@ def _qrels_document(entity: _EntityRow) -> str:
     return qrels_id(entity.name if entity.name and document_key(entity.name) == entity.key else entity.key)
 
 
+LINES_PER_CHUNK = 2000  # lines of a qrels file written (and compressed) at once
+
+
+def _in_chunks(lines: Iterable[str]) -> Iterator[str]:
+    chunk: list[str] = []
+    for line in lines:
+        chunk.append(line)
+        if len(chunk) == LINES_PER_CHUNK:
+            yield "".join(chunk)
+            chunk = []
+    if chunk:
+        yield "".join(chunk)
+
+
 def qrels_files(campaign: Campaign, annotator=None) -> Iterator[tuple[str, Iterator[str]]]:
     """(file name, chunks) of the NTCIREVAL files: qrels, one .gmemb per attribute set
     (every judged entity of the type's topics; uniform where no membership was given, as
     FairWeb does), one .golddistr per attribute set (its target)."""
     entities, documents = _judged_entities(campaign, annotator)
     slug = campaign.slug
+    names = {e.pk: f"{field_token(e.topic.code)} {_qrels_document(e)} " for e in entities}  # each line's start
 
     def qrels() -> Iterator[str]:
         for e in entities:
             if e.grade_id is not None:
-                yield f"{field_token(e.topic.code)} {_qrels_document(e)} {field_token(e.grade.name)}\n"
+                yield f"{names[e.pk]}{field_token(e.grade.name)}\n"
 
-    yield f"{slug}.qrels", qrels()
+    yield f"{slug}.qrels", _in_chunks(qrels())
     memberships: dict[tuple[int, int], list[float]] = {}
-    ids = [e.pk for e in entities]
-    for i in range(0, len(ids), 500):
-        for entity_id, attribute_set_id, vector in Membership.objects.filter(entity_id__in=ids[i : i + 500]).values_list(
-            "entity_id", "attribute_set_id", "vector"
-        ):
+    # the campaign's memberships in one read (by campaign, not by lists of ids), those of the entities kept
+    for entity_id, attribute_set_id, vector in Membership.objects.filter(entity__topic__campaign=campaign).values_list(
+        "entity_id", "attribute_set_id", "vector"
+    ):
+        if entity_id in names:
             memberships[(entity_id, attribute_set_id)] = vector
     for a in AttributeSet.objects.filter(topic_type__campaign=campaign).select_related("topic_type").order_by(
         "topic_type__code", "position", "name"
     ):
         def gmemb(a=a) -> Iterator[str]:
-            uniform = [1.0 / a.size] * a.size
+            uniform = " ".join(repr(float(v)) for v in [1.0 / a.size] * a.size)  # written alike on every line that has it
             for e in entities:
                 # an ungraded document is written only with a membership of its own
                 if e.topic.topic_type_id == a.topic_type_id and (
                     e.grade_id is not None or (e.pk in documents and (e.pk, a.pk) in memberships)
                 ):
-                    vector = memberships.get((e.pk, a.pk), uniform)
-                    yield f"{field_token(e.topic.code)} {_qrels_document(e)} " + " ".join(repr(float(v)) for v in vector) + "\n"
+                    vector = memberships.get((e.pk, a.pk))
+                    yield names[e.pk] + (uniform if vector is None else " ".join(repr(float(v)) for v in vector)) + "\n"
 
         def golddistr(a=a) -> Iterator[str]:
             for p in a.target:
                 yield f"{float(p)!r}\n"
 
-        yield f"{slug}.{a.topic_type.code}-{a.name}.gmemb", gmemb()
+        yield f"{slug}.{a.topic_type.code}-{a.name}.gmemb", _in_chunks(gmemb())
         yield f"{a.topic_type.code}-{a.name}.golddistr", golddistr()
 
 
