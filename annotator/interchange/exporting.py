@@ -555,8 +555,8 @@ class _JudgedBatch:
     without reading a turn's text or re-scoring judgments."""
 
     def __init__(self, campaign: Campaign, conversations: list[_ConversationRow], judge: dict[int, int | None],
-                 usernames: dict[int, str]):
-        self.campaign, self.conversations = campaign, conversations
+                 usernames: dict[int, str], memberships: bool):
+        self.campaign, self.conversations, self.memberships = campaign, conversations, memberships
         self.judge = {c.pk: judge.get(c.pk) for c in conversations}
         self.usernames = usernames
         self.topics = (conversations[0].topic.code, conversations[-1].topic.code)
@@ -564,20 +564,22 @@ class _JudgedBatch:
 
     def read(self) -> None:
         self.tables = stored.judge_tables(self.campaign, [(c.pk, c.topic.topic_type_id) for c in self.conversations],
-                                          self.judge, self.topics)
+                                          self.judge, memberships=self.memberships)
 
     def username(self, conversation: _ConversationRow) -> str:
         return self.usernames.get(self.judge[conversation.pk], "")
 
 
-def _judged_batches(campaign: Campaign, annotator=None) -> Iterator[_JudgedBatch]:
+def _judged_batches(campaign: Campaign, annotator=None, *, memberships: bool) -> Iterator[_JudgedBatch]:
+    """The conversations in batches, their judges' stored inputs scored (with their attribute
+    sets when `memberships`: Table 2; Table 1's figures need none)."""
     from django.contrib.auth import get_user_model
 
     rows, judge = _conversation_rows(campaign, annotator)
     usernames = dict(get_user_model().objects.filter(pk__in={j for j in judge.values() if j is not None})
                      .values_list("pk", "username"))
     for i in range(0, len(rows), BATCH):
-        yield _JudgedBatch(campaign, rows[i : i + BATCH], judge, usernames)
+        yield _JudgedBatch(campaign, rows[i : i + BATCH], judge, usernames, memberships)
 
 
 def _csv_chunks(columns: list[str], rows_of_batches: Iterator[list[list]]) -> Iterator[str]:
@@ -631,7 +633,7 @@ def iter_score_nuggets_csv(campaign: Campaign, annotator=None) -> Iterator[str]:
         set_names[type_id].append((pk, name))
 
     def rows() -> Iterator[list[list]]:
-        for batch in _judged_batches(campaign, annotator):
+        for batch in _judged_batches(campaign, annotator, memberships=False):
             judged = _judged_nuggets(batch)
             stale = _stale(batch, judged)
             if stale:
@@ -676,7 +678,7 @@ def iter_score_turns_csv(campaign: Campaign, annotator=None) -> Iterator[str]:
 
     def rows() -> Iterator[list[list]]:
         targets: dict = {}  # a target is written on every row: formatted once
-        for batch in _judged_batches(campaign, annotator):
+        for batch in _judged_batches(campaign, annotator, memberships=True):
             figures: dict[int, tuple] = {}  # per topic type's scores: its columns as lists, once
             out = []
             for conversation in batch.conversations:

@@ -221,12 +221,15 @@ class JudgeTables:
 
 
 def judge_tables(campaign: Campaign, conversations: Sequence[tuple[int, int]], judge_of: Mapping[int, int | None],
-                 topics: tuple[str, str] | None = None) -> JudgeTables:
-    """`conversations` as (id, topic type id), each scored from its judge's stored row (the row
-    with no annotator when the judge has none there); `topics`, a range of topic codes that
-    holds them all, lets the read select by it rather than by a list of ids."""
-    inputs = judge_inputs(campaign, [c for c, _type in conversations], judge_of, topics)
-    sets = _attribute_sets(campaign)
+                 *, memberships: bool = True) -> JudgeTables:
+    """`conversations` as (id, topic type id; a few hundred at a time), each scored from its
+    judge's stored row (the row with no annotator when the judge has none there). Without
+    `memberships` (Table 1's figures: pw, gain, duplicate, pw x g need none), the inputs'
+    membership vectors, most of their bytes, are neither read nor decoded, and no attribute set
+    is scored."""
+    parts = None if memberships else ("t", "s", "n")
+    inputs = judge_inputs(campaign, [c for c, _type in conversations], judge_of, parts)
+    sets = _attribute_sets(campaign) if memberships else {}
     settings = campaign_settings(campaign)
     by_type: dict[int, list[int]] = defaultdict(list)
     for conversation_id, type_id in conversations:
@@ -244,27 +247,34 @@ def judge_tables(campaign: Campaign, conversations: Sequence[tuple[int, int]], j
 
 
 def judge_inputs(campaign: Campaign, conversation_ids: Sequence[int], judge_of: Mapping[int, int | None],
-                 topics: tuple[str, str] | None = None) -> dict[int, dict]:
-    """conversation id -> the stored inputs of its judge (see `judge_tables`): the judges' rows
-    in one query (no row of another annotator is decoded), the no-annotator rows of those
+                 parts: Sequence[str] | None = None) -> dict[int, dict]:
+    """conversation id -> the stored inputs of its judge (see `judge_tables`), whole or just
+    these `parts` ("t", "s", "n", "m": read as JSON keys, the rest not decoded): the judges'
+    rows in one query (no row of another annotator is decoded), the no-annotator rows of those
     whose judge has none in a second; conversations with no stored row are stored first."""
     wanted = set(conversation_ids)
-    query = StoredFigures.objects.filter(campaign=campaign)
-    if topics is not None:
-        query = query.filter(conversation__topic__code__range=topics)
+    columns = ("inputs",) if parts is None else tuple(f"inputs__{part}" for part in parts)
+
+    def inputs_of(values: tuple) -> dict:
+        return values[0] if parts is None else {part: value or [] for part, value in zip(parts, values)}
+
     judges = sorted({judge_of.get(c) for c in wanted} - {None})
     found: dict[int, dict] = {}
-    if judges:
-        for conversation_id, annotator_id, inputs in query.filter(annotator_id__in=judges).values_list(
-                "conversation_id", "annotator_id", "inputs"):
-            if conversation_id in wanted and annotator_id == judge_of.get(conversation_id):
-                found[conversation_id] = inputs
+    for chunk in _chunks(sorted(wanted)) if judges else ():
+        # by (conversation, annotator) alone: the unique index's lookups (the ids are the
+        # campaign's; with the campaign too, SQLite takes a slower index)
+        for conversation_id, annotator_id, *values in StoredFigures.objects.filter(
+                conversation_id__in=chunk, annotator_id__in=judges).values_list(
+                "conversation_id", "annotator_id", *columns):
+            if annotator_id == judge_of.get(conversation_id):
+                found[conversation_id] = inputs_of(values)
     rest = sorted(wanted - found.keys())
     for attempt in range(2):
         for chunk in _chunks(rest):
-            found.update(StoredFigures.objects.filter(campaign=campaign, annotator_id__isnull=True,
-                                                      conversation_id__in=chunk)
-                         .values_list("conversation_id", "inputs"))
+            for conversation_id, *values in StoredFigures.objects.filter(
+                    campaign=campaign, annotator_id__isnull=True, conversation_id__in=chunk).values_list(
+                    "conversation_id", *columns):
+                found[conversation_id] = inputs_of(values)
         rest = sorted(wanted - found.keys())
         if not rest or attempt:
             break
