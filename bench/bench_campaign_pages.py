@@ -12,7 +12,7 @@ figure) and alpha alone, beside the floor measured in the same run:
 
 and prints each time, its ratio to the floor and the load average.
 
-    .venv/bin/python bench/bench_campaign_pages.py [--topics 500 --runs 20 --second 1000]
+    .venv/bin/python bench/bench_campaign_pages.py [--topics 500 --runs 20 --second 1000] [--only export]
     scripts/with-postgres.sh .venv/bin/python bench/bench_campaign_pages.py
 """
 
@@ -178,7 +178,7 @@ def settings_change(campaign, client) -> dict:
     return {"new_L_s": round(post(patience=campaign.patience + 50), 3), "alpha_alone_s": round(post(alpha=0.4), 3)}
 
 
-def run(topics: int, runs: int, second: int, repeats: int) -> dict:
+def run(topics: int, runs: int, second: int, repeats: int, only: list[str] | None = None) -> dict:
     with bench_database():
         from django.core.management import call_command
         from django.test import Client
@@ -193,13 +193,16 @@ def run(topics: int, runs: int, second: int, repeats: int) -> dict:
                   "topics": topics, "runs": runs, "second": second, "import_s": built["import_s"],
                   "second_import_s": built["second_import_s"], "floor_s": round(min(floors), 3), "pages": {}}
         for name, url in pages(campaign):
+            if only and not any(part in name for part in only):
+                continue
             seconds, status, size = timed_get(client, url, repeats)
             result["pages"][name] = {"url": url, "s": round(seconds, 3), "status": status, "bytes": size,
                                      "ratio": round(seconds / min(floors), 2), "load": os.getloadavg()[0]}
-        result["run_comparison_maths_s"] = round(run_comparison_maths(campaign), 3)
         floors.append(floor(campaign))
         result["floor_after_s"] = round(floors[-1], 3)
-        result["settings"] = settings_change(campaign, client)
+        if not only:
+            result["run_comparison_maths_s"] = round(run_comparison_maths(campaign), 3)
+            result["settings"] = settings_change(campaign, client)
         result["load_end"] = os.getloadavg()
     return result
 
@@ -210,8 +213,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--second", type=int, default=1000, help="conversations a second annotator judged too")
     parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--only", nargs="+", metavar="PART",
+                        help="time only the pages whose name holds one of these (e.g. --only export); "
+                             "no run-comparison maths, no settings change")
     args = parser.parse_args()
-    r = run(args.topics, args.runs, min(args.second, args.topics * args.runs), args.repeats)
+    r = run(args.topics, args.runs, min(args.second, args.topics * args.runs), args.repeats, args.only)
     path = write_result("campaign_pages-" + r["database"].split()[0].lower(), r)
     print(f"== console pages of a {r['conversations']}-conversation campaign ({r['topics']} topics x {r['runs']} runs, "
           f"second annotator on {r['second']}; {r['database']}; import {r['import_s']} s + {r['second_import_s']} s)")
@@ -220,8 +226,9 @@ def main() -> None:
     print("|---|---|---|---|---|---|")
     for name, p in r["pages"].items():
         print(f"| {name} | {p['s']} | {p['ratio']} | {p['status']} | {p['bytes'] // 1024} | {p['load']:.1f} |")
-    print(f"run comparison maths alone (randomised Tukey HSD, B = 10,000): {r['run_comparison_maths_s']} s")
-    print(f"settings change: new L re-scores in {r['settings']['new_L_s']} s; alpha alone {r['settings']['alpha_alone_s']} s")
+    if "settings" in r:
+        print(f"run comparison maths alone (randomised Tukey HSD, B = 10,000): {r['run_comparison_maths_s']} s")
+        print(f"settings change: new L re-scores in {r['settings']['new_L_s']} s; alpha alone {r['settings']['alpha_alone_s']} s")
     print(f"load average at the end: {' '.join(f'{x:.1f}' for x in r['load_end'])}")
     print(f"(raw: {path})")
     bad = [name for name, p in r["pages"].items() if p["status"] != 200]

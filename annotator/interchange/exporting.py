@@ -44,7 +44,7 @@ from annotator.rules.vectors import format_vector
 from annotator.scores import campaign_tables
 from annotator.scores import per_conversation, stored
 from annotator.rules.relevance import needs_every_membership
-from scoring.words import span_text, tokenise
+from scoring.words import span_text, tokenise, word_position
 
 __all__ = [
     "stream",
@@ -272,7 +272,8 @@ def iter_jsonl_export(campaign: Campaign, annotator=None) -> Iterator[str]:
 def iter_nuggets_tsv(campaign: Campaign, annotator=None) -> Iterator[str]:
     """One row per nugget: topic, run, turn, start, end, text, entity key and name, grade,
     gain, WC, duplicate (a later mention that gains nothing), then per attribute set its
-    vector and its evidence."""
+    vector and its evidence. Written as pandas would write the rows' frame (`frame_csv`: the
+    same cells, the same quoting), a batch at a time, without building the frame."""
     gains = {g.label: g.gain for g in campaign.grades.all()}
     attribute_names: list[str] = []
     for a in AttributeSet.objects.filter(topic_type__campaign=campaign).order_by("topic_type__code", "position", "name"):
@@ -281,38 +282,34 @@ def iter_nuggets_tsv(campaign: Campaign, annotator=None) -> Iterator[str]:
     columns = ["topic", "run", "turn", "start", "end", "text", "entity_key", "entity_name", "grade", "gain", "wc", "duplicate"]
     for name in attribute_names:
         columns += [name, f"{name}_evidence"]
-    header = True
+    # an attribute set named like a column ("wc") replaces that column's cells, as a row dict would
+    as_dicts = len(set(columns)) < len(columns)
+    once = campaign.duplicates_count_once
+    header = csv_text([columns], sep="\t")
     for batch in _conversation_batches(campaign, annotator):
         rows = []
         for conversation in batch.conversations:
             parsed = batch.parsed(conversation)
             offsets = parsed.offsets()
             seen: set[str] = set()
-            for n in sorted(parsed.nuggets, key=lambda n: parsed.wc(n, offsets)):
-                row = {
-                    "topic": parsed.topic,
-                    "run": parsed.run,
-                    "turn": parsed.turns[n.turn].name,
-                    "start": n.start_word,
-                    "end": n.end_word,
-                    "text": n.text,
-                    "entity_key": n.entity_key,
-                    "entity_name": n.entity_name,
-                    "grade": n.grade or "",
-                    "gain": gains.get(n.grade, 0.0) if n.grade else 0.0,
-                    "wc": parsed.wc(n, offsets),
-                    "duplicate": bool(campaign.duplicates_count_once and n.entity_key in seen),
-                }
+            for wc, n in sorted(((word_position(offsets[n.turn], n.end_word), n) for n in parsed.nuggets),
+                                key=lambda pair: pair[0]):
+                row = [parsed.topic, parsed.run, parsed.turns[n.turn].name, n.start_word, n.end_word, n.text,
+                       n.entity_key, n.entity_name, n.grade or "", gains.get(n.grade, 0.0) if n.grade else 0.0, wc,
+                       bool(once and n.entity_key in seen)]
                 seen.add(n.entity_key)
                 for name in attribute_names:
                     m = n.memberships.get(name)
-                    row[name] = format_vector(m.vector) if m else ""
-                    row[f"{name}_evidence"] = m.evidence if m else ""
+                    row += [format_vector(m.vector), m.evidence] if m else ["", ""]
+                if as_dicts:
+                    cells = dict(zip(columns[:12], row[:12]))
+                    for k, name in enumerate(attribute_names):
+                        cells[name], cells[f"{name}_evidence"] = row[12 + 2 * k], row[13 + 2 * k]
+                    row = [cells[c] for c in columns]
                 rows.append(row)
         if rows or header:
-            frame = pd.DataFrame(rows, columns=columns)
-            yield frame_csv(frame, sep="\t", header=header)
-            header = False
+            yield header + csv_text(rows, sep="\t")
+            header = ""
 
 
 # -- qrels (NTCIREVAL) ------------------------------------------------------------------------
