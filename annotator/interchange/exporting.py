@@ -598,7 +598,7 @@ def _judged_nuggets(batch: _JudgedBatch) -> dict[int, list[tuple]]:
     for (conversation_id, annotator_id, turn_id, position, role, number, start, end, entity_id, key, name, grade_id,
          label, gain) in Nugget.objects.filter(
             turn__conversation__topic__campaign=batch.campaign, turn__conversation__topic__code__range=batch.topics,
-    ).values_list("turn__conversation_id", "annotator_id", "turn_id", "turn__position", "turn__role", "turn__number",
+    ).order_by().values_list("turn__conversation_id", "annotator_id", "turn_id", "turn__position", "turn__role", "turn__number",
                   "start_word", "end_word", "entity_id", "entity__key", "entity__name", "entity__grade_id",
                   "entity__grade__label", "entity__grade__gain"):
         if conversation_id in judge and annotator_id == judge[conversation_id]:
