@@ -12,7 +12,7 @@ figure) and alpha alone, beside the floor measured in the same run:
 
 and prints each time, its ratio to the floor and the load average.
 
-    .venv/bin/python bench/bench_campaign_pages.py [--topics 500 --runs 20 --second 1000] [--only NAME ...]
+    .venv/bin/python bench/bench_campaign_pages.py [--topics 500 --runs 20 --second 1000] [--only PART ...] [--interleave]
     scripts/with-postgres.sh .venv/bin/python bench/bench_campaign_pages.py
 """
 
@@ -178,7 +178,8 @@ def settings_change(campaign, client) -> dict:
     return {"new_L_s": round(post(patience=campaign.patience + 50), 3), "alpha_alone_s": round(post(alpha=0.4), 3)}
 
 
-def run(topics: int, runs: int, second: int, repeats: int, only: list[str] | None = None) -> dict:
+def run(topics: int, runs: int, second: int, repeats: int, only: list[str] | None = None,
+        interleave: bool = False) -> dict:
     with bench_database():
         from django.core.management import call_command
         from django.test import Client
@@ -193,17 +194,22 @@ def run(topics: int, runs: int, second: int, repeats: int, only: list[str] | Non
                   "topics": topics, "runs": runs, "second": second, "import_s": built["import_s"],
                   "second_import_s": built["second_import_s"], "floor_s": round(min(floors), 3), "pages": {}}
         every = pages(campaign)
-        unknown = sorted(set(only or ()) - {name for name, _url in every})
+        unknown = sorted(part for part in only or () if not any(part in name for name, _url in every))
         if unknown:
-            raise SystemExit(f"--only: no page named {unknown}; the pages: {[name for name, _url in every]}")
+            raise SystemExit(f"--only: no page's name holds {unknown}; the pages: {[name for name, _url in every]}")
         for name, url in every:
-            if only and name not in only:
+            if only and not any(part in name for part in only):
                 continue
+            beside = [floor(campaign) for _ in range(repeats)] if interleave else []
             seconds, status, size = timed_get(client, url, repeats)
+            if interleave:  # the floor of this moment: best of those measured just before and after
+                beside += [floor(campaign) for _ in range(repeats)]
+            page_floor = min(beside) if interleave else min(floors)
             result["pages"][name] = {"url": url, "s": round(seconds, 3), "status": status, "bytes": size,
-                                     "ratio": round(seconds / min(floors), 2), "load": os.getloadavg()[0]}
+                                     "ratio": round(seconds / page_floor, 2), "load": os.getloadavg()[0],
+                                     **({"floor_s": round(page_floor, 3)} if interleave else {})}
         result["run_comparison_maths_s"] = (round(run_comparison_maths(campaign), 3)
-                                            if not only or "run comparison" in only else None)
+                                            if not only or "run comparison" in result["pages"] else None)
         floors.append(floor(campaign))
         result["floor_after_s"] = round(floors[-1], 3)
         result["settings"] = settings_change(campaign, client) if not only else None
@@ -217,18 +223,24 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--second", type=int, default=1000, help="conversations a second annotator judged too")
     parser.add_argument("--repeats", type=int, default=2)
-    parser.add_argument("--only", action="append", metavar="NAME",
-                        help="time only this page, named as printed (repeatable); no settings change then")
+    parser.add_argument("--only", action="extend", nargs="+", metavar="PART",
+                        help="time only the pages whose name holds one of these (e.g. --only export, "
+                             "--only 'worst cases'; repeatable); no settings change then")
+    parser.add_argument("--interleave", action="store_true",
+                        help="measure the floor again beside each page (best of `repeats` just before and "
+                             "after it) and give each page's ratio to that: ratios that hold on a loaded machine")
     args = parser.parse_args()
-    r = run(args.topics, args.runs, min(args.second, args.topics * args.runs), args.repeats, args.only)
+    r = run(args.topics, args.runs, min(args.second, args.topics * args.runs), args.repeats, args.only,
+            args.interleave)
     path = write_result("campaign_pages-" + r["database"].split()[0].lower(), r)
     print(f"== console pages of a {r['conversations']}-conversation campaign ({r['topics']} topics x {r['runs']} runs, "
           f"second annotator on {r['second']}; {r['database']}; import {r['import_s']} s + {r['second_import_s']} s)")
     print(f"floor (plain-row read + gfrc.score): {r['floor_s']} s (again after the pages: {r['floor_after_s']} s)")
-    print("| page | s | x floor | status | KB | load (1 min) |")
-    print("|---|---|---|---|---|---|")
+    print("| page | s | x floor | status | KB | load (1 min) |" + (" floor beside it (s) |" if args.interleave else ""))
+    print("|---|---|---|---|---|---|" + ("---|" if args.interleave else ""))
     for name, p in r["pages"].items():
-        print(f"| {name} | {p['s']} | {p['ratio']} | {p['status']} | {p['bytes'] // 1024} | {p['load']:.1f} |")
+        print(f"| {name} | {p['s']} | {p['ratio']} | {p['status']} | {p['bytes'] // 1024} | {p['load']:.1f} |"
+              + (f" {p['floor_s']} |" if args.interleave else ""))
     if r["run_comparison_maths_s"] is not None:
         print(f"run comparison maths alone (randomised Tukey HSD, B = 10,000): {r['run_comparison_maths_s']} s")
     if r["settings"] is not None:

@@ -8,6 +8,7 @@ Annotation markup is never part of a turn's text, so it never counts.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import accumulate
 
 import numpy as np
 
@@ -37,3 +38,9 @@ def turn_offsets(texts: Sequence[str]) -> np.ndarray:
     """Words before each turn: turn i's k-th word (0-based) sits at position offsets[i] + k + 1."""
     counts = np.fromiter((word_count(t) for t in texts), dtype=np.int64, count=len(texts))
     return np.concatenate(([0], np.cumsum(counts)[:-1])) if len(texts) else counts
+
+
+def turn_offsets_list(texts: Sequence[str]) -> list[int]:
+    """`turn_offsets` as a list of ints, without numpy: what one conversation's few turns need
+    (an export writes 10,000 conversations; an array per conversation costs more than its sums)."""
+    return list(accumulate((word_count(t) for t in texts[:-1]), initial=0)) if len(texts) else []

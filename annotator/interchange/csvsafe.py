@@ -7,7 +7,7 @@ Numbers stay numbers, negative ones included (-0.5 is written -0.5). The paper a
 formats do not come here: they are data for programs and keep the text exactly.
 
 Every tabular export goes through `neutralise`: pandas frames with `frame_csv`, rows of
-values with `csv_lines`.
+values with `csv_lines` (line by line) or `csv_text` (a batch at once).
 """
 
 from __future__ import annotations
@@ -27,13 +27,21 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 def neutralise(value: object) -> object:
     """The cell as written: numbers unchanged, None empty, lists and dicts as JSON, and text that
     a spreadsheet would run as a formula prefixed with ``'``."""
-    if value is None:
-        return ""
-    if isinstance(value, Number):  # bool, int, float, numpy numbers
+    kind = type(value)
+    if kind is str:  # the common cells first: an export writes hundreds of thousands
+        text = value
+        if not text.startswith(FORMULA_STARTS):
+            return text
+    elif kind is int or kind is float or kind is bool:
         return value
-    if isinstance(value, (dict, list)):
-        value = json.dumps(value, ensure_ascii=False, sort_keys=True)
-    text = str(value)
+    elif value is None:
+        return ""
+    elif isinstance(value, Number):  # numpy numbers, Decimal, ...
+        return value
+    else:
+        if isinstance(value, (dict, list)):
+            value = json.dumps(value, ensure_ascii=False, sort_keys=True)
+        text = str(value)
     if text in ("-", "+"):  # a lone sign is no formula: NTCIREVAL-style "-" for "no attribute set"
         return text
     if text.startswith(FORMULA_STARTS) and not _is_number(text):
@@ -76,3 +84,11 @@ def csv_lines(rows: Iterable[Iterable[object]], *, sep: str = ",") -> Iterator[s
         yield buffer.getvalue()
         buffer.seek(0)
         buffer.truncate()
+
+
+def csv_text(rows: Iterable[Iterable[object]], *, sep: str = ",") -> str:
+    """The text of `csv_lines(rows)`, written in one go (a batch of an export's rows)."""
+    buffer = io.StringIO()
+    csv.writer(buffer, delimiter=sep, lineterminator="\n").writerows(
+        [[neutralise(value) for value in row] for row in rows])
+    return buffer.getvalue()

@@ -16,7 +16,8 @@ Kinds (docs/formats.md, "Exports"):
   ``<TYPE>-<ATTR>.golddistr`` (a zip for downloads, a folder for the command);
 - ``scores-csv`` / ``scores-json``: one row per conversation plus per-run means (pandas);
 - ``nuggets-csv`` / ``turns-csv``: the paper's Tables 1 and 2 for every conversation, the
-  figures of the workspace's score panel (annotator.scores.per_conversation.score_conversations).
+  figures of the workspace's score panel, from the judges' stored inputs
+  (annotator.scores.stored.judge_tables: re-scored per topic type, no judgment re-read).
 """
 
 from __future__ import annotations
@@ -29,8 +30,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 
 import pandas as pd
+from django.db.models import Q
 
-from annotator.interchange.csvsafe import csv_lines, frame_csv
+from annotator.interchange.csvsafe import csv_text, frame_csv
 from annotator.interchange.formats import ParsedConversation, ParsedMembership, ParsedNugget, ParsedTurn
 from annotator.interchange.formats.jsonl import iter_jsonl
 from annotator.interchange.formats.paper import iter_paper
@@ -40,8 +42,9 @@ from annotator.models import AttributeSet, Campaign, Conversation, Entity, Membe
 from annotator.rules.ids import ATTRIBUTE_SET, RUN, TOPIC, field_token, id_problem
 from annotator.rules.vectors import format_vector
 from annotator.scores import campaign_tables
-from annotator.scores import per_conversation
-from scoring.words import span_text, tokenise
+from annotator.scores import per_conversation, stored
+from annotator.rules.relevance import needs_every_membership
+from scoring.words import span_text, tokenise, word_position
 
 __all__ = [
     "stream",
@@ -135,17 +138,9 @@ class _ConversationRow:
         return f"{self.topic.code} / {self.run.name}"
 
 
-class _MembershipRow:
-    __slots__ = ("entity_id", "attribute_set_id", "attribute_set", "vector", "evidence")
-
-    def __init__(self, entity_id, attribute_set_id, attribute_set_name, vector, evidence):
-        self.entity_id, self.attribute_set_id, self.vector, self.evidence = entity_id, attribute_set_id, vector, evidence
-        self.attribute_set = _Named(name=attribute_set_name)
-
-
 class _Batch:
     """One batch of conversations with their turns and one judge's judgments each, read as
-    plain rows (per_conversation's light rows: never a model instance per row)."""
+    plain rows (tuples: never a model instance, nor an object, per row)."""
 
     def __init__(self, campaign: Campaign, conversations: list[_ConversationRow], judge: dict[int, int | None]):
         """`conversations` come in topic order: the batch reads the rows of its range of topic
@@ -153,70 +148,80 @@ class _Batch:
         keeps those of its conversations."""
         self.conversations = conversations
         wanted = {c.pk for c in conversations}
-        self.judge = {c.pk: judge.get(c.pk) for c in conversations}
+        self.judge = judge = {c.pk: judge.get(c.pk) for c in conversations}
         topics = (conversations[0].topic.code, conversations[-1].topic.code) if conversations else ("", "")
         in_range = {"topic__campaign": campaign, "topic__code__range": topics}
 
         def where(prefix: str) -> dict:
             return {f"{prefix}{k}": v for k, v in in_range.items()}
 
-        self.turns: dict[int, list[per_conversation.TurnRow]] = defaultdict(list)
-        for row in Turn.objects.filter(**where("conversation__")).order_by("conversation_id", "position").values_list(
-            "pk", "conversation_id", "position", "role", "number", "text"
-        ):
-            if row[1] in wanted:
-                self.turns[row[1]].append(per_conversation.TurnRow(*row))
-        turn_conversation = {t.pk: c for c, turns in self.turns.items() for t in turns}
-        self.nuggets: dict[int, list[per_conversation.NuggetRow]] = defaultdict(list)
-        for nugget in per_conversation.nugget_rows(
+        # conversation -> its turns (id, role, number, text), in order
+        self.turns: dict[int, list[tuple]] = defaultdict(list)
+        turn_conversation: dict[int, int] = {}
+        for pk, conversation_id, role, number, text in Turn.objects.filter(**where("conversation__")).order_by(
+            "conversation_id", "position"
+        ).values_list("pk", "conversation_id", "role", "number", "text"):
+            if conversation_id in wanted:
+                self.turns[conversation_id].append((pk, role, number, text))
+                turn_conversation[pk] = conversation_id
+        # conversation -> its judge's nuggets (turn id, start, end, entity id, key, name, comment,
+        # grade label or None), in turn and word order
+        self.nuggets: dict[int, list[tuple]] = defaultdict(list)
+        for turn_id, annotator_id, start, end, entity_id, key, name, comment, grade_id, label in (
             Nugget.objects.filter(**where("turn__conversation__")).order_by("turn__position", "start_word")
-            .values_list(*per_conversation.NUGGET_COLUMNS)
+            .values_list("turn_id", "annotator_id", "start_word", "end_word", "entity_id", "entity__key",
+                         "entity__name", "entity__comment", "entity__grade_id", "entity__grade__label")
         ):
-            conversation_id = turn_conversation.get(nugget.turn_id)
-            if conversation_id is not None and nugget.annotator_id == self.judge[conversation_id]:
-                self.nuggets[conversation_id].append(nugget)
+            conversation_id = turn_conversation.get(turn_id)
+            if conversation_id is not None and annotator_id == judge[conversation_id]:
+                self.nuggets[conversation_id].append(
+                    (turn_id, start, end, entity_id, key, name, comment, label if grade_id else None))
         self.labels: dict[int, str] = {}
         for turn_id, annotator_id, label in TurnLabel.objects.filter(**where("turn__conversation__")).values_list(
             "turn_id", "annotator_id", "label"
         ):
             conversation_id = turn_conversation.get(turn_id)
-            if conversation_id is not None and annotator_id == self.judge[conversation_id]:
+            if conversation_id is not None and annotator_id == judge[conversation_id]:
                 self.labels[turn_id] = label
-        entity_ids = {n.entity_id for nuggets in self.nuggets.values() for n in nuggets}
-        self.memberships: dict[int, list[_MembershipRow]] = defaultdict(list)
-        for row in (
+        entity_ids = {n[3] for nuggets in self.nuggets.values() for n in nuggets}
+        # entity -> [(attribute set name, vector, evidence)], in the sets' order
+        self.memberships: dict[int, list[tuple]] = defaultdict(list)
+        for entity_id, name, vector, evidence in (
             Membership.objects.filter(**where("entity__"))
             .order_by("attribute_set__position", "attribute_set__name")
-            .values_list("entity_id", "attribute_set_id", "attribute_set__name", "vector", "evidence")
+            .values_list("entity_id", "attribute_set__name", "vector", "evidence")
         ):
-            if row[0] in entity_ids:
-                self.memberships[row[0]].append(_MembershipRow(*row))
+            if entity_id in entity_ids:
+                self.memberships[entity_id].append((name, vector, evidence))
 
     def parsed(self, conversation: _ConversationRow) -> ParsedConversation:
         turns = self.turns[conversation.pk]
-        index = {t.pk: i for i, t in enumerate(turns)}
+        index = {t[0]: i for i, t in enumerate(turns)}
+        labels = self.labels
         parsed_turns = [
-            ParsedTurn(role=t.role, number=t.number, label=self.labels.get(t.pk) if t.is_system else None, text=t.text)
-            for t in turns
+            ParsedTurn(role=role, number=number, label=labels.get(pk) if role == Turn.Role.SYSTEM else None, text=text)
+            for pk, role, number, text in turns
         ]
+        words: dict[int, list[str]] = {}  # a turn's words, split once however many nuggets it holds
         nuggets = []
-        for n in self.nuggets[conversation.pk]:
-            words = tokenise(turns[index[n.turn_id]].text)
-            entity = n.entity
+        for turn_id, start, end, entity_id, key, name, comment, grade in self.nuggets[conversation.pk]:
+            i = index[turn_id]
+            if i not in words:
+                words[i] = tokenise(turns[i][3])
             nuggets.append(
                 ParsedNugget(
-                    turn=index[n.turn_id],
-                    start_word=n.start_word,
-                    end_word=n.end_word,
-                    text=span_text(words, n.start_word, n.end_word),
-                    grade=entity.grade.label if entity.grade_id else None,
-                    comment=entity.comment,
+                    turn=i,
+                    start_word=start,
+                    end_word=end,
+                    text=span_text(words[i], start, end),
+                    grade=grade,
+                    comment=comment,
                     memberships={
-                        m.attribute_set.name: ParsedMembership(tuple(float(v) for v in m.vector), m.evidence)
-                        for m in self.memberships[entity.pk]
+                        set_name: ParsedMembership(tuple(float(v) for v in vector), evidence)
+                        for set_name, vector, evidence in self.memberships.get(entity_id, ())
                     },
-                    entity_key=entity.key,
-                    entity_name=entity.name,
+                    entity_key=key,
+                    entity_name=name,
                 )
             )
         return ParsedConversation(
@@ -225,7 +230,9 @@ class _Batch:
         )
 
 
-def _conversation_batches(campaign: Campaign, annotator=None) -> Iterator[_Batch]:
+def _conversation_rows(campaign: Campaign, annotator=None) -> tuple[list[_ConversationRow], dict[int, int | None]]:
+    """The campaign's conversations in export order (topic code, run name) and whose judgments
+    each exports: `annotator`'s, else its judge's."""
     rows = [
         _ConversationRow(*row) for row in Conversation.objects.filter(topic__campaign=campaign)
         .order_by("topic__code", "run__name")
@@ -235,6 +242,11 @@ def _conversation_batches(campaign: Campaign, annotator=None) -> Iterator[_Batch
         judge = {c.pk: annotator.pk for c in rows}
     else:
         judge = per_conversation.gold_annotator_rows(campaign, [(c.pk, c.gold_annotator_id) for c in rows])
+    return rows, judge
+
+
+def _conversation_batches(campaign: Campaign, annotator=None) -> Iterator[_Batch]:
+    rows, judge = _conversation_rows(campaign, annotator)
     for i in range(0, len(rows), BATCH):
         yield _Batch(campaign, rows[i : i + BATCH], judge)
 
@@ -260,7 +272,8 @@ def iter_jsonl_export(campaign: Campaign, annotator=None) -> Iterator[str]:
 def iter_nuggets_tsv(campaign: Campaign, annotator=None) -> Iterator[str]:
     """One row per nugget: topic, run, turn, start, end, text, entity key and name, grade,
     gain, WC, duplicate (a later mention that gains nothing), then per attribute set its
-    vector and its evidence."""
+    vector and its evidence. Written as pandas would write the rows' frame (`frame_csv`: the
+    same cells, the same quoting), a batch at a time, without building the frame."""
     gains = {g.label: g.gain for g in campaign.grades.all()}
     attribute_names: list[str] = []
     for a in AttributeSet.objects.filter(topic_type__campaign=campaign).order_by("topic_type__code", "position", "name"):
@@ -269,38 +282,34 @@ def iter_nuggets_tsv(campaign: Campaign, annotator=None) -> Iterator[str]:
     columns = ["topic", "run", "turn", "start", "end", "text", "entity_key", "entity_name", "grade", "gain", "wc", "duplicate"]
     for name in attribute_names:
         columns += [name, f"{name}_evidence"]
-    header = True
+    # an attribute set named like a column ("wc") replaces that column's cells, as a row dict would
+    as_dicts = len(set(columns)) < len(columns)
+    once = campaign.duplicates_count_once
+    header = csv_text([columns], sep="\t")
     for batch in _conversation_batches(campaign, annotator):
         rows = []
         for conversation in batch.conversations:
             parsed = batch.parsed(conversation)
             offsets = parsed.offsets()
             seen: set[str] = set()
-            for n in sorted(parsed.nuggets, key=lambda n: parsed.wc(n, offsets)):
-                row = {
-                    "topic": parsed.topic,
-                    "run": parsed.run,
-                    "turn": parsed.turns[n.turn].name,
-                    "start": n.start_word,
-                    "end": n.end_word,
-                    "text": n.text,
-                    "entity_key": n.entity_key,
-                    "entity_name": n.entity_name,
-                    "grade": n.grade or "",
-                    "gain": gains.get(n.grade, 0.0) if n.grade else 0.0,
-                    "wc": parsed.wc(n, offsets),
-                    "duplicate": bool(campaign.duplicates_count_once and n.entity_key in seen),
-                }
+            for wc, n in sorted(((word_position(offsets[n.turn], n.end_word), n) for n in parsed.nuggets),
+                                key=lambda pair: pair[0]):
+                row = [parsed.topic, parsed.run, parsed.turns[n.turn].name, n.start_word, n.end_word, n.text,
+                       n.entity_key, n.entity_name, n.grade or "", gains.get(n.grade, 0.0) if n.grade else 0.0, wc,
+                       bool(once and n.entity_key in seen)]
                 seen.add(n.entity_key)
                 for name in attribute_names:
                     m = n.memberships.get(name)
-                    row[name] = format_vector(m.vector) if m else ""
-                    row[f"{name}_evidence"] = m.evidence if m else ""
+                    row += [format_vector(m.vector), m.evidence] if m else ["", ""]
+                if as_dicts:
+                    cells = dict(zip(columns[:12], row[:12]))
+                    for k, name in enumerate(attribute_names):
+                        cells[name], cells[f"{name}_evidence"] = row[12 + 2 * k], row[13 + 2 * k]
+                    row = [cells[c] for c in columns]
                 rows.append(row)
         if rows or header:
-            frame = pd.DataFrame(rows, columns=columns)
-            yield frame_csv(frame, sep="\t", header=header)
-            header = False
+            yield header + csv_text(rows, sep="\t")
+            header = ""
 
 
 # -- qrels (NTCIREVAL) ------------------------------------------------------------------------
@@ -331,11 +340,11 @@ def _judged_entities(campaign: Campaign, annotator=None) -> tuple[list[_EntityRo
     documents = set(_document_entities(campaign, annotator))
     ids.update(documents)
     chosen: dict[tuple[str, str], _EntityRow] = {}
-    id_list = sorted(ids)
-    for i in range(0, len(id_list), 500):
-        for row in Entity.objects.filter(pk__in=id_list[i : i + 500]).order_by("pk").values_list(
-            "pk", "key", "name", "grade_id", "grade__label", "topic__code", "topic__topic_type_id"
-        ):
+    # the campaign's entities in one read (by campaign, not by lists of ids), those chosen kept
+    for row in Entity.objects.filter(topic__campaign=campaign).order_by("pk").values_list(
+        "pk", "key", "name", "grade_id", "grade__label", "topic__code", "topic__topic_type_id"
+    ):
+        if row[0] in ids:
             entity = _EntityRow(*row)
             chosen.setdefault((entity.topic.code, entity.key), entity)
     return [chosen[k] for k in sorted(chosen)], documents
@@ -356,6 +365,10 @@ class _EntityRow:
 def _document_entities(campaign: Campaign, annotator=None) -> list[int]:
     """The judgments of documents that score ranked lists (scores.ranked_lists.document_judgments,
     of `annotator` when given) that no nugget points at."""
+    judged_alone = Entity.objects.filter(topic__campaign=campaign, nuggets__isnull=True).filter(
+        Q(grade__isnull=False) | Q(memberships__isnull=False))
+    if not judged_alone.exists():  # every judged entity is a nugget's: no document to look for
+        return []
     judged = document_judgments(campaign, annotator)["entity_id"].tolist()
     with_nuggets = set(Nugget.objects.filter(entity__topic__campaign=campaign).values_list("entity_id", flat=True))
     return [pk for pk in judged if pk not in with_nuggets]
@@ -367,44 +380,59 @@ def _qrels_document(entity: _EntityRow) -> str:
     return qrels_id(entity.name if entity.name and document_key(entity.name) == entity.key else entity.key)
 
 
+LINES_PER_CHUNK = 2000  # lines of a qrels file written (and compressed) at once
+
+
+def _in_chunks(lines: Iterable[str]) -> Iterator[str]:
+    chunk: list[str] = []
+    for line in lines:
+        chunk.append(line)
+        if len(chunk) == LINES_PER_CHUNK:
+            yield "".join(chunk)
+            chunk = []
+    if chunk:
+        yield "".join(chunk)
+
+
 def qrels_files(campaign: Campaign, annotator=None) -> Iterator[tuple[str, Iterator[str]]]:
     """(file name, chunks) of the NTCIREVAL files: qrels, one .gmemb per attribute set
     (every judged entity of the type's topics; uniform where no membership was given, as
     FairWeb does), one .golddistr per attribute set (its target)."""
     entities, documents = _judged_entities(campaign, annotator)
     slug = campaign.slug
+    names = {e.pk: f"{field_token(e.topic.code)} {_qrels_document(e)} " for e in entities}  # each line's start
 
     def qrels() -> Iterator[str]:
         for e in entities:
             if e.grade_id is not None:
-                yield f"{field_token(e.topic.code)} {_qrels_document(e)} {field_token(e.grade.name)}\n"
+                yield f"{names[e.pk]}{field_token(e.grade.name)}\n"
 
-    yield f"{slug}.qrels", qrels()
+    yield f"{slug}.qrels", _in_chunks(qrels())
     memberships: dict[tuple[int, int], list[float]] = {}
-    ids = [e.pk for e in entities]
-    for i in range(0, len(ids), 500):
-        for entity_id, attribute_set_id, vector in Membership.objects.filter(entity_id__in=ids[i : i + 500]).values_list(
-            "entity_id", "attribute_set_id", "vector"
-        ):
+    # the campaign's memberships in one read (by campaign, not by lists of ids), those of the entities kept
+    for entity_id, attribute_set_id, vector in Membership.objects.filter(entity__topic__campaign=campaign).values_list(
+        "entity_id", "attribute_set_id", "vector"
+    ):
+        if entity_id in names:
             memberships[(entity_id, attribute_set_id)] = vector
     for a in AttributeSet.objects.filter(topic_type__campaign=campaign).select_related("topic_type").order_by(
         "topic_type__code", "position", "name"
     ):
         def gmemb(a=a) -> Iterator[str]:
-            uniform = [1.0 / a.size] * a.size
+            uniform = " ".join(repr(float(v)) for v in [1.0 / a.size] * a.size)  # written alike on every line that has it
             for e in entities:
                 # an ungraded document is written only with a membership of its own
                 if e.topic.topic_type_id == a.topic_type_id and (
                     e.grade_id is not None or (e.pk in documents and (e.pk, a.pk) in memberships)
                 ):
-                    vector = memberships.get((e.pk, a.pk), uniform)
-                    yield f"{field_token(e.topic.code)} {_qrels_document(e)} " + " ".join(repr(float(v)) for v in vector) + "\n"
+                    vector = memberships.get((e.pk, a.pk))
+                    yield names[e.pk] + (uniform if vector is None else " ".join(repr(float(v)) for v in vector)) + "\n"
 
         def golddistr(a=a) -> Iterator[str]:
             for p in a.target:
                 yield f"{float(p)!r}\n"
 
-        yield f"{slug}.{a.topic_type.code}-{a.name}.gmemb", gmemb()
+        yield f"{slug}.{a.topic_type.code}-{a.name}.gmemb", _in_chunks(gmemb())
         yield f"{a.topic_type.code}-{a.name}.golddistr", golddistr()
 
 
@@ -518,50 +546,122 @@ SCORE_TURN_COLUMNS = [
 ]
 
 
-def _scored_batches(campaign: Campaign, annotator=None) -> Iterator[list[tuple[Conversation, str, per_conversation.ConversationScore]]]:
-    """(conversation, its judge's username, its score) for every conversation, batch by batch."""
+class _JudgedBatch:
+    """One batch of conversations (in export order) with their judges' usernames and their
+    judges' stored inputs scored (annotator.scores.stored.judge_tables): Tables 1 and 2 of each
+    without reading a turn's text or re-scoring judgments."""
+
+    def __init__(self, campaign: Campaign, conversations: list[_ConversationRow], judge: dict[int, int | None],
+                 usernames: dict[int, str], memberships: bool):
+        self.campaign, self.conversations, self.memberships = campaign, conversations, memberships
+        self.judge = {c.pk: judge.get(c.pk) for c in conversations}
+        self.usernames = usernames
+        self.topics = (conversations[0].topic.code, conversations[-1].topic.code)
+        self.read()
+
+    def read(self) -> None:
+        self.tables = stored.judge_tables(self.campaign, [(c.pk, c.topic.topic_type_id) for c in self.conversations],
+                                          self.judge, memberships=self.memberships)
+
+    def username(self, conversation: _ConversationRow) -> str:
+        return self.usernames.get(self.judge[conversation.pk], "")
+
+
+def _judged_batches(campaign: Campaign, annotator=None, *, memberships: bool) -> Iterator[_JudgedBatch]:
+    """The conversations in batches, their judges' stored inputs scored (with their attribute
+    sets when `memberships`: Table 2; Table 1's figures need none)."""
     from django.contrib.auth import get_user_model
 
-    for batch in _conversation_batches(campaign, annotator):
-        judge_ids = {j for j in batch.judge.values() if j is not None}
-        usernames = dict(get_user_model().objects.filter(pk__in=judge_ids).values_list("pk", "username"))
-        memberships: dict[int, dict[int, list[float]]] = defaultdict(dict)
-        for entity_id, rows in batch.memberships.items():
-            for m in rows:
-                memberships[entity_id][m.attribute_set_id] = m.vector
-        scored = per_conversation.score_conversations(batch.conversations, batch.turns, batch.nuggets, memberships, campaign)
-        yield [
-            (conversation, usernames.get(batch.judge[conversation.pk], ""), score)
-            for conversation, score in zip(batch.conversations, scored)
-        ]
+    rows, judge = _conversation_rows(campaign, annotator)
+    usernames = dict(get_user_model().objects.filter(pk__in={j for j in judge.values() if j is not None})
+                     .values_list("pk", "username"))
+    for i in range(0, len(rows), BATCH):
+        yield _JudgedBatch(campaign, rows[i : i + BATCH], judge, usernames, memberships)
 
 
 def _csv_chunks(columns: list[str], rows_of_batches: Iterator[list[list]]) -> Iterator[str]:
     """A header, then one CSV chunk per batch of rows (cells made safe by annotator.interchange.csvsafe)."""
-    header = "".join(csv_lines([columns]))
+    header = csv_text([columns])
     for rows in rows_of_batches:
-        yield header + "".join(csv_lines(rows))
+        yield header + csv_text(rows)
         header = ""
     if header:
         yield header
 
 
+def _judged_nuggets(batch: _JudgedBatch) -> dict[int, list[tuple]]:
+    """conversation id -> its judge's nuggets as plain rows (turn id, turn position, turn name,
+    start, end, entity id, key, name, grade id, grade label, gain), in (turn id, start word)
+    order: the order of the stored inputs' nuggets."""
+    judged: dict[int, list[tuple]] = defaultdict(list)
+    judge = batch.judge
+    for (conversation_id, annotator_id, turn_id, position, role, number, start, end, entity_id, key, name, grade_id,
+         label, gain) in Nugget.objects.filter(
+            turn__conversation__topic__campaign=batch.campaign, turn__conversation__topic__code__range=batch.topics,
+    ).order_by().values_list("turn__conversation_id", "annotator_id", "turn_id", "turn__position", "turn__role", "turn__number",
+                  "start_word", "end_word", "entity_id", "entity__key", "entity__name", "entity__grade_id",
+                  "entity__grade__label", "entity__grade__gain"):
+        if conversation_id in judge and annotator_id == judge[conversation_id]:
+            judged[conversation_id].append((turn_id, position, f"{role}{number}", start, end, entity_id, key, name,
+                                            grade_id, label, gain))
+    for nuggets in judged.values():
+        nuggets.sort(key=lambda n: (n[0], n[3]))
+    return judged
+
+
+def _stale(batch: _JudgedBatch, judged: dict[int, list[tuple]]) -> list[int]:
+    """The conversations whose stored inputs do not hold their judge's nuggets (written by a path
+    that bypassed the edit service): their figures are stored again before they are exported."""
+    stale = []
+    for c in batch.conversations:
+        nuggets, stored_nuggets = judged.get(c.pk, []), batch.tables.inputs[c.pk]["n"]
+        if len(nuggets) != len(stored_nuggets) or any(n[5] != s[3] for n, s in zip(nuggets, stored_nuggets)):
+            stale.append(c.pk)
+    return stale
+
+
 def iter_score_nuggets_csv(campaign: Campaign, annotator=None) -> Iterator[str]:
     """Table 1 for every conversation: one row per nugget, WC, pw, g, pw x g, duplicate, and the
-    attribute sets a graded nugget has no membership in (counted uniform, or refused on import)."""
+    attribute sets a graded nugget has no membership in (counted uniform, or refused on import).
+    The figures are the judges' stored inputs scored (annotator.scores.stored.judge_tables)."""
+    set_names: dict[int, list[tuple[int, str]]] = defaultdict(list)  # topic type -> its attribute sets, in order
+    for pk, type_id, name in AttributeSet.objects.filter(topic_type__campaign=campaign).values_list(
+            "pk", "topic_type_id", "name"):
+        set_names[type_id].append((pk, name))
 
     def rows() -> Iterator[list[list]]:
-        for batch in _scored_batches(campaign, annotator):
+        for batch in _judged_batches(campaign, annotator, memberships=False):
+            judged = _judged_nuggets(batch)
+            stale = _stale(batch, judged)
+            if stale:
+                stored.refresh_conversations(campaign, stale)
+                batch.read()
+            given: dict[int, set[int]] = defaultdict(set)
+            for entity_id, set_id in Membership.objects.filter(
+                    entity__topic__campaign=campaign, entity__topic__code__range=batch.topics,
+            ).values_list("entity_id", "attribute_set_id"):
+                given[entity_id].add(set_id)
+            figures: dict[int, tuple] = {}  # per topic type's scores: its columns as lists, once
             out = []
-            for conversation, judge, score in batch:
-                turn_names = {view.turn.pk: str(view.turn) for view in score.turns}
-                for n in score.nuggets:
-                    entity = n.nugget.entity
+            for conversation in batch.conversations:
+                scores, _k, _turn, first = batch.tables.where[conversation.pk]
+                if id(scores) not in figures:
+                    figures[id(scores)] = (scores.pw.tolist(), scores.contribution.tolist(), scores.duplicate.tolist())
+                pw, contribution, duplicate = figures[id(scores)]
+                stored_nuggets = batch.tables.inputs[conversation.pk]["n"]
+                nuggets = judged.get(conversation.pk, [])
+                sets = set_names.get(conversation.topic.topic_type_id, [])
+                topic, run, judge = conversation.topic.code, conversation.run.name, batch.username(conversation)
+                for i in sorted(range(len(nuggets)), key=lambda i: (nuggets[i][1], nuggets[i][3])):
+                    _turn_id, _position, turn, start, end, entity_id, key, name, grade_id, label, gain = nuggets[i]
+                    missing = ""
+                    if needs_every_membership(float(gain) if grade_id is not None else None):
+                        has = given.get(entity_id, ())
+                        missing = ";".join(set_name for pk, set_name in sets if pk not in has)
                     out.append([
-                        conversation.topic.code, conversation.run.name, judge, turn_names[n.nugget.turn_id],
-                        n.nugget.start_word, n.nugget.end_word, entity.key, entity.name,
-                        entity.grade.label if entity.grade_id else "", n.wc, repr(n.pw), repr(n.gain),
-                        repr(n.contribution), n.duplicate, ";".join(n.missing),
+                        topic, run, judge, turn, start, end, key, name, label if grade_id else "",
+                        stored_nuggets[i][1], repr(pw[first + i]), repr(stored_nuggets[i][2]),
+                        repr(contribution[first + i]), duplicate[first + i], missing,
                     ])
             yield out
 
@@ -570,24 +670,36 @@ def iter_score_nuggets_csv(campaign: Campaign, annotator=None) -> Iterator[str]:
 
 def iter_score_turns_csv(campaign: Campaign, annotator=None) -> Iterator[str]:
     """Table 2 for every conversation: one row per system turn and attribute set, achieved
-    distribution against the target, DistrSim (blank when the turn is not scored) and PW(S)."""
+    distribution against the target, DistrSim (blank when the turn is not scored) and PW(S).
+    The figures are the judges' stored inputs scored (annotator.scores.stored.judge_tables)."""
 
     def rows() -> Iterator[list[list]]:
         targets: dict = {}  # a target is written on every row: formatted once
-        for batch in _scored_batches(campaign, annotator):
+        for batch in _judged_batches(campaign, annotator, memberships=True):
+            figures: dict[int, tuple] = {}  # per topic type's scores: its columns as lists, once
             out = []
-            for conversation, judge, score in batch:
-                for view in score.system_turns:
-                    for spec in score.attribute_sets:
-                        scored = view.scored
+            for conversation in batch.conversations:
+                scores, _k, first, _nugget = batch.tables.where[conversation.pk]
+                if id(scores) not in figures:
+                    specs = scores.attribute_sets
+                    for spec in specs:
                         if spec not in targets:
                             targets[spec] = format_vector(spec.target.tolist())
+                    figures[id(scores)] = (scores.scored.tolist(), scores.turn_weight.tolist(),
+                                           [scores.achieved[spec.name].tolist() for spec in specs],
+                                           scores.distr_sim.tolist(), [(spec.name, targets[spec]) for spec in specs])
+                scored, weight, achieved, distr_sim, names = figures[id(scores)]
+                inputs = batch.tables.inputs[conversation.pk]
+                topic, run, judge = conversation.topic.code, conversation.run.name, batch.username(conversation)
+                for j, (end_wc, number) in enumerate(zip(inputs["t"], inputs["s"])):
+                    row = first + j
+                    turn, is_scored, turn_weight = f"S{number}", scored[row], repr(weight[row])
+                    for m, (name, target) in enumerate(names):
                         out.append([
-                            conversation.topic.code, conversation.run.name, judge, str(view.turn), view.end_wc,
-                            spec.name, scored, repr(view.weight),
-                            format_vector(view.achieved[spec.name]) if scored else "",
-                            targets[spec],
-                            repr(view.distr_sim[spec.name]) if scored else "",
+                            topic, run, judge, turn, end_wc, name, is_scored, turn_weight,
+                            format_vector(achieved[m][row]) if is_scored else "",
+                            target,
+                            repr(distr_sim[row][m]) if is_scored else "",
                         ])
             yield out
 

@@ -296,6 +296,81 @@ def _turn_frame(campaign: Campaign, conversations: Sequence[tuple], chosen: Mapp
                                                           ignore_index=True)[_TURN_COLUMNS]
 
 
+@dataclass
+class JudgeTables:
+    """Some conversations' judges' stored inputs, scored (one `gfrc.score` per topic type): what
+    the paper's Tables 1 and 2 of each show, without reading a judgment or a turn's text.
+
+    `where[c]` = (scores of its topic type, its row among them, its first system turn's row,
+    its first nugget's row); `inputs[c]` its judge's inputs: system turn end positions ("t")
+    and numbers ("s"), nuggets in (turn id, start word) order ("n": turn, WC, gain, entity)."""
+
+    inputs: dict[int, dict]
+    where: dict[int, tuple[gfrc.Scores, int, int, int]]
+
+
+def judge_tables(campaign: Campaign, conversations: Sequence[tuple[int, int]], judge_of: Mapping[int, int | None],
+                 *, memberships: bool = True) -> JudgeTables:
+    """`conversations` as (id, topic type id; a few hundred at a time), each scored from its
+    judge's stored row (the row with no annotator when the judge has none there). Without
+    `memberships` (Table 1's figures: pw, gain, duplicate, pw x g need none), the inputs'
+    membership vectors, most of their bytes, are neither read nor decoded, and no attribute set
+    is scored."""
+    parts = None if memberships else ("t", "s", "n")
+    inputs = judge_inputs(campaign, [c for c, _type in conversations], judge_of, parts)
+    sets = _attribute_sets(campaign) if memberships else {}
+    settings = campaign_settings(campaign)
+    by_type: dict[int, list[int]] = defaultdict(list)
+    for conversation_id, type_id in conversations:
+        by_type[type_id].append(conversation_id)
+    where: dict[int, tuple[gfrc.Scores, int, int, int]] = {}
+    for type_id, ids in by_type.items():
+        group = [inputs[c] for c in ids]
+        scores = score_inputs(group, attribute_specs(sets.get(type_id, [])), settings)
+        turn = nugget = 0
+        for k, (conversation_id, i) in enumerate(zip(ids, group)):
+            where[conversation_id] = (scores, k, turn, nugget)
+            turn += len(i["t"])
+            nugget += len(i["n"])
+    return JudgeTables(inputs, where)
+
+
+def judge_inputs(campaign: Campaign, conversation_ids: Sequence[int], judge_of: Mapping[int, int | None],
+                 parts: Sequence[str] | None = None) -> dict[int, dict]:
+    """conversation id -> the stored inputs of its judge (see `judge_tables`), whole or just
+    these `parts` ("t", "s", "n", "m": read as JSON keys, the rest not decoded): the judges'
+    rows in one query (no row of another annotator is decoded), the no-annotator rows of those
+    whose judge has none in a second; conversations with no stored row are stored first."""
+    wanted = set(conversation_ids)
+    columns = ("inputs",) if parts is None else tuple(f"inputs__{part}" for part in parts)
+
+    def inputs_of(values: tuple) -> dict:
+        return values[0] if parts is None else {part: value or [] for part, value in zip(parts, values)}
+
+    judges = sorted({judge_of.get(c) for c in wanted} - {None})
+    found: dict[int, dict] = {}
+    for chunk in _chunks(sorted(wanted)) if judges else ():
+        # by (conversation, annotator) alone: the unique index's lookups (the ids are the
+        # campaign's; with the campaign too, SQLite takes a slower index)
+        for conversation_id, annotator_id, *values in StoredFigures.objects.filter(
+                conversation_id__in=chunk, annotator_id__in=judges).values_list(
+                "conversation_id", "annotator_id", *columns):
+            if annotator_id == judge_of.get(conversation_id):
+                found[conversation_id] = inputs_of(values)
+    rest = sorted(wanted - found.keys())
+    for attempt in range(2):
+        for chunk in _chunks(rest):
+            for conversation_id, *values in StoredFigures.objects.filter(
+                    campaign=campaign, annotator_id__isnull=True, conversation_id__in=chunk).values_list(
+                    "conversation_id", *columns):
+                found[conversation_id] = inputs_of(values)
+        rest = sorted(wanted - found.keys())
+        if not rest or attempt:
+            break
+        _store_missing(campaign, rest)
+    return found
+
+
 def score_inputs(inputs: Sequence[dict], specs: Sequence[gfrc.AttributeSet], settings: gfrc.Settings) -> gfrc.Scores:
     """Stored inputs of conversations of one topic type, scored in one `gfrc.score` call."""
     turn_counts = np.fromiter((len(i["t"]) for i in inputs), dtype=np.int64, count=len(inputs))

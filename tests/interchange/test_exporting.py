@@ -219,3 +219,58 @@ def test_a_campaign_holding_such_an_id_from_before_is_refused_whole_not_cut_mid_
 
 def test_qrels_write_entity_keys_with_line_breaks_as_one_field():
     assert exporting.qrels_id("name:x\nM002 evil L2") == "name:x%0AM002%20evil%20L2"
+
+
+def nuggets_tsv_through_pandas(campaign: Campaign) -> str:
+    """The nuggets TSV as it was written before it skipped pandas: a frame of row dicts per
+    batch through csvsafe.frame_csv (the reference the direct writer must equal byte for byte)."""
+    from annotator.interchange.csvsafe import frame_csv
+    from annotator.models import AttributeSet
+    from annotator.rules.vectors import format_vector
+
+    gains = {g.label: g.gain for g in campaign.grades.all()}
+    names: list[str] = []
+    for a in AttributeSet.objects.filter(topic_type__campaign=campaign).order_by("topic_type__code", "position", "name"):
+        if a.name not in names:
+            names.append(a.name)
+    columns = ["topic", "run", "turn", "start", "end", "text", "entity_key", "entity_name", "grade", "gain", "wc", "duplicate"]
+    for name in names:
+        columns += [name, f"{name}_evidence"]
+    out, header = [], True
+    for batch in exporting._conversation_batches(campaign):
+        rows = []
+        for conversation in batch.conversations:
+            parsed = batch.parsed(conversation)
+            offsets = parsed.offsets()
+            seen: set[str] = set()
+            for n in sorted(parsed.nuggets, key=lambda n: parsed.wc(n, offsets)):
+                row = {"topic": parsed.topic, "run": parsed.run, "turn": parsed.turns[n.turn].name,
+                       "start": n.start_word, "end": n.end_word, "text": n.text, "entity_key": n.entity_key,
+                       "entity_name": n.entity_name, "grade": n.grade or "",
+                       "gain": gains.get(n.grade, 0.0) if n.grade else 0.0, "wc": parsed.wc(n, offsets),
+                       "duplicate": bool(campaign.duplicates_count_once and n.entity_key in seen)}
+                seen.add(n.entity_key)
+                for name in names:
+                    m = n.memberships.get(name)
+                    row[name] = format_vector(m.vector) if m else ""
+                    row[f"{name}_evidence"] = m.evidence if m else ""
+                rows.append(row)
+        if rows or header:
+            out.append(frame_csv(pd.DataFrame(rows, columns=columns), sep="\t", header=header))
+            header = False
+    return "".join(out)
+
+
+def test_the_nuggets_tsv_is_what_pandas_wrote_even_with_odd_cells_and_a_set_named_like_a_column(judged):
+    campaign, gold = judged
+    from annotator.models import AttributeSet, Grade
+
+    Grade.objects.filter(campaign=campaign, label="L1").update(gain=1 / 3)  # a gain with 16 digits
+    entity = Entity.objects.filter(topic__campaign=campaign, annotator=gold).order_by("pk").first()
+    Entity.objects.filter(pk=entity.pk).update(name='=HYPERLINK("x")\t"quoted", -1', comment="+c")
+    ratings = AttributeSet.objects.get(topic_type__campaign=campaign, topic_type__code="M", name="RATINGS")
+    ratings.name = "wc"  # an attribute set whose name is a column's
+    ratings.save()
+    written = "".join(exporting.stream(campaign, "nuggets-tsv"))
+    assert written == nuggets_tsv_through_pandas(campaign)
+    assert "0.3333333333333333" in written and "'=HYPERLINK" in written

@@ -8,6 +8,7 @@ import io
 import pytest
 
 from annotator.interchange import exporting
+from annotator.judgments import edits
 from annotator.models import Campaign, Conversation, Membership, Nugget
 from annotator.scores.per_conversation import score_conversation
 from annotator.rules.vectors import format_vector
@@ -67,7 +68,8 @@ def test_the_turn_table_holds_the_panels_table_2_for_the_demo_conversation(demo)
 
 def test_a_turn_without_a_relevant_nugget_is_listed_unscored_with_no_distribution(demo):
     campaign, conversation = demo
-    Nugget.objects.filter(turn__conversation=conversation, turn__number=2, turn__role="S").delete()
+    for nugget in Nugget.objects.filter(turn__conversation=conversation, turn__number=2, turn__role="S"):
+        edits.delete_nugget(nugget, actor=nugget.annotator, expected_version=nugget.version)  # as an annotator does
     rows = read_csv("".join(exporting.stream(campaign, "turns-csv")))
     assert [(r["turn"], r["scored"]) for r in rows] == [("S1", "True")] * 2 + [("S2", "False")] * 2
     assert all(r["achieved"] == r["distr_sim"] == "" and float(r["turn_weight"]) == 0 for r in rows[2:])

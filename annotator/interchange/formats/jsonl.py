@@ -365,8 +365,11 @@ def conversation_to_json(conv: ParsedConversation) -> dict:
             turn["label"] = t.label
         turns.append(turn)
     nuggets = []
+    words_of: dict[int, list[str]] = {}  # a turn's words, split once for all its nuggets
     for n in conv.nuggets:
-        words = tokenise(conv.turns[n.turn].text)
+        words = words_of.get(n.turn)
+        if words is None:
+            words = words_of[n.turn] = tokenise(conv.turns[n.turn].text)
         obj: dict[str, Any] = {
             "turn": n.turn + 1,
             "start": n.start_word,

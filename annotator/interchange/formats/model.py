@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from annotator.rules.vectors import VECTOR_TOLERANCE, exact_number, format_number, parse_number, vector_problem  # noqa: F401 (re-exported: the formats' vocabulary)
-from scoring.words import tokenise, turn_offsets, word_count, word_position
+from scoring.words import tokenise, turn_offsets_list, word_count, word_position
 
 __all__ = [
     "ParsedConversation",
@@ -202,7 +202,7 @@ class ParsedConversation:
 
     def offsets(self) -> list[int]:
         """Words before each turn (scoring.words.turn_offsets)."""
-        return [int(x) for x in turn_offsets([t.text for t in self.turns])]
+        return turn_offsets_list([t.text for t in self.turns])
 
     def wc(self, nugget: ParsedNugget, offsets: list[int] | None = None) -> int:
         """WC(n): the 1-based conversation-wide position of the nugget's last word."""

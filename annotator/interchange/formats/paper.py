@@ -86,7 +86,14 @@ def _classify_raw(line: str) -> Line:
     return Line("text", None, line)
 
 
+# Every markup line starts, after \s* (str.isspace: the same characters), with one of these
+# (TOPIC_RE ... MEMBERSHIP_RE; WC_RE ignores case), or is an escaped line: any other line is text.
+_MARKUP_STARTS = ("#", "w", "W", "\\")
+
+
 def _needs_escape(line: str) -> bool:
+    if not line.lstrip().startswith(_MARKUP_STARTS):  # most turn text: no regex to try
+        return False
     if _classify_raw(line).kind != "text":
         return True
     return line.startswith("\\") and _needs_escape(line[1:])
@@ -499,22 +506,27 @@ def write_paper(conversations: list[ParsedConversation]) -> str:
 
 def iter_paper(conversations) -> Iterator[str]:
     """write_paper, one conversation at a time (for streaming exports)."""
+    set_names: dict[str, bool] = {}  # attribute-set names checked (id_problem) in this writing
     for conv in conversations:
-        yield "".join(_conversation_lines(conv))
+        out: list[str] = []
+        _conversation_lines(conv, out, set_names)
+        yield "".join(out)
 
 
-def _conversation_lines(conv: ParsedConversation):
+def _conversation_lines(conv: ParsedConversation, out: list[str], set_names: dict[str, bool]) -> None:
+    """The lines of one conversation, appended to `out`."""
+    add = out.append
     header = f"##### {conv.topic}" + (f" run={conv.run}" if conv.run is not None else "")
     if _classify_raw(header).kind != "topic" or TOPIC_RE.match(header).groups() != (conv.topic, conv.run):
         raise ValueError(f"topic {conv.topic!r} / run {conv.run!r} cannot be written in the paper format "
                          "(a topic id has a digit or the header a run=; no spaces)")
-    yield header + "\n"
+    add(header + "\n")
     by_turn: dict[int, list[ParsedNugget]] = {}
     for n in conv.nuggets:
         by_turn.setdefault(n.turn, []).append(n)
     before = 0
     for index, turn in enumerate(conv.turns):
-        yield f"### {turn.role}{turn.number}" + (f" {turn.label}" if turn.label else "") + "\n"
+        add(f"### {turn.role}{turn.number}" + (f" {turn.label}" if turn.label else "") + "\n")
         lines = turn.text.split("\n") if turn.text else []
         counts = [word_count(x) for x in lines]
         starts = [sum(counts[:i]) for i in range(len(lines))]
@@ -526,8 +538,9 @@ def _conversation_lines(conv: ParsedConversation):
             if anchor is None or not 0 <= n.start_word <= n.end_word:
                 raise ValueError(f"{conv.topic}: nugget words {n.start_word}-{n.end_word} outside {turn.role}{turn.number}")
             per_line.setdefault(anchor, []).append(n)
+        words = tokenise(turn.text) if per_line else []  # split once for all its nuggets' texts
         for i, line in enumerate(lines):
-            yield escape_line(line) + "\n"
+            add(escape_line(line) + "\n")
             nuggets = per_line.get(i)
             if not nuggets:
                 continue
@@ -536,11 +549,13 @@ def _conversation_lines(conv: ParsedConversation):
             for n in ordered:
                 whole = n.start_word == starts[i] and n.end_word == starts[i] + counts[i] - 1 and not whole_done
                 whole_done = whole_done or whole
-                yield from _block_lines(n, lines, i, whole, before, turn)
+                out.extend(_block_lines(n, lines, i, whole, before, words, set_names))
         before += sum(counts)
 
 
-def _block_lines(n: ParsedNugget, lines: list[str], anchor: int, whole: bool, before: int, turn: ParsedTurn):
+def _block_lines(n: ParsedNugget, lines: list[str], anchor: int, whole: bool, before: int, words: list[str],
+                 set_names: dict[str, bool]) -> list[str]:
+    """The lines after a nugget's text line; `words` are its turn's words."""
     out = []
     if not whole:
         out.append(f"#SPAN: {word_position(before, n.start_word)}-{word_position(before, n.end_word)}")
@@ -551,14 +566,15 @@ def _block_lines(n: ParsedNugget, lines: list[str], anchor: int, whole: bool, be
     elif n.comment:
         out.append(f"#COMMENT: {_one_line(n.comment)}")
     out.append(f"wc= {word_position(before, n.end_word)}")
-    words = tokenise(turn.text)
     text = span_text(words, n.start_word, n.end_word)
     derived = derive_entity(lines, anchor, text, whole)
     if (n.entity_key, n.entity_name) != derived:
         value = json.dumps({"key": n.entity_key, "name": n.entity_name}, ensure_ascii=False)
         out.append(f"#ENTITY: {value}")
     for name, m in n.memberships.items():
-        if id_problem(ATTRIBUTE_SET, name) is not None:
+        if name not in set_names:
+            set_names[name] = id_problem(ATTRIBUTE_SET, name) is None
+        if not set_names[name]:
             raise ValueError(f"attribute set name {name!r} cannot be written in the paper format")
         vector = ",".join(format_number(v) for v in m.vector)
         out.append(f"#{name}: ({vector})" + (f" #{_one_line(m.evidence)}" if m.evidence else ""))

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from annotator.interchange.formats import parse_paper, parse_paper_bytes, semantics, write_paper
-from annotator.interchange.formats.paper import classify
+from annotator.interchange.formats.paper import classify, escape_line
 
 from .strategies import conversations
 
@@ -367,6 +368,23 @@ def test_write_paper_escapes_text_lines_that_look_like_markup():
     conv = parse(one_conversation("\\#L2\n\\wc= 3\nplain\n")).conversations[0]
     written = write_paper([conv])
     assert "\\#L2\n\\wc= 3\nplain\n" in written
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(["#", "w", "W", "c", "C", "=", "\\", " ", "\t", "\u00a0", "\u2003", "L", "1",
+                                        "S", "U", "P", "A", "N", ":", "(", "x", "E", "T", "I", "Y", "O", "M", "R"]),
+               max_size=14))
+def test_a_line_escaped_for_writing_reads_back_as_that_text(line):
+    """escape_line's shortcut (no regex for a line whose first non-space character starts no
+    markup) escapes exactly the lines the grammar would read as markup, and they read back."""
+    from annotator.interchange.formats.paper import _classify_raw, _needs_escape
+
+    def needs_escape(text: str) -> bool:  # the grammar's definition, every regex tried
+        return _classify_raw(text).kind != "text" or (text.startswith("\\") and needs_escape(text[1:]))
+
+    assert _needs_escape(line) == needs_escape(line)
+    escaped = escape_line(line)
+    assert classify(escaped).kind == "text" and classify(escaped).text == line
 
 
 def test_write_paper_writes_span_lines_only_for_partial_nuggets():

@@ -1,0 +1,13 @@
+"""scoring.words: the offsets of a conversation's turns, as an array and as a list."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from scoring.words import turn_offsets, turn_offsets_list
+
+
+@given(st.lists(st.text(alphabet=st.sampled_from(["a", "b", " ", "\n", "\t", "\u00a0"]), max_size=12), max_size=6))
+def test_turn_offsets_list_gives_the_offsets_of_turn_offsets(texts):
+    assert turn_offsets_list(texts) == turn_offsets(texts).tolist()
