@@ -360,7 +360,8 @@ def main() -> None:
                         help="with --organisers: pairs of phases (alone, then loaded), alternated")
     parser.add_argument("--console-workers", type=int, default=0,
                         help="serve the organisers from a second gunicorn of this many sync workers (0: the same server)")
-    parser.add_argument("--console-nice", type=int, default=10, help="the second gunicorn's CPU priority (nice)")
+    parser.add_argument("--console-nice", type=int, default=10,
+                        help="the second gunicorn's CPU priority: the nice of its scheduling group (as systemd's CPUWeight=)")
     parser.add_argument("--report-pause", type=float, default=0.0,
                         help="seconds an organiser waits between reloads (0: reload as soon as it answers)")
     args = parser.parse_args()

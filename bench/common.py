@@ -208,6 +208,11 @@ def gunicorn(workers: int = 1, threads: int = 1, log: Path | None = None, nice: 
     out = open(log, "ab") if log else subprocess.DEVNULL
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=out, start_new_session=True,
                                preexec_fn=(lambda: os.nice(nice)) if nice else None)
+    if nice and Path(f"/proc/{process.pid}/autogroup").exists():
+        # A new session is a scheduling group of its own (Linux autogroups): a process's nice
+        # weighs only against its own group, so the group's weight is what gives the other
+        # server's workers the CPU first (systemd's CPUWeight= does this for a unit's cgroup).
+        Path(f"/proc/{process.pid}/autogroup").write_text(str(nice))
     try:
         deadline = time.monotonic() + 60
         while True:
