@@ -143,7 +143,9 @@ def store_figures(touched: Iterable[tuple]) -> None:
         elif kind in (Event.Kind.ENTITY, Event.Kind.MEMBERSHIP) and entity_id is not None:
             entities.add(entity_id)
     if entities:
-        for conversation_id, annotator_id in Nugget.objects.filter(entity_id__in=sorted(entities)).values_list(
+        # .order_by(): without it the model's ordering (topic, run, turn, start) joins four tables
+        # into the DISTINCT, seconds on PostgreSQL for an entity named 50,000 times
+        for conversation_id, annotator_id in Nugget.objects.filter(entity_id__in=sorted(entities)).order_by().values_list(
             "turn__conversation_id", "annotator_id"
         ).distinct():
             by_annotator[annotator_id].add(conversation_id)
