@@ -5,7 +5,8 @@ conversations, default 500 x 20 = 10,000; 3 graded nuggets each, ORIGIN membersh
 third; a second annotator's judgments on `--second` of them, default 1,000), then times, in
 this process through Django's test client with DEBUG=0 (best of `--repeats`), every organiser
 page, CSV and export, the API's campaign scores, a settings change (L: re-scores every stored
-figure) and alpha alone, beside the floor measured in the same run:
+figure) and alpha alone, beside the floor measured in the same run, both with the garbage
+collector set as the WSGI entry point sets it for gunicorn and runserver (config.wsgi):
 
     floor = the campaign's judgments read as plain rows (turns, nuggets with entity and gain,
             memberships: values_list) into arrays + scoring.gfrc.score on them
@@ -187,6 +188,9 @@ def run(topics: int, runs: int, second: int, repeats: int, only: list[str] | Non
         call_command("collectstatic", interactive=False, verbosity=0)  # DEBUG=0 serves the manifest's names
         built = build(topics, runs, second)
         campaign = built["campaign"]
+        # as gunicorn and runserver serve: the WSGI entry point's garbage-collector settings
+        # (config.wsgi._settle: what lives as long as the process frozen, a higher threshold)
+        import config.wsgi  # noqa: F401
         client = Client(HTTP_HOST="127.0.0.1")
         client.force_login(built["organiser"])
         floors = [floor(campaign) for _ in range(max(2, repeats))]

@@ -274,3 +274,36 @@ def test_the_nuggets_tsv_is_what_pandas_wrote_even_with_odd_cells_and_a_set_name
     written = "".join(exporting.stream(campaign, "nuggets-tsv"))
     assert written == nuggets_tsv_through_pandas(campaign)
     assert "0.3333333333333333" in written and "'=HYPERLINK" in written
+
+
+def _every_export(campaign: Campaign, annotator=None) -> dict[str, object]:
+    """Each export's text (the qrels zip: its members, whose timestamps differ run to run)."""
+    out: dict[str, object] = {}
+    for kind in exporting.KINDS:
+        if annotator is not None and kind in ("scores-csv", "scores-json"):
+            continue  # the judges' scores only
+        chunks = list(exporting.stream(campaign, kind, annotator))
+        if kind == "qrels":
+            with zipfile.ZipFile(io.BytesIO(b"".join(chunks))) as z:
+                out[kind] = {name: z.read(name) for name in z.namelist()}
+        else:
+            out[kind] = "".join(chunks)
+    return out
+
+
+def test_every_export_is_the_same_whatever_its_batches_cut_through_a_topic(db, monkeypatch):
+    from bench.bench_import import conversation_line
+    from tests.factories import make_campaign
+
+    import random
+
+    campaign = make_campaign(slug="batches")
+    gold, second = (get_user_model().objects.create_user(name) for name in ("gold", "second"))
+    rng = random.Random(7)
+    lines = [json.dumps(conversation_line(i, 3, rng)) for i in range(12)]  # 3 topics x 4 runs
+    assert import_files(campaign, [("a.jsonl", "\n".join(lines).encode())], annotator=gold).ok
+    assert import_files(campaign, [("b.jsonl", "\n".join(lines[:5]).encode())], annotator=second).ok
+    whole = _every_export(campaign), _every_export(campaign, second)
+    assert "M001" in whole[0]["paper"] and "#L" in whole[1]["paper"]
+    monkeypatch.setattr(exporting, "BATCH", 5)  # batches of 5 conversations: 4 + 1, 3 + 2, 2
+    assert (_every_export(campaign), _every_export(campaign, second)) == whole

@@ -136,3 +136,42 @@ def test_a_user_part_before_the_host_is_no_part_of_the_key_so_a_link_never_looks
         "https://evil.example/title/tt0088763", "Back to the Future")
     assert user_part("https://www.imdb.com@evil.example/") == "www.imdb.com@"
     assert user_part("https://imdb.com/title/a@b") == ""  # an @ in the path is no user part
+
+
+# the characters that decide urlsplit's authority: its ends, IPv6 brackets, a port, a user part
+_url_tails = st.text(alphabet="ab1:@[]/?#.-_%()", max_size=24)
+
+
+@given(st.sampled_from(["http://", "https://", "HTTPS://", "hTtP://"]), _url_tails)
+def test_the_quick_host_check_says_what_urlsplit_says_or_raises_what_it_raises(scheme, tail):
+    from urllib.parse import urlsplit
+
+    from annotator.rules.identity import _has_host
+
+    try:
+        expected = bool(urlsplit(scheme + tail).netloc)
+    except ValueError:
+        with pytest.raises(ValueError):
+            _has_host(scheme + tail)
+        return
+    assert _has_host(scheme + tail) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "[Tenet](https://imdb.com/title/tt6723592/) (2020)", "see [x] (https://a.org/b)", "https://[::1]:8000/a",
+    "https://[bad/x and more", "http://user@[::1]/", "https:///nohost then https://ok.org/y",
+])
+def test_entity_key_and_name_with_the_quick_host_check_says_what_it_says_with_urlsplit(text, monkeypatch):
+    from urllib.parse import urlsplit
+
+    import annotator.rules.identity as identity
+
+    def outcome():
+        try:
+            return identity.entity_key_and_name(text)
+        except ValueError as error:
+            return str(error)
+
+    quick = outcome()
+    monkeypatch.setattr(identity, "_has_host", lambda url: bool(urlsplit(url).netloc))
+    assert outcome() == quick

@@ -506,18 +506,30 @@ def write_paper(conversations: list[ParsedConversation]) -> str:
 
 def iter_paper(conversations) -> Iterator[str]:
     """write_paper, one conversation at a time (for streaming exports)."""
-    set_names: dict[str, bool] = {}  # attribute-set names checked (id_problem) in this writing
+    seen = _Seen()
     for conv in conversations:
         out: list[str] = []
-        _conversation_lines(conv, out, set_names)
+        _conversation_lines(conv, out, seen)
         yield "".join(out)
 
 
-def _conversation_lines(conv: ParsedConversation, out: list[str], set_names: dict[str, bool]) -> None:
+class _Seen:
+    """What one writing has already checked or formatted, by value: a campaign repeats its
+    grades, attribute-set names and membership vectors in every conversation."""
+
+    def __init__(self):
+        self.set_names: dict[str, bool] = {}  # attribute-set name -> writable (id_problem)
+        self.grades: dict[str, bool] = {}  # grade label -> writable (L<digits>)
+        self.vectors: dict[tuple, str] = {}  # vector -> its values as written
+
+
+def _conversation_lines(conv: ParsedConversation, out: list[str], seen: _Seen) -> None:
     """The lines of one conversation, appended to `out`."""
     add = out.append
     header = f"##### {conv.topic}" + (f" run={conv.run}" if conv.run is not None else "")
-    if _classify_raw(header).kind != "topic" or TOPIC_RE.match(header).groups() != (conv.topic, conv.run):
+    m = TOPIC_RE.match(header)  # _classify_raw's "topic", without trying the other kinds
+    if not (m and (m.group(2) is not None or any(c.isdigit() for c in m.group(1)))
+            and m.groups() == (conv.topic, conv.run)):
         raise ValueError(f"topic {conv.topic!r} / run {conv.run!r} cannot be written in the paper format "
                          "(a topic id has a digit or the header a run=; no spaces)")
     add(header + "\n")
@@ -528,57 +540,69 @@ def _conversation_lines(conv: ParsedConversation, out: list[str], set_names: dic
     for index, turn in enumerate(conv.turns):
         add(f"### {turn.role}{turn.number}" + (f" {turn.label}" if turn.label else "") + "\n")
         lines = turn.text.split("\n") if turn.text else []
+        turn_nuggets = by_turn.get(index)
+        if not turn_nuggets:
+            for line in lines:
+                add((escape_line(line) if line.lstrip().startswith(_MARKUP_STARTS) else line) + "\n")
+            before += word_count(turn.text)  # its lines' words: "\n" is whitespace too
+            continue
+        if turn.role != "S":
+            raise ValueError(f"{conv.topic}: nugget in user turn {turn.role}{turn.number}")
         counts = [word_count(x) for x in lines]
-        starts = [sum(counts[:i]) for i in range(len(lines))]
+        starts, total = [], 0
+        for count in counts:
+            starts.append(total)
+            total += count
         per_line: dict[int, list[ParsedNugget]] = {}
-        for n in by_turn.get(index, []):
-            if turn.role != "S":
-                raise ValueError(f"{conv.topic}: nugget in user turn {turn.role}{turn.number}")
+        for n in turn_nuggets:
             anchor = next((i for i in range(len(lines)) if counts[i] and starts[i] <= n.end_word < starts[i] + counts[i]), None)
             if anchor is None or not 0 <= n.start_word <= n.end_word:
                 raise ValueError(f"{conv.topic}: nugget words {n.start_word}-{n.end_word} outside {turn.role}{turn.number}")
             per_line.setdefault(anchor, []).append(n)
-        words = tokenise(turn.text) if per_line else []  # split once for all its nuggets' texts
+        words = tokenise(turn.text)  # split once for all its nuggets' texts
         for i, line in enumerate(lines):
-            add(escape_line(line) + "\n")
+            add((escape_line(line) if line.lstrip().startswith(_MARKUP_STARTS) else line) + "\n")
             nuggets = per_line.get(i)
             if not nuggets:
                 continue
             whole_done = False
-            ordered = sorted(nuggets, key=lambda n: (n.start_word != starts[i] or n.end_word != starts[i] + counts[i] - 1, n.start_word, n.end_word))
+            first, last = starts[i], starts[i] + counts[i] - 1
+            ordered = sorted(nuggets, key=lambda n: (n.start_word != first or n.end_word != last, n.start_word, n.end_word))
             for n in ordered:
-                whole = n.start_word == starts[i] and n.end_word == starts[i] + counts[i] - 1 and not whole_done
+                whole = n.start_word == first and n.end_word == last and not whole_done
                 whole_done = whole_done or whole
-                out.extend(_block_lines(n, lines, i, whole, before, words, set_names))
-        before += sum(counts)
+                _block_lines(n, lines, i, whole, before, words, seen, add)
+        before += total
 
 
 def _block_lines(n: ParsedNugget, lines: list[str], anchor: int, whole: bool, before: int, words: list[str],
-                 set_names: dict[str, bool]) -> list[str]:
-    """The lines after a nugget's text line; `words` are its turn's words."""
-    out = []
+                 seen: _Seen, add: Callable[[str], None]) -> None:
+    """The lines after a nugget's text line, given to `add`; `words` are its turn's words."""
     if not whole:
-        out.append(f"#SPAN: {word_position(before, n.start_word)}-{word_position(before, n.end_word)}")
+        add(f"#SPAN: {word_position(before, n.start_word)}-{word_position(before, n.end_word)}\n")
     if n.grade is not None:
-        if not re.fullmatch(r"L\d+", n.grade):
+        if n.grade not in seen.grades:
+            seen.grades[n.grade] = re.fullmatch(r"L\d+", n.grade) is not None
+        if not seen.grades[n.grade]:
             raise ValueError(f"grade {n.grade!r} cannot be written in the paper format")
-        out.append(f"#{n.grade}" + (f" # {_one_line(n.comment)}" if n.comment else ""))
+        add(f"#{n.grade}" + (f" # {_one_line(n.comment)}" if n.comment else "") + "\n")
     elif n.comment:
-        out.append(f"#COMMENT: {_one_line(n.comment)}")
-    out.append(f"wc= {word_position(before, n.end_word)}")
+        add(f"#COMMENT: {_one_line(n.comment)}\n")
+    add(f"wc= {word_position(before, n.end_word)}\n")
     text = span_text(words, n.start_word, n.end_word)
     derived = derive_entity(lines, anchor, text, whole)
     if (n.entity_key, n.entity_name) != derived:
         value = json.dumps({"key": n.entity_key, "name": n.entity_name}, ensure_ascii=False)
-        out.append(f"#ENTITY: {value}")
+        add(f"#ENTITY: {value}\n")
     for name, m in n.memberships.items():
-        if name not in set_names:
-            set_names[name] = id_problem(ATTRIBUTE_SET, name) is None
-        if not set_names[name]:
+        if name not in seen.set_names:
+            seen.set_names[name] = id_problem(ATTRIBUTE_SET, name) is None
+        if not seen.set_names[name]:
             raise ValueError(f"attribute set name {name!r} cannot be written in the paper format")
-        vector = ",".join(format_number(v) for v in m.vector)
-        out.append(f"#{name}: ({vector})" + (f" #{_one_line(m.evidence)}" if m.evidence else ""))
-    return [x + "\n" for x in out]
+        vector = seen.vectors.get(m.vector)
+        if vector is None:
+            vector = seen.vectors[m.vector] = ",".join(format_number(v) for v in m.vector)
+        add(f"#{name}: ({vector})" + (f" #{_one_line(m.evidence)}" if m.evidence else "") + "\n")
 
 
 def _one_line(text: str) -> str:
