@@ -107,7 +107,15 @@ class ConversationScore:
 
 # -- a save's score, kept for its answer -----------------------------------------------------
 
-_kept_for_answer: ContextVar[dict | None] = ContextVar("scores_kept_for_answer", default=None)
+class _Kept:
+    """What one edit's save read and scored, for its answer."""
+
+    def __init__(self):
+        self.scores: dict[tuple[int, int], ConversationScore] = {}  # (conversation, annotator) -> score
+        self.attribute_sets: dict[int, list[AttributeSet]] = {}  # topic type -> its sets
+
+
+_kept_for_answer: ContextVar[_Kept | None] = ContextVar("scores_kept_for_answer", default=None)
 
 
 @contextmanager
@@ -115,8 +123,9 @@ def scores_kept_for_answer() -> Iterator[None]:
     """Within (a workspace edit and its answer): the score a save computed while storing its
     conversation's figures (annotator.scores.stored), once its transaction has committed, is
     what score_conversation gives the answer's panel, instead of reading and scoring the same
-    judgments a second time. Nothing outlives the block."""
-    token = _kept_for_answer.set({})
+    judgments a second time; the attribute sets of a topic type are read once. Nothing outlives
+    the block."""
+    token = _kept_for_answer.set(_Kept())
     try:
         yield
     finally:
@@ -131,7 +140,7 @@ def keep_for_answer(score: ConversationScore, annotator_id: int) -> None:
         return
 
     def offer() -> None:
-        kept[(score.conversation.pk, annotator_id)] = score
+        kept.scores[(score.conversation.pk, annotator_id)] = score
 
     transaction.on_commit(offer)
 
@@ -287,8 +296,14 @@ def gfrc_tables(
 
 
 def attribute_sets_of(topic_type_id: int) -> list[AttributeSet]:
-    """The attribute sets of a topic type, in their order."""
-    return list(AttributeSet.objects.filter(topic_type_id=topic_type_id))
+    """The attribute sets of a topic type, in their order (read once within an edit and its
+    answer: `scores_kept_for_answer`)."""
+    kept = _kept_for_answer.get()
+    if kept is None:
+        return list(AttributeSet.objects.filter(topic_type_id=topic_type_id))
+    if topic_type_id not in kept.attribute_sets:
+        kept.attribute_sets[topic_type_id] = list(AttributeSet.objects.filter(topic_type_id=topic_type_id))
+    return list(kept.attribute_sets[topic_type_id])
 
 
 def _nugget_rows(rows: Sequence[tuple]) -> list[NuggetRow]:
@@ -334,8 +349,8 @@ def score_conversation(
     """
     annotator_id = getattr(annotator, "pk", annotator)
     kept = _kept_for_answer.get()
-    if kept:
-        score = kept.pop((conversation.pk, annotator_id), None)
+    if kept is not None:
+        score = kept.scores.pop((conversation.pk, annotator_id), None)
         if score is not None:
             return score
     campaign = conversation.topic.campaign

@@ -23,7 +23,7 @@ def test_the_score_a_save_stored_is_what_its_answer_reads_and_equals_a_fresh_sco
     with scores_kept_for_answer():
         edits.update_entity(nugget.entity, actor=annotator, expected_version=nugget.entity.version,
                             grade=_graded_elsewhere(nugget))
-        kept = per_conversation._kept_for_answer.get()
+        kept = per_conversation._kept_for_answer.get().scores
         assert list(kept) == [(conversation.pk, annotator.pk)]
         offered = kept[(conversation.pk, annotator.pk)]
         answered = score_conversation(conversation, annotator)
@@ -45,7 +45,7 @@ def test_an_edit_rolled_back_after_storing_offers_no_score():
             edits.update_entity(nugget.entity, actor=annotator, expected_version=nugget.entity.version,
                                 grade=_graded_elsewhere(nugget))
             raise RuntimeError("the request failed after the save")
-        assert per_conversation._kept_for_answer.get() == {}
+        assert per_conversation._kept_for_answer.get().scores == {}
         answered = score_conversation(conversation, annotator)
     assert (answered.R, answered.GFRC) == (before.R, before.GFRC)
 
@@ -74,3 +74,17 @@ def test_a_save_stores_the_same_row_as_the_campaign_wide_path_inputs_and_all():
     assert (saved.r, saved.gf, saved.gfrc, saved.gf_sets, saved.lowest_distr_sim) == (r, gf, gfrc_value, gf_sets, lowest)
     assert lowest  # both sets have scored turns here
     assert saved.inputs == inputs
+
+
+@pytest.mark.django_db
+def test_within_an_edit_and_its_answer_a_topic_types_attribute_sets_are_read_once(django_assert_num_queries):
+    conversation, _annotator = build_list(3, username="sets")
+    type_id = conversation.topic.topic_type_id
+    with scores_kept_for_answer():
+        with django_assert_num_queries(1):
+            first = per_conversation.attribute_sets_of(type_id)
+        with django_assert_num_queries(0):
+            again = per_conversation.attribute_sets_of(type_id)
+    assert [a.pk for a in again] == [a.pk for a in first] and len(first) == 2
+    with django_assert_num_queries(1):  # outside an edit: read each time
+        per_conversation.attribute_sets_of(type_id)

@@ -24,11 +24,11 @@ pytestmark = pytest.mark.django_db
 #   13 nuggets with entity and grade (one values_list: rows, not model instances),
 #   14 memberships, 15 its row (INSERT ... ON CONFLICT UPDATE), 16 COMMIT,
 #   then the refreshed workbench, whose panel shows the score just stored (not read and scored
-#   again): 17 attribute sets, 18 turn labels, 19 grades, 20 the spans the systems cited,
-#   21 the selected entity's memberships (the entities that suggestions name are read only when
-#   there are suggestions: none here, every line is marked). The answer carries only the marks
-#   and badges of the entity's nuggets and the score changes (out of band).
-SAVE_QUERIES = 21
+#   again, with the attribute sets the save read): 17 turn labels, 18 grades, 19 the spans the
+#   systems cited, 20 the selected entity's memberships (the entities that suggestions name are
+#   read only when there are suggestions: none here, every line is marked). The answer carries
+#   only the marks and badges of the entity's nuggets and the score changes (out of band).
+SAVE_QUERIES = 20
 # The score panel: 1 session, 2 user, 3 assignment, 4 attribute sets, 5 turns,
 #   6 nuggets with entity and grade, 7 memberships.
 PANEL_QUERIES = 7
