@@ -131,10 +131,12 @@ def find_url(text: str) -> str | None:
     ``[IMDb](https://imdb.com/title/tt1/)`` gives ``https://imdb.com/title/tt1/``. A URL glued
     to the preceding word (``Tenet (2020)https://...``) is found too.
     """
-    for match in _URL_RE.finditer(text):
+    match = _URL_RE.search(text)
+    while match is not None:  # finditer's matches, without its iterator (most texts: one URL)
         url = _trim(match.group(0))
         if len(url) > len("https://") and _has_host(url):
             return url
+        match = _URL_RE.search(text, match.end())
     return None
 
 
@@ -181,7 +183,8 @@ def name_key(name: str) -> str:
 
 _MD_LINK_RE = re.compile(r"\[([^\[\]]*)\]\(\s*<?(https?://[^\s)]*(?:\([^\s)]*\)[^\s)]*)*)>?\s*\)", re.I)
 _LIST_MARKER_RE = re.compile(r"^\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+")
-_ORPHAN_PUNCT_RE = re.compile(r"(?:\s+[.,;:!?]+)+$")
+_ORPHAN_PUNCT = ".,;:!?"
+_ORPHAN_PUNCT_RE = re.compile(rf"(?:\s+[{_ORPHAN_PUNCT}]+)+$")
 _EDGE_SEPARATORS = " \t:-\u2013\u2014|,;"
 
 
@@ -223,5 +226,7 @@ def _clean_name(text: str) -> str:
     text = _LIST_MARKER_RE.sub("", text)
     text = text.replace("**", "").replace("__", "")
     text = " ".join(tokenise(text))
-    text = _ORPHAN_PUNCT_RE.sub("", text)
+    last_word = text.rpartition(" ")[2]
+    if last_word and not last_word.strip(_ORPHAN_PUNCT):  # the pattern's last group: a word of punctuation alone
+        text = _ORPHAN_PUNCT_RE.sub("", text)
     return text.strip(_EDGE_SEPARATORS)

@@ -97,12 +97,16 @@ def test_the_export_command_writes_a_file_the_import_command_reads_back(judged, 
     assert judgments(Campaign.objects.get(slug="copy"), gold) == judgments(campaign, gold)
 
 
-def test_exports_are_generators_that_yield_one_conversation_at_a_time(judged):
+def test_exports_are_generators_that_send_conversations_in_chunks(judged, monkeypatch):
     campaign, _ = judged
     for kind in ("paper", "jsonl"):
         chunks = exporting.stream(campaign, kind)
         assert isinstance(chunks, types.GeneratorType)
-        assert len(list(chunks)) == 2
+        assert len(list(chunks)) == 1
+        monkeypatch.setattr(exporting, "CONVERSATIONS_PER_CHUNK", 1)
+        one_each = list(exporting.stream(campaign, kind))
+        assert len(one_each) == 2 and "".join(one_each) == "".join(exporting.stream(campaign, kind))
+        monkeypatch.undo()
 
 
 def test_an_annotator_can_be_asked_for_instead_of_each_judge(judged):

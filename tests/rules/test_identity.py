@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from annotator.rules.identity import entity_key_and_name, find_url, is_grounding_redirect, name_key, normalise_url, user_part
@@ -175,3 +175,38 @@ def test_entity_key_and_name_with_the_quick_host_check_says_what_it_says_with_ur
     quick = outcome()
     monkeypatch.setattr(identity, "_has_host", lambda url: bool(urlsplit(url).netloc))
     assert outcome() == quick
+
+
+@given(st.text(alphabet="ab1 .,;:!?-*_\n\t(|", max_size=20))
+def test_a_name_is_cleaned_as_when_the_orphan_punctuation_pattern_ran_on_every_name(text):
+    from annotator.rules import identity
+
+    def with_the_pattern_always(text):
+        text = identity._LIST_MARKER_RE.sub("", text).replace("**", "").replace("__", "")
+        return identity._ORPHAN_PUNCT_RE.sub("", " ".join(text.split())).strip(identity._EDGE_SEPARATORS)
+
+    assert identity._clean_name(text) == with_the_pattern_always(text)
+
+
+@given(st.lists(st.sampled_from(["https://", "http://", "a.b", "/", " ", ".", ")", "(", "x", "[", "]"]), max_size=12).map("".join))
+@example("https:/// then https://a.b")  # the first match has no host: the next one is the URL
+@example("https://[x then https://a.b")
+def test_find_url_takes_the_first_match_with_a_host_as_iterating_every_match_would(text):
+    from urllib.parse import urlsplit
+
+    from annotator.rules import identity
+
+    def by_every_match(text):
+        for match in identity._URL_RE.finditer(text):
+            url = identity._trim(match.group(0))
+            if len(url) > len("https://") and urlsplit(url).netloc:
+                return url
+        return None
+
+    try:
+        expected = by_every_match(text)
+    except ValueError:
+        with pytest.raises(ValueError):
+            identity.find_url(text)
+        return
+    assert identity.find_url(text) == expected
