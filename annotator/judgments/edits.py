@@ -19,7 +19,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, F, Max, OuterRef
 from django.utils import timezone
 
@@ -161,7 +161,9 @@ def store_figures(touched: Iterable[tuple]) -> None:
 
 def _touched_entity(kind: str, object_id: int | None, before: dict | None, after: dict | None) -> int | None:
     if kind == Event.Kind.ENTITY:
-        return object_id
+        # an entity just created (or put back) has no nugget yet: the nuggets this edit gives it
+        # are recorded as nugget events of their own conversations
+        return object_id if before is not None else None
     if kind == Event.Kind.MEMBERSHIP:
         return (after or before or {}).get("entity")
     return None
@@ -406,6 +408,8 @@ def _lock_turn(turn: Turn) -> None:
     SQLite's IMMEDIATE transactions already serialise writers; on PostgreSQL two transactions
     could otherwise both find "no overlap" and both insert.
     """
+    if not connection.features.has_select_for_update:
+        return  # SQLite: nothing to lock, and a query for nothing in every save
     # No .first(): Turn's default ordering goes through Conversation's (topic, run), and FOR UPDATE
     # would then lock those rows too (deadlocks with the foreign-key checks of other saves).
     list(Turn.objects.select_for_update(of=("self",)).filter(pk=turn.pk).order_by().values_list("pk", flat=True))
@@ -414,6 +418,8 @@ def _lock_turn(turn: Turn) -> None:
 def _lock_judgments(conversation: Conversation, annotator) -> None:
     """Serialise whole-conversation submissions of one annotator (their assignment's row), so
     that the version check and the replacement are one step (SQLite: IMMEDIATE already does)."""
+    if not connection.features.has_select_for_update:
+        return
     list(Assignment.objects.select_for_update(of=("self",)).filter(
         conversation_id=conversation.pk, annotator_id=getattr(annotator, "pk", annotator)).order_by().values_list("pk", flat=True))
 
