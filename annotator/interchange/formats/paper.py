@@ -26,7 +26,7 @@ from fractions import Fraction
 
 from annotator.rules.ids import ATTRIBUTE_SET, ATTRIBUTE_SET_NAME, id_problem
 from annotator.rules.identity import entity_key_and_name, find_url
-from scoring.words import span_text, tokenise, word_count, word_position
+from scoring.words import span_text, tokenise, turn_offsets_list, word_count, word_position
 
 from .model import (
     FormatError,
@@ -536,23 +536,20 @@ def _conversation_lines(conv: ParsedConversation, out: list[str], seen: _Seen) -
     by_turn: dict[int, list[ParsedNugget]] = {}
     for n in conv.nuggets:
         by_turn.setdefault(n.turn, []).append(n)
-    before = 0
+    offsets = turn_offsets_list([t.text for t in conv.turns])  # words before each turn
     for index, turn in enumerate(conv.turns):
+        before = offsets[index]
         add(f"### {turn.role}{turn.number}" + (f" {turn.label}" if turn.label else "") + "\n")
         lines = turn.text.split("\n") if turn.text else []
         turn_nuggets = by_turn.get(index)
         if not turn_nuggets:
             for line in lines:
                 add((escape_line(line) if line.lstrip().startswith(_MARKUP_STARTS) else line) + "\n")
-            before += word_count(turn.text)  # its lines' words: "\n" is whitespace too
             continue
         if turn.role != "S":
             raise ValueError(f"{conv.topic}: nugget in user turn {turn.role}{turn.number}")
         counts = [word_count(x) for x in lines]
-        starts, total = [], 0
-        for count in counts:
-            starts.append(total)
-            total += count
+        starts = turn_offsets_list(lines)  # words before each line of the turn
         per_line: dict[int, list[ParsedNugget]] = {}
         for n in turn_nuggets:
             anchor = next((i for i in range(len(lines)) if counts[i] and starts[i] <= n.end_word < starts[i] + counts[i]), None)
@@ -572,7 +569,6 @@ def _conversation_lines(conv: ParsedConversation, out: list[str], seen: _Seen) -
                 whole = n.start_word == first and n.end_word == last and not whole_done
                 whole_done = whole_done or whole
                 _block_lines(n, lines, i, whole, before, words, seen, add)
-        before += total
 
 
 def _block_lines(n: ParsedNugget, lines: list[str], anchor: int, whole: bool, before: int, words: list[str],
