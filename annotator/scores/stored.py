@@ -37,8 +37,9 @@ from itertools import islice
 import numpy as np
 import pandas as pd
 from django.db import IntegrityError, connection, transaction
-from django.db.models import TextField
-from django.db.models.functions import Cast
+from django.db.models import F, TextField
+from django.db.models.fields.json import KeyTransform
+from django.db.models.functions import Cast, JSONObject
 
 from annotator.models import AttributeSet, Campaign, Conversation, Membership, Nugget, StoredFigures, Turn
 from annotator.scores.per_conversation import (
@@ -342,17 +343,20 @@ def judge_inputs(campaign: Campaign, conversation_ids: Sequence[int], judge_of: 
     rows in one query (no row of another annotator is decoded), the no-annotator rows of those
     whose judge has none in a second; conversations with no stored row are stored first."""
     wanted = set(conversation_ids)
-    columns = ("inputs",) if parts is None else tuple(f"inputs__{part}" for part in parts)
+    # the parts as one JSON object built by the database: one value to decode a row, not one a part
+    stored_rows = StoredFigures.objects.annotate(
+        picked=F("inputs") if parts is None else JSONObject(**{part: KeyTransform(part, "inputs") for part in parts}))
+    columns = ("picked",)
 
     def inputs_of(values: tuple) -> dict:
-        return values[0] if parts is None else {part: value or [] for part, value in zip(parts, values)}
+        return values[0] if parts is None else {part: values[0].get(part) or [] for part in parts}
 
     judges = sorted({judge_of.get(c) for c in wanted} - {None})
     found: dict[int, dict] = {}
     for chunk in _chunks(sorted(wanted)) if judges else ():
         # by (conversation, annotator) alone: the unique index's lookups (the ids are the
         # campaign's; with the campaign too, SQLite takes a slower index)
-        for conversation_id, annotator_id, *values in StoredFigures.objects.filter(
+        for conversation_id, annotator_id, *values in stored_rows.filter(
                 conversation_id__in=chunk, annotator_id__in=judges).values_list(
                 "conversation_id", "annotator_id", *columns):
             if annotator_id == judge_of.get(conversation_id):
@@ -360,7 +364,7 @@ def judge_inputs(campaign: Campaign, conversation_ids: Sequence[int], judge_of: 
     rest = sorted(wanted - found.keys())
     for attempt in range(2):
         for chunk in _chunks(rest):
-            for conversation_id, *values in StoredFigures.objects.filter(
+            for conversation_id, *values in stored_rows.filter(
                     campaign=campaign, annotator_id__isnull=True, conversation_id__in=chunk).values_list(
                     "conversation_id", *columns):
                 found[conversation_id] = inputs_of(values)
