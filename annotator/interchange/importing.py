@@ -639,6 +639,7 @@ class _Importer:
         replaced = {p.replace_id for p in plans if p.replace_id}
         for entity_id, conversation_id in (
             Nugget.objects.filter(entity__topic_id__in=topic_ids, entity__annotator=self.annotator)
+            .order_by()  # not the model's ordering: it would join topic and run into the DISTINCT
             .values_list("entity_id", "turn__conversation_id")
             .distinct()
         ):

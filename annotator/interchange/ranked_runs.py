@@ -75,7 +75,7 @@ class _Catalogue:
         for topic_id, number, key in TopicDocument.objects.filter(topic__campaign=campaign).values_list("topic_id", "number", "key"):
             self.numbers.setdefault(topic_id, {})[key] = number
         self.judged: dict[int, set[str]] = {}
-        for topic_id, key in Entity.objects.filter(topic__campaign=campaign).values_list("topic_id", "key").distinct():
+        for topic_id, key in Entity.objects.filter(topic__campaign=campaign).order_by().values_list("topic_id", "key").distinct():
             self.judged.setdefault(topic_id, set()).add(key)
         self.new: list[tuple[int, int, str]] = []
 

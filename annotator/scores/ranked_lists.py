@@ -99,7 +99,7 @@ def document_judgments(campaign: Campaign, judge=None, topic_ids=None) -> pd.Dat
         query = query.filter(topic_id__in=list(topic_ids))
     if judge is not None:
         query = query.filter(annotator=judge)
-    entities = pd.DataFrame(query.distinct().values_list("pk", "topic_id", "annotator_id", "key", "grade_id"),
+    entities = pd.DataFrame(query.order_by().distinct().values_list("pk", "topic_id", "annotator_id", "key", "grade_id"),
                             columns=JUDGMENT_COLUMNS)
     if judge is not None or entities.empty:
         return entities
@@ -296,7 +296,7 @@ def stored_figures(campaign: Campaign, cutoffs, as_ntcireval: bool = False) -> d
     the stored ones still matching their inputs, the others computed now (only those topics)
     and stored."""
     cutoffs = sorted({int(c) for c in cutoffs})
-    topic_ids = set(_ranked(campaign).values_list("topic_id", flat=True).distinct())
+    topic_ids = set(_ranked(campaign).order_by().values_list("topic_id", flat=True).distinct())
     inputs = _inputs(campaign, topic_ids)
     out: dict[tuple[int, int], TopicFigures] = {}
     for batch in _batches(topic_ids):
@@ -341,7 +341,7 @@ def score_ranked_lists_at(campaign: Campaign, cutoffs, judge=None, as_ntcireval:
     if judge is None:
         figures = stored_figures(campaign, cutoffs, as_ntcireval)
     else:
-        topic_ids = set(_ranked(campaign).values_list("topic_id", flat=True).distinct())
+        topic_ids = set(_ranked(campaign).order_by().values_list("topic_id", flat=True).distinct())
         figures = compute_figures(campaign, topic_ids, cutoffs, as_ntcireval, judge)
     runs = ranked_list_runs(campaign)
     topics = {t.pk: t for t in Topic.objects.filter(pk__in={t for t, _ in figures}).select_related("topic_type")}

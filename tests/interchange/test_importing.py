@@ -340,3 +340,28 @@ def test_checking_a_conversations_nuggets_reads_each_turn_once_whatever_the_numb
     assert [str(e) for e in result.errors] == [
         "many.jsonl:1: nuggets[3000]: this nugget overlaps the nugget at line 1 (nuggets of one annotator never overlap)"]
     assert len(reads) <= 2
+
+
+def test_an_import_asks_which_conversations_name_an_entity_without_the_models_ordering_in_its_distinct(db):
+    """The nuggets' DISTINCT over (entity, conversation) alone: the model's ordering would join
+    topic and run into it (seconds a query on PostgreSQL once a campaign is large)."""
+    import json as json_module
+    import random
+
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from annotator.interchange.importing import import_files
+    from bench.bench_import import conversation_line
+    from tests.factories import make_campaign
+
+    campaign = make_campaign(slug="distinct")
+    gold = get_user_model().objects.create_user("gold")
+    rng = random.Random(3)
+    lines = [json_module.dumps(conversation_line(i, 2, rng)) for i in range(4)]
+    assert import_files(campaign, [("a.jsonl", "\n".join(lines[:2]).encode())], annotator=gold).ok
+    with CaptureQueriesContext(connection) as queries:
+        assert import_files(campaign, [("b.jsonl", "\n".join(lines[2:]).encode())], annotator=gold).ok
+    distinct = [q["sql"] for q in queries.captured_queries if q["sql"].startswith("SELECT DISTINCT") and "annotator_nugget" in q["sql"]]
+    assert distinct and not any("annotator_run" in sql or "annotator_topic" in sql for sql in distinct), distinct
