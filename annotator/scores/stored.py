@@ -346,28 +346,27 @@ def judge_inputs(campaign: Campaign, conversation_ids: Sequence[int], judge_of: 
     # the parts as one JSON object built by the database: one value to decode a row, not one a part
     stored_rows = StoredFigures.objects.annotate(
         picked=F("inputs") if parts is None else JSONObject(**{part: KeyTransform(part, "inputs") for part in parts}))
-    columns = ("picked",)
 
-    def inputs_of(values: tuple) -> dict:
-        return values[0] if parts is None else {part: values[0].get(part) or [] for part in parts}
+    def inputs_of(picked: dict) -> dict:
+        return picked if parts is None else {part: picked.get(part) or [] for part in parts}
 
     judges = sorted({judge_of.get(c) for c in wanted} - {None})
     found: dict[int, dict] = {}
     for chunk in _chunks(sorted(wanted)) if judges else ():
         # by (conversation, annotator) alone: the unique index's lookups (the ids are the
         # campaign's; with the campaign too, SQLite takes a slower index)
-        for conversation_id, annotator_id, *values in stored_rows.filter(
+        for conversation_id, annotator_id, picked in stored_rows.filter(
                 conversation_id__in=chunk, annotator_id__in=judges).values_list(
-                "conversation_id", "annotator_id", *columns):
+                "conversation_id", "annotator_id", "picked"):
             if annotator_id == judge_of.get(conversation_id):
-                found[conversation_id] = inputs_of(values)
+                found[conversation_id] = inputs_of(picked)
     rest = sorted(wanted - found.keys())
     for attempt in range(2):
         for chunk in _chunks(rest):
-            for conversation_id, *values in stored_rows.filter(
+            for conversation_id, picked in stored_rows.filter(
                     campaign=campaign, annotator_id__isnull=True, conversation_id__in=chunk).values_list(
-                    "conversation_id", *columns):
-                found[conversation_id] = inputs_of(values)
+                    "conversation_id", "picked"):
+                found[conversation_id] = inputs_of(picked)
         rest = sorted(wanted - found.keys())
         if not rest or attempt:
             break

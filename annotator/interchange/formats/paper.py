@@ -67,9 +67,16 @@ class Line:
     text: str = ""  # for kind "text": the turn text of the line (escape removed)
 
 
-def _classify_raw(line: str) -> Line:
+def _topic_header(line: str) -> re.Match | None:
+    """The match of a topic header line: a run= or a digit in the topic id tells it from a
+    level-5 heading of turn text."""
     m = TOPIC_RE.match(line)
-    if m and (m.group(2) is not None or any(c.isdigit() for c in m.group(1))):
+    return m if m and (m.group(2) is not None or any(c.isdigit() for c in m.group(1))) else None
+
+
+def _classify_raw(line: str) -> Line:
+    m = _topic_header(line)
+    if m:
         return Line("topic", m)
     for kind, rx in (
         ("turn", TURN_RE),
@@ -527,9 +534,8 @@ def _conversation_lines(conv: ParsedConversation, out: list[str], seen: _Seen) -
     """The lines of one conversation, appended to `out`."""
     add = out.append
     header = f"##### {conv.topic}" + (f" run={conv.run}" if conv.run is not None else "")
-    m = TOPIC_RE.match(header)  # _classify_raw's "topic", without trying the other kinds
-    if not (m and (m.group(2) is not None or any(c.isdigit() for c in m.group(1)))
-            and m.groups() == (conv.topic, conv.run)):
+    m = _topic_header(header)
+    if not m or m.groups() != (conv.topic, conv.run):
         raise ValueError(f"topic {conv.topic!r} / run {conv.run!r} cannot be written in the paper format "
                          "(a topic id has a digit or the header a run=; no spaces)")
     add(header + "\n")
@@ -544,7 +550,7 @@ def _conversation_lines(conv: ParsedConversation, out: list[str], seen: _Seen) -
         turn_nuggets = by_turn.get(index)
         if not turn_nuggets:
             for line in lines:
-                add((escape_line(line) if line.lstrip().startswith(_MARKUP_STARTS) else line) + "\n")
+                add(escape_line(line) + "\n")
             continue
         if turn.role != "S":
             raise ValueError(f"{conv.topic}: nugget in user turn {turn.role}{turn.number}")
@@ -558,7 +564,7 @@ def _conversation_lines(conv: ParsedConversation, out: list[str], seen: _Seen) -
             per_line.setdefault(anchor, []).append(n)
         words = tokenise(turn.text)  # split once for all its nuggets' texts
         for i, line in enumerate(lines):
-            add((escape_line(line) if line.lstrip().startswith(_MARKUP_STARTS) else line) + "\n")
+            add(escape_line(line) + "\n")
             nuggets = per_line.get(i)
             if not nuggets:
                 continue
