@@ -20,10 +20,12 @@ import json
 import os
 import time
 from dataclasses import dataclass
-
-import openai
+from typing import TYPE_CHECKING
 
 from annotator.models import LlmAnswer
+
+if TYPE_CHECKING:
+    import openai
 
 __all__ = ["ServerSettings", "Answer", "ServerError", "request_key", "make_client", "ask", "cached", "store",
            "RESPONSE_FORMATS", "NO_KEY"]
@@ -78,6 +80,10 @@ def request_key(messages: list[dict], schema: dict, settings: ServerSettings) ->
 
 
 def make_client(settings: ServerSettings) -> openai.OpenAI:
+    # Imported when a judge runs: the URLconf reaches this module, and `import openai` (its
+    # pydantic types) is 0.4 s of every server and command start (docs/benchmarks.md).
+    import openai
+
     return openai.OpenAI(
         base_url=settings.base_url, api_key=os.environ.get(settings.key_variable) or NO_KEY,
         timeout=settings.timeout, max_retries=settings.retries,
@@ -86,6 +92,8 @@ def make_client(settings: ServerSettings) -> openai.OpenAI:
 
 def ask(client: openai.OpenAI, messages: list[dict], schema: dict, settings: ServerSettings) -> Answer:
     """Send one request (no database: safe in any thread)."""
+    import openai  # loaded by make_client already
+
     started = time.monotonic()
     try:
         response = client.chat.completions.create(

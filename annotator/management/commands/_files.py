@@ -1,5 +1,5 @@
-"""What the campaign commands share: the campaign and user by name; and for the importing
-ones the files' bytes and the report (warnings, then every file:line problem, or the summary)."""
+"""What the campaign commands share: no system checks at start; the campaign and user by
+name; and for the importing ones the files' bytes and the report (warnings, then every file:line problem, or the summary)."""
 
 from __future__ import annotations
 
@@ -35,7 +35,18 @@ def _read(name: str, size: int = -1) -> bytes:
         raise CommandError(f"{name}: {error.strerror or error}") from None
 
 
-class CampaignCommand(BaseCommand):
+class DataCommand(BaseCommand):
+    """A command that reads or writes a campaign's data (organisers' scripts call these in a row).
+
+    Django's system checks import the URLconf (the console, DRF, the API schema, the LLM
+    client) before `handle`: 0.5-1.1 s of CPU a start, a tenth of a FairWeb-size round's
+    commands (docs/benchmarks.md). They run in `manage.py check`, `runserver`, `migrate` and
+    the tests; data commands skip them."""
+
+    requires_system_checks: list[str] = []
+
+
+class CampaignCommand(DataCommand):
     def campaign(self, slug: str) -> Campaign:
         campaign = Campaign.objects.filter(slug=slug).first()
         if campaign is None:

@@ -11,13 +11,14 @@ from __future__ import annotations
 import json
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from annotator.evaluation.judge_comparison import ADJUDICATED, compare_judge
+from annotator.management.commands._files import DataCommand
 from annotator.models import Campaign
 
 
-class Command(BaseCommand):
+class Command(DataCommand):
     help = "Compare an automatic judge's annotation with the gold's, down to the run rankings per measure."
 
     def add_arguments(self, parser):

@@ -3,16 +3,17 @@
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.http import QueryDict
 
 from annotator.evaluation import run_comparison
 from annotator.console.forms import ComparisonForm
+from annotator.management.commands._files import DataCommand
 from annotator.models import Campaign
 from scoring import significance
 
 
-class Command(BaseCommand):
+class Command(DataCommand):
     help = (
         "Every pair of runs per measure: means, difference, randomised Tukey HSD and paired t-test "
         "p-values, effect size (difference / sqrt(V_E)) and the number of topics compared."

@@ -5,15 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from annotator.interchange import exporting
+from annotator.management.commands._files import DataCommand
 from annotator.models import Campaign
 
 SUFFIX = {"paper": "txt", "jsonl": "jsonl", "nuggets-tsv": "tsv"}
 
 
-class Command(BaseCommand):
+class Command(DataCommand):
     help = "Export a campaign's judgments (each conversation's judge's, or one annotator's)."
 
     def add_arguments(self, parser):

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from annotator.interchange import exporting
+from annotator.management.commands._files import DataCommand
 from annotator.models import Campaign
 
 # --format -> exporting kind
 KINDS = {"csv": "scores-csv", "json": "scores-json", "nuggets-csv": "nuggets-csv", "turns-csv": "turns-csv"}
 
 
-class Command(BaseCommand):
+class Command(DataCommand):
     help = (
         "GFRC scores: one row per conversation (topic, run, R, GF_<attribute set>..., GF, GFRC) and per-run "
         "means over topics; or how they were built, the paper's Table 1 (nuggets-csv: per nugget WC, pw, g) "

@@ -12,11 +12,6 @@ from annotator.management.commands._files import FileCommand
 
 
 class Command(FileCommand):
-    # Django's system checks import the URLconf, DRF and the API schema before `handle`: 0.5-0.7 s
-    # of CPU a start, a tenth of this command on a FairWeb-size round (docs/benchmarks.md). They
-    # run in `manage.py check`, `runserver`, `migrate` and the tests; data commands skip them.
-    requires_system_checks: list[str] = []
-
     help = "Import TREC run files (topic Q0 doc rank score tag) as ranked-list runs, all or nothing; a run imported again is replaced."
 
     def add_arguments(self, parser):

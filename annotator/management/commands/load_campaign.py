@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from annotator.interchange.campaign_file import CampaignFileError, load_campaign_file
+from annotator.management.commands._files import DataCommand
 
 
-class Command(BaseCommand):
+class Command(DataCommand):
     help = "Create or update (idempotently, in one transaction) the campaign a campaign file describes (docs/formats.md)."
 
     def add_arguments(self, parser):

@@ -18,11 +18,6 @@ from annotator.scores.ranked_lists import LONG_COLUMNS, score_ranked_lists_at
 
 
 class Command(CampaignCommand):
-    # Django's system checks import the URLconf, DRF and the API schema before `handle`: 0.5-0.7 s
-    # of CPU a start, a tenth of this command on a FairWeb-size round (docs/benchmarks.md). They
-    # run in `manage.py check`, `runserver`, `migrate` and the tests; data commands skip them.
-    requires_system_checks: list[str] = []
-
     help = (
         "GFR of the ranked-list runs: ERR, iRBU, GF-JSD/NMD/RNOD per attribute set and the GFR variants "
         "(GFR-ERR+NMD+JSD, GFR-ERR+RNOD+JSD, GFR-iRBU+NMD+JSD, GFR-iRBU+RNOD+JSD; without +JSD for types with no "
