@@ -349,30 +349,41 @@ def score_ranked_lists_at(campaign: Campaign, cutoffs, judge=None, as_ntcireval:
 
 
 def _tables(runs: list[Run], topics: dict[int, Topic], figures: dict[int, TopicFigures], cutoff: int) -> RankedListScores:
+    """The long and the wide table, rows in (run, topic, measure) order, built as whole columns:
+    with runs by name and topics by code, run i's rows of topic t start at i * (all measures) +
+    (measures of the topics before t), so no frame is built per topic and nothing is sorted
+    (158,400 figures of a FairWeb-size round: docs/benchmarks.md)."""
+    runs = sorted(runs, key=lambda run: run.name)
     run_index = {run.pk: i for i, run in enumerate(runs)}
     run_names = np.array([run.name for run in runs], dtype=object)
-    long_frames, table_frames = [], []
+    blocks, codes, measure_names, set_names, wide = [], [], [], [], {name: [] for name in MEASURES}
+    type_codes = []
     for topic in sorted((topics[t] for t, f in figures.items() if f.evaluated), key=lambda t: t.code):
         f = figures[topic.pk]
         values = np.zeros((len(runs), len(f.measures)))  # a run without a list scores 0
         known = np.array([run_index.get(int(r), -1) for r in f.runs], dtype=np.int64)
         values[known[known >= 0]] = f.values[known >= 0]
-        n_measures = len(f.measures)
-        long_frames.append(pd.DataFrame({
-            "run": np.repeat(run_names, n_measures), "topic": topic.code,
-            "attribute_set": np.tile([s for _, s in f.measures], len(runs)),
-            "measure": np.tile([m for m, _ in f.measures], len(runs)), "value": values.ravel(),
-            "order": np.tile(np.arange(n_measures), len(runs)),
-        }))
+        blocks.append(values)
+        codes.extend([topic.code] * len(f.measures))
+        measure_names.extend(m for m, _ in f.measures)
+        set_names.extend(s for _, s in f.measures)
+        type_codes.append((topic.code, topic.topic_type.code))
         column = {m: i for i, (m, s) in enumerate(f.measures) if s == NO_ATTRIBUTE_SET}
-        table = pd.DataFrame({"run": run_names, "topic": topic.code, "topic_type": topic.topic_type.code})
         for name in MEASURES:
-            table[name] = values[:, column[name if name in column else name.removesuffix("+JSD")]]
-        table_frames.append(table)
-    if not long_frames:
+            wide[name].append(values[:, column[name if name in column else name.removesuffix("+JSD")]])
+    if not blocks:
         return RankedListScores(pd.DataFrame(columns=LONG_COLUMNS),
                                 pd.DataFrame(columns=["run", "topic", "topic_type", *MEASURES]), cutoff)
-    figures = (pd.concat(long_frames, ignore_index=True).sort_values(["run", "topic", "order"], kind="stable")
-               .drop(columns="order").reset_index(drop=True))
-    table = pd.concat(table_frames, ignore_index=True).sort_values(["run", "topic"], ignore_index=True)
-    return RankedListScores(figures, table, cutoff)
+    per_run = len(codes)
+    figures_frame = pd.DataFrame({
+        "run": np.repeat(run_names, per_run), "topic": np.tile(np.array(codes, dtype=object), len(runs)),
+        "attribute_set": np.tile(np.array(set_names, dtype=object), len(runs)),
+        "measure": np.tile(np.array(measure_names, dtype=object), len(runs)), "value": np.hstack(blocks).ravel(),
+    })
+    table = pd.DataFrame({
+        "run": np.repeat(run_names, len(type_codes)),
+        "topic": np.tile(np.array([code for code, _ in type_codes], dtype=object), len(runs)),
+        "topic_type": np.tile(np.array([kind for _, kind in type_codes], dtype=object), len(runs)),
+        **{name: np.column_stack(columns).ravel() for name, columns in wide.items()},
+    })
+    return RankedListScores(figures_frame, table, cutoff)
