@@ -53,3 +53,14 @@ def test_ranked_documents_become_one_list_per_run_and_topic_with_judged_document
         ("d", 10, 1.0), ("e", 20, 0.5)]
     executor = MigrationExecutor(connection)
     executor.migrate(executor.loader.graph.leaf_nodes())
+
+
+@pytest.mark.django_db
+def test_postgresql_keeps_a_ranked_lists_arrays_uncompressed():
+    # migration 0019: pglz on 5,000 lists cost the server 2 s of a FairWeb-size import
+    if connection.vendor != "postgresql":
+        pytest.skip("a PostgreSQL storage setting; SQLite has none")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT attname, attstorage FROM pg_attribute WHERE attrelid = 'annotator_rankedlist'::regclass "
+                       "AND attname IN ('documents', 'unjudged', 'scores', 'stated_ranks')")
+        assert dict(cursor.fetchall()) == {"documents": "e", "unjudged": "e", "scores": "e", "stated_ranks": "e"}
