@@ -103,6 +103,8 @@ def document_judgments(campaign: Campaign, judge=None, topic_ids=None) -> pd.Dat
                             columns=JUDGMENT_COLUMNS)
     if judge is not None or entities.empty:
         return entities
+    if not entities.duplicated(["topic_id", "key"]).any():  # one judge a document (a qrels round): none to choose
+        return entities.sort_values(["topic_id", "key"], kind="stable", ignore_index=True)
     automatic = set(AnnotatorProfile.objects.filter(is_automatic=True).values_list("user_id", flat=True))
     graded = entities.assign(graded=entities["grade_id"].notna()).groupby(["topic_id", "annotator_id"])["graded"].sum()
     order = entities.assign(
@@ -150,7 +152,7 @@ def compute_figures(campaign: Campaign, topic_ids, cutoffs, as_ntcireval: bool =
     memberships = _membership_rows(entities)
     judged: dict[int, dict[str, tuple[int, float]]] = defaultdict(dict)  # topic -> key -> (entity, gain)
     for topic_id, key, entity_id, gain in entities[["topic_id", "key", "entity_id", "gain"]].itertuples(index=False):
-        judged[topic_id][key] = (entity_id, gain)
+        judged[topic_id][key] = (int(entity_id), gain)
 
     out: dict[tuple[int, int], TopicFigures] = {}
     topics = list(Topic.objects.filter(pk__in=list(lists)).select_related("topic_type").order_by("code"))
@@ -184,6 +186,23 @@ def _membership_rows(entities: pd.DataFrame) -> dict[int, dict[int, list[float]]
     return result
 
 
+_NOT_JUDGED = (-1, 0.0)
+
+
+def _membership_table(row_entities: np.ndarray, vectors: dict[int, list[float]], uniform: np.ndarray) -> np.ndarray:
+    """Each row's membership vector in one attribute set: its entity's, else uniform (no entity,
+    or none given in the set)."""
+    table = np.tile(uniform, (row_entities.size, 1))
+    if vectors:
+        ids = np.fromiter(vectors, dtype=np.int64, count=len(vectors))
+        order = np.argsort(ids)
+        ids = ids[order]
+        at = np.minimum(np.searchsorted(ids, row_entities), ids.size - 1)
+        given = ids[at] == row_entities
+        table[given] = np.asarray(list(vectors.values()), dtype=float)[order][at[given]]
+    return table
+
+
 def measures_of(sets: list[AttributeSet]) -> list[tuple[str, str]]:
     """The figures of a topic type, in NTCIREVAL's order: ERR, iRBU, GF-JSD/NMD/RNOD per set, GFR variants."""
     has_nominal = any(s.kind == AttributeSet.Kind.NOMINAL for s in sets)
@@ -198,24 +217,16 @@ def _score_type(topics: list[Topic], sets: list[AttributeSet], lists, catalogue,
     gain 0, uniform (unjudged documents, the padding past a list's end); then each topic's
     judged documents by number, then the keys judged since a run ranking them was imported."""
     specs = [gfr.GroupSet(s.name, s.kind == AttributeSet.Kind.NOMINAL, s.target) for s in sets]
-    uniforms = [gfr.uniform_membership(s.size, as_ntcireval) for s in sets]
     gains: list[float] = [0.0]
-    vectors: list[list[np.ndarray]] = [[u] for u in uniforms]
+    entities: list[int] = [-1]  # per row: the judged entity, -1 for none
     rows: list[np.ndarray] = []  # per list: indices into the tables
     owners: list[tuple[int, int]] = []  # per list: (topic, run)
-
-    def add(entity_id: int | None, gain: float) -> None:
-        gains.append(gain)
-        for m, s in enumerate(sets):
-            vector = memberships.get(s.pk, {}).get(entity_id) if entity_id is not None else None
-            vectors[m].append(np.asarray(vector, dtype=float) if vector is not None else uniforms[m])
-
     for topic in topics:
         mine = judged.get(topic.pk, {})
         offset = len(gains)
-        for key in catalogue.get(topic.pk, []):
-            entity_id, gain = mine.get(key, (None, 0.0))
-            add(entity_id, gain)
+        for entity_id, gain in (mine.get(key, _NOT_JUDGED) for key in catalogue.get(topic.pk, [])):
+            entities.append(entity_id)
+            gains.append(gain)
         late: dict[str, int] = {}  # keys judged since: their rows
         for run_id, places, unjudged in lists[topic.pk]:
             index = np.where(places >= 0, places + offset, 0)
@@ -226,13 +237,16 @@ def _score_type(topics: list[Topic], sets: list[AttributeSet], lists, catalogue,
                         if key in mine:
                             if key not in late:
                                 late[key] = len(gains)
-                                add(*mine[key])
+                                entities.append(mine[key][0])
+                                gains.append(mine[key][1])
                             index[places == -(j + 1)] = late[key]
             rows.append(index)
             owners.append((topic.pk, run_id))
 
     gain_table = np.asarray(gains, dtype=float)
-    tables = [np.vstack(v) for v in vectors]
+    row_entities = np.asarray(entities, dtype=np.int64)
+    tables = [_membership_table(row_entities, memberships.get(s.pk, {}), gfr.uniform_membership(s.size, as_ntcireval))
+              for s in sets]
     depth = min(max(cutoffs), max(len(r) for r in rows))
     results = {c: [] for c in cutoffs}
     chunk = max(1, CHUNK // depth)
