@@ -126,6 +126,7 @@ def _memberships(path, data, sets, document, result: JudgmentImport) -> None:
         return
     read = read_gmemb(data, path, (name[1], attribute_set.size))  # a vector's length before its numbers
     result.errors.extend(read.errors)
+    vectors: dict[tuple[float, ...], list[float]] = {}  # one list a distinct vector: its JSON is made once (rows)
     for m in read.content:
         found = document(path, m.line, m.topic, m.document)
         if found is None:
@@ -134,7 +135,10 @@ def _memberships(path, data, sets, document, result: JudgmentImport) -> None:
             result.errors.append(FormatError(path, m.line, f"topic {m.topic} is of type {found.topic.topic_type.code}, "
                                                            f"not {name[0]}: it has no {name[1]} memberships"))
         else:  # its length was checked as it was read
-            found.vectors[attribute_set.pk] = list(m.vector)
+            vector = vectors.get(m.vector)
+            if vector is None:
+                vector = vectors[m.vector] = list(m.vector)
+            found.vectors[attribute_set.pk] = vector
             result.memberships += 1
 
 

@@ -13,10 +13,12 @@ JSON text on SQLite and a jsonb on PostgreSQL; a datetime gets the database's ti
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import json
+from collections.abc import Callable, Iterable, Sequence
 from itertools import chain, islice
 
 from django.db import DEFAULT_DB_ALIAS, connections, models
+from django.db.backends.base.operations import BaseDatabaseOperations
 
 __all__ = ["BATCH", "insert_rows", "update_rows"]
 
@@ -74,16 +76,20 @@ def _prepared(model: type[models.Model], columns: Sequence[str], rows: Iterable[
     if not converters:
         return rows
     prepared: dict = {}  # an import stamps its rows with one time: prepared once
-    adapt_json = connection.ops.adapt_json_value
+    json_values = {i: _json_value(connection, field.encoder) for i, field in converters if field.get_internal_type() == "JSONField"}
+    shared: dict[int, tuple] = {}  # id(list) -> (the list, its value): a list given again is encoded once
 
     def convert(row: Sequence) -> list:
         values = list(row)
         for i, field in converters:
             value = values[i]
-            if isinstance(value, list | dict):  # JSON: unhashable, and rarely repeated
-                # What JSONField.get_db_prep_save ends in for a list or a dict, without its
-                # three layers of calls: half the time on 200,000 values (docs/benchmarks.md).
-                values[i] = adapt_json(value, field.encoder)
+            if type(value) is list:  # JSON: a membership vector repeats as one object (interchange.ntcireval)
+                held = shared.get(id(value))
+                if held is None:
+                    held = shared[id(value)] = (value, json_values[i](value))
+                values[i] = held[1]
+            elif isinstance(value, list | dict):  # JSON: unhashable, and rarely repeated
+                values[i] = json_values[i](value)
             else:
                 if (i, value) not in prepared:
                     prepared[(i, value)] = field.get_db_prep_save(value, connection)
@@ -91,6 +97,24 @@ def _prepared(model: type[models.Model], columns: Sequence[str], rows: Iterable[
         return values
 
     return map(convert, rows)
+
+
+def _json_value(connection, encoder) -> Callable[[list | dict], object]:
+    """What JSONField.get_db_prep_save ends in for a list or a dict (`adapt_json_value`), without
+    its three layers of calls. Where that is `json.dumps` (SQLite), the text of json.dumps itself
+    (the same C encoder, made once, not once a value): 200,000 history states in half the time
+    (docs/benchmarks.md); elsewhere (a jsonb on PostgreSQL) the backend's own adapter."""
+    adapt = connection.ops.adapt_json_value
+    make = json.encoder.c_make_encoder
+    if type(connection.ops).adapt_json_value is not BaseDatabaseOperations.adapt_json_value or encoder is not None or make is None:
+        return lambda value: adapt(value, encoder)
+    # json.dumps(value) is JSONEncoder().encode(value): for a list or a dict, this encoder's
+    # chunks joined (JSONEncoder.iterencode, one-shot, no indent).
+    default = json.JSONEncoder()
+    chunks = make({} if default.check_circular else None, default.default, json.encoder.encode_basestring_ascii,
+                  default.indent, default.key_separator, default.item_separator, default.sort_keys, default.skipkeys,
+                  default.allow_nan)
+    return lambda value: "".join(chunks(value, 0))
 
 
 def _execute_many(sql: str, rows: Iterable[Sequence]) -> int:
