@@ -26,7 +26,7 @@ from django.utils import timezone
 from annotator.interchange.formats.model import FormatError
 from annotator.interchange.formats.ntcireval import gmemb_name, read_gmemb, read_qrels
 from annotator.interchange.importing import default_annotator
-from annotator.interchange.rows import insert_rows, update_rows
+from annotator.interchange.rows import insert_rows, select_rows, update_rows
 from annotator.judgments.edits import Event, entity_state, membership_state
 from annotator.models import AnnotationEvent, AttributeSet, Campaign, Entity, Grade, Membership, Topic
 from annotator.rules.identity import document_key
@@ -204,13 +204,13 @@ def _write(documents: list[_Document], annotator, actor, result: JudgmentImport)
 
 def _write_batch(topic_id: int, documents: list[_Document], history: _History, result: JudgmentImport) -> None:
     annotator_id = history.annotator_id
-    mine = Entity.objects.filter(topic_id=topic_id, annotator_id=annotator_id)
-    existing = {row.key: row for row in map(_EntityRow._make, mine.filter(key__in=[d.key for d in documents])
-                                           .values_list("pk", "topic_id", "key", "name", "grade_id", "comment"))}
+    mine = {"topic_id": topic_id, "annotator_id": annotator_id}
+    existing = {row.key: row for row in map(_EntityRow._make, select_rows(
+        Entity, _EntityRow._fields, mine, "key", [d.key for d in documents]))}
     new = [d for d in documents if d.key not in existing]
     insert_rows(Entity, ["topic_id", "annotator_id", "key", "name", "grade_id", "comment", "version", "updated_at"],
                 [(topic_id, annotator_id, d.key, d.name, d.grade_id, "", 1, history.at) for d in new])
-    created = dict(mine.filter(key__in=[d.key for d in new]).values_list("key", "pk")) if new else {}
+    created = dict(select_rows(Entity, ["key", "pk"], mine, "key", [d.key for d in new])) if new else {}
     for d in new:
         entity = existing[d.key] = _EntityRow(created[d.key], topic_id, d.key, d.name, d.grade_id, "")
         history.record(Event.Kind.ENTITY, Event.Action.CREATE, entity.pk, topic_id, after=entity_state(entity))
@@ -249,8 +249,8 @@ def _write_batch(topic_id: int, documents: list[_Document], history: _History, r
     insert_rows(Membership, ["entity_id", "attribute_set_id", "vector", "evidence"], [m[1:] for m in fresh])
     update_rows(Membership, ["vector"], updated)
     if fresh:
-        ids = {(entity_id, attribute_set_id): pk for entity_id, attribute_set_id, pk in Membership.objects.filter(
-            entity_id__in={m.entity_id for m in fresh}).values_list("entity_id", "attribute_set_id", "pk")}
+        ids = {(entity_id, attribute_set_id): pk for entity_id, attribute_set_id, pk in select_rows(
+            Membership, ["entity_id", "attribute_set_id", "pk"], {}, "entity_id", {m.entity_id for m in fresh})}
         for membership in fresh:
             membership = membership._replace(pk=ids[(membership.entity_id, membership.attribute_set_id)])
             history.record(Event.Kind.MEMBERSHIP, Event.Action.CREATE, membership.pk, topic_id, after=membership_state(membership))

@@ -20,7 +20,7 @@ from itertools import chain, islice
 from django.db import DEFAULT_DB_ALIAS, connections, models
 from django.db.backends.base.operations import BaseDatabaseOperations
 
-__all__ = ["BATCH", "insert_rows", "update_rows"]
+__all__ = ["BATCH", "insert_rows", "select_rows", "update_rows"]
 
 BATCH = 5000  # rows of one executemany: bounded memory, few round trips
 ROWS_PER_STATEMENT = 500  # at most (PostgreSQL takes 65,535 parameters a statement; SQLite fewer: the backend says)
@@ -65,8 +65,27 @@ def update_rows(model: type[models.Model], columns: Sequence[str], rows: Iterabl
     return _execute_many(sql, _prepared(model, [*columns, model._meta.pk.attname], rows))
 
 
+def select_rows(model: type[models.Model], columns: Sequence[str], equal: dict[str, object], column: str,
+                within: Iterable) -> list[tuple]:
+    """The `columns` (by attname) of the rows whose `equal` columns have those values and whose
+    `column` is one of `within`, as the driver gives them (no field conversion: for plain
+    columns, not JSON), in one SELECT per 900 values. A lookup repeated for each batch of an
+    import, without building the ORM's query each time (a tenth of `import_ntcireval`)."""
+    quote = connections[DEFAULT_DB_ALIAS].ops.quote_name
+    conditions = [f"{quote(_column(model, c))} = %s" for c in equal]
+    head = (f"SELECT {', '.join(quote(_column(model, c)) for c in columns)} FROM {quote(model._meta.db_table)} "
+            f"WHERE {' AND '.join([*conditions, ''])}{quote(_column(model, column))} IN ")
+    values, found = list(within), []
+    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
+        for start in range(0, len(values), 900):  # parameters of one statement (SQLite: 999)
+            chunk = values[start : start + 900]
+            cursor.execute(f"{head}({', '.join(['%s'] * len(chunk))})", [*equal.values(), *chunk])
+            found.extend(cursor.fetchall())
+    return found
+
+
 def _column(model: type[models.Model], name: str) -> str:
-    return model._meta.get_field(name).column
+    return model._meta.pk.column if name == "pk" else model._meta.get_field(name).column
 
 
 def _prepared(model: type[models.Model], columns: Sequence[str], rows: Iterable[Sequence]) -> Iterable[Sequence]:
