@@ -58,12 +58,8 @@ class _Document:
     key: str
     name: str
     where: str
-    grade: Grade | None = None
+    grade_id: int | None = None
     vectors: dict[int, list[float]] = field(default_factory=dict)  # attribute set id -> vector
-
-    @property
-    def grade_id(self) -> int | None:
-        return self.grade.pk if self.grade is not None else None
 
 
 def import_ntcireval(campaign: Campaign, files: list[tuple[str, bytes]], annotator=None, actor=None) -> JudgmentImport:
@@ -73,8 +69,12 @@ def import_ntcireval(campaign: Campaign, files: list[tuple[str, bytes]], annotat
     grades = {g.label: g for g in Grade.objects.filter(campaign=campaign)}
     sets = {(a.topic_type.code, a.name): a for a in AttributeSet.objects.filter(topic_type__campaign=campaign).select_related("topic_type")}
     documents: dict[tuple[int, str], _Document] = {}
+    named: dict[tuple[str, str], _Document] = {}  # by (topic code, id as written): a gmemb line's document is a qrels line's
 
     def document(path: str, line: int, topic_code: str, name: str) -> _Document | None:
+        found = named.get((topic_code, name))
+        if found is not None:
+            return found
         topic = topics.get(topic_code)
         if topic is None:
             result.errors.append(FormatError(path, line, f"no topic {topic_code[:40]!r} in campaign {campaign.slug}"))
@@ -86,6 +86,7 @@ def import_ntcireval(campaign: Campaign, files: list[tuple[str, bytes]], annotat
         elif found.name != name:
             result.errors.append(FormatError(path, line, f"{name[:100]} and {found.name[:100]} ({found.where}) are one page: give one id"))
             return None
+        named[(topic_code, name)] = found
         return found
 
     for path, data in sorted(files, key=lambda f: f[0].endswith(".gmemb")):  # qrels first: grades before memberships
@@ -103,9 +104,9 @@ def import_ntcireval(campaign: Campaign, files: list[tuple[str, bytes]], annotat
                     continue
                 found = document(path, q.line, q.topic, q.document)
                 if found is not None:
-                    if found.grade is not None:
+                    if found.grade_id is not None:
                         result.errors.append(FormatError(path, q.line, f"{q.topic} {q.document} is judged twice (also at {found.where})"))
-                    found.grade = grade
+                    found.grade_id = grade.pk
                     result.judged += 1
     if result.errors:
         return result
@@ -127,11 +128,12 @@ def _memberships(path, data, sets, document, result: JudgmentImport) -> None:
     read = read_gmemb(data, path, (name[1], attribute_set.size))  # a vector's length before its numbers
     result.errors.extend(read.errors)
     vectors: dict[tuple[float, ...], list[float]] = {}  # one list a distinct vector: its JSON is made once (rows)
+    type_id = attribute_set.topic_type_id
     for m in read.content:
         found = document(path, m.line, m.topic, m.document)
         if found is None:
             continue
-        if found.topic.topic_type_id != attribute_set.topic_type_id:
+        if found.topic.topic_type_id != type_id:
             result.errors.append(FormatError(path, m.line, f"topic {m.topic} is of type {found.topic.topic_type.code}, "
                                                            f"not {name[0]}: it has no {name[1]} memberships"))
         else:  # its length was checked as it was read
@@ -194,19 +196,22 @@ def _write(documents: list[_Document], annotator, actor, result: JudgmentImport)
     by_topic: dict[int, list[_Document]] = {}
     for d in documents:
         by_topic.setdefault(d.topic.pk, []).append(d)
+    # the topics where the annotator has entities: elsewhere (a first import) nothing is looked up
+    judged = set(Entity.objects.filter(annotator_id=annotator.pk, topic_id__in=list(by_topic)).order_by()
+                 .values_list("topic_id", flat=True).distinct())
     for topic_id, topic_documents in by_topic.items():
         for start in range(0, len(topic_documents), LOOKUP):
-            _write_batch(topic_id, topic_documents[start : start + LOOKUP], history, result)
+            _write_batch(topic_id, topic_documents[start : start + LOOKUP], history, result, topic_id in judged)
             history.write()
     # entities and memberships a topic's conversations may name: their stored figures
     stored.refresh_topics(documents[0].topic.campaign_id if documents else 0, by_topic)
 
 
-def _write_batch(topic_id: int, documents: list[_Document], history: _History, result: JudgmentImport) -> None:
+def _write_batch(topic_id: int, documents: list[_Document], history: _History, result: JudgmentImport, judged: bool) -> None:
     annotator_id = history.annotator_id
     mine = {"topic_id": topic_id, "annotator_id": annotator_id}
     existing = {row.key: row for row in map(_EntityRow._make, select_rows(
-        Entity, _EntityRow._fields, mine, "key", [d.key for d in documents]))}
+        Entity, _EntityRow._fields, mine, "key", [d.key for d in documents]))} if judged else {}
     new = [d for d in documents if d.key not in existing]
     insert_rows(Entity, ["topic_id", "annotator_id", "key", "name", "grade_id", "comment", "version", "updated_at"],
                 [(topic_id, annotator_id, d.key, d.name, d.grade_id, "", 1, history.at) for d in new])
@@ -221,8 +226,8 @@ def _write_batch(topic_id: int, documents: list[_Document], history: _History, r
     changed: dict[int, _EntityRow] = {}
     for d in documents:
         entity = existing[d.key]
-        if d.key not in created and d.grade is not None and entity.grade_id != d.grade.pk:
-            changed[entity.pk] = entity._replace(grade_id=d.grade.pk)
+        if d.key not in created and d.grade_id is not None and entity.grade_id != d.grade_id:
+            changed[entity.pk] = entity._replace(grade_id=d.grade_id)
             history.record(Event.Kind.ENTITY, Event.Action.UPDATE, entity.pk, topic_id, before=entity_state(entity),
                            after=entity_state(changed[entity.pk]))
 
@@ -251,7 +256,7 @@ def _write_batch(topic_id: int, documents: list[_Document], history: _History, r
     if fresh:
         ids = {(entity_id, attribute_set_id): pk for entity_id, attribute_set_id, pk in select_rows(
             Membership, ["entity_id", "attribute_set_id", "pk"], {}, "entity_id", {m.entity_id for m in fresh})}
-        for membership in fresh:
-            membership = membership._replace(pk=ids[(membership.entity_id, membership.attribute_set_id)])
+        for _, entity_id, attribute_set_id, vector, evidence in fresh:
+            membership = _MembershipRow(ids[(entity_id, attribute_set_id)], entity_id, attribute_set_id, vector, evidence)
             history.record(Event.Kind.MEMBERSHIP, Event.Action.CREATE, membership.pk, topic_id, after=membership_state(membership))
     result.entities_updated += len(changed)
