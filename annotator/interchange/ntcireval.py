@@ -52,9 +52,10 @@ class JudgmentImport:
                 f"{self.entities_created} new and {self.entities_updated} updated entities")
 
 
-@dataclass
+@dataclass(slots=True)
 class _Document:
     topic: Topic
+    type_id: int  # the topic's type's
     key: str
     name: str
     where: str
@@ -66,7 +67,7 @@ def import_ntcireval(campaign: Campaign, files: list[tuple[str, bytes]], annotat
     """Import (name, bytes) files: ``*.gmemb`` are memberships, any other a qrels file."""
     result = JudgmentImport()
     topics = {t.code: t for t in Topic.objects.filter(campaign=campaign).select_related("topic_type")}
-    grades = {g.label: g for g in Grade.objects.filter(campaign=campaign)}
+    grades = {g.label: g.pk for g in Grade.objects.filter(campaign=campaign)}
     sets = {(a.topic_type.code, a.name): a for a in AttributeSet.objects.filter(topic_type__campaign=campaign).select_related("topic_type")}
     documents: dict[tuple[int, str], _Document] = {}
     named: dict[tuple[str, str], _Document] = {}  # by (topic code, id as written): a gmemb line's document is a qrels line's
@@ -82,7 +83,7 @@ def import_ntcireval(campaign: Campaign, files: list[tuple[str, bytes]], annotat
         key = document_key(name)
         found = documents.get((topic.pk, key))
         if found is None:
-            found = documents[(topic.pk, key)] = _Document(topic, key, name, f"{path}:{line}")
+            found = documents[(topic.pk, key)] = _Document(topic, topic.topic_type_id, key, name, f"{path}:{line}")
         elif found.name != name:
             result.errors.append(FormatError(path, line, f"{name[:100]} and {found.name[:100]} ({found.where}) are one page: give one id"))
             return None
@@ -97,16 +98,16 @@ def import_ntcireval(campaign: Campaign, files: list[tuple[str, bytes]], annotat
         else:
             read = read_qrels(data, path)
             result.errors.extend(read.errors)
-            for q in read.content:
-                grade = grades.get(q.level)
-                if grade is None:
-                    result.errors.append(FormatError(path, q.line, f"no grade {q.level} in campaign {campaign.slug} ({', '.join(grades)})"))
+            for topic_code, name, level, line in read.content:
+                grade_id = grades.get(level)
+                if grade_id is None:
+                    result.errors.append(FormatError(path, line, f"no grade {level} in campaign {campaign.slug} ({', '.join(grades)})"))
                     continue
-                found = document(path, q.line, q.topic, q.document)
+                found = document(path, line, topic_code, name)
                 if found is not None:
                     if found.grade_id is not None:
-                        result.errors.append(FormatError(path, q.line, f"{q.topic} {q.document} is judged twice (also at {found.where})"))
-                    found.grade_id = grade.pk
+                        result.errors.append(FormatError(path, line, f"{topic_code} {name} is judged twice (also at {found.where})"))
+                    found.grade_id = grade_id
                     result.judged += 1
     if result.errors:
         return result
@@ -128,19 +129,19 @@ def _memberships(path, data, sets, document, result: JudgmentImport) -> None:
     read = read_gmemb(data, path, (name[1], attribute_set.size))  # a vector's length before its numbers
     result.errors.extend(read.errors)
     vectors: dict[tuple[float, ...], list[float]] = {}  # one list a distinct vector: its JSON is made once (rows)
-    type_id = attribute_set.topic_type_id
-    for m in read.content:
-        found = document(path, m.line, m.topic, m.document)
+    type_id, set_id = attribute_set.topic_type_id, attribute_set.pk
+    for topic_code, document_id, read_vector, line in read.content:
+        found = document(path, line, topic_code, document_id)
         if found is None:
             continue
-        if found.topic.topic_type_id != type_id:
-            result.errors.append(FormatError(path, m.line, f"topic {m.topic} is of type {found.topic.topic_type.code}, "
-                                                           f"not {name[0]}: it has no {name[1]} memberships"))
+        if found.type_id != type_id:
+            result.errors.append(FormatError(path, line, f"topic {topic_code} is of type {found.topic.topic_type.code}, "
+                                                         f"not {name[0]}: it has no {name[1]} memberships"))
         else:  # its length was checked as it was read
-            vector = vectors.get(m.vector)
+            vector = vectors.get(read_vector)
             if vector is None:
-                vector = vectors[m.vector] = list(m.vector)
-            found.vectors[attribute_set.pk] = vector
+                vector = vectors[read_vector] = list(read_vector)
+            found.vectors[set_id] = vector
             result.memberships += 1
 
 
