@@ -27,6 +27,7 @@ from annotator.interchange.formats.model import FormatError
 from annotator.interchange.formats.ntcireval import gmemb_name, read_gmemb, read_qrels
 from annotator.interchange.importing import default_annotator
 from annotator.interchange.rows import insert_rows, select_rows, update_rows
+from annotator.interchange.staging import no_collection
 from annotator.judgments.edits import Event, entity_state, membership_state
 from annotator.models import AnnotationEvent, AttributeSet, Campaign, Entity, Grade, Membership, Topic
 from annotator.rules.identity import document_key
@@ -65,6 +66,13 @@ class _Document:
 
 def import_ntcireval(campaign: Campaign, files: list[tuple[str, bytes]], annotator=None, actor=None) -> JudgmentImport:
     """Import (name, bytes) files: ``*.gmemb`` are memberships, any other a qrels file."""
+    # Hundreds of thousands of lines, documents and rows alive at once: a cyclic collection would
+    # scan them over and over (0.5 s of a FairWeb-size round) and hold SQLite's writer meanwhile.
+    with no_collection():
+        return _import(campaign, files, annotator, actor)
+
+
+def _import(campaign: Campaign, files: list[tuple[str, bytes]], annotator, actor) -> JudgmentImport:
     result = JudgmentImport()
     topics = {t.code: t for t in Topic.objects.filter(campaign=campaign).select_related("topic_type")}
     grades = {g.label: g.pk for g in Grade.objects.filter(campaign=campaign)}
