@@ -94,25 +94,28 @@ def _prepared(model: type[models.Model], columns: Sequence[str], rows: Iterable[
                   if field.get_internal_type() in PREPARED_TYPES]
     if not converters:
         return rows
-    prepared: dict = {}  # an import stamps its rows with one time: prepared once
     json_values = {i: _json_value(connection, field.encoder) for i, field in converters if field.get_internal_type() == "JSONField"}
     shared: dict[int, tuple] = {}  # id(list) -> (the list, its value): a list given again is encoded once
+    steps = [(i, field, json_values.get(i), {}) for i, field in converters]  # {}: other values, prepared once each
 
     def convert(row: Sequence) -> list:
         values = list(row)
-        for i, field in converters:
+        for i, field, json_value, prepared in steps:
             value = values[i]
-            if type(value) is list:  # JSON: a membership vector repeats as one object (interchange.ntcireval)
+            kind = value.__class__
+            if kind is dict:  # JSON: unhashable, and rarely repeated
+                values[i] = json_value(value)
+            elif kind is list:  # JSON: a membership vector repeats as one object (interchange.ntcireval)
                 held = shared.get(id(value))
                 if held is None:
-                    held = shared[id(value)] = (value, json_values[i](value))
+                    held = shared[id(value)] = (value, json_value(value))
                 values[i] = held[1]
-            elif isinstance(value, list | dict):  # JSON: unhashable, and rarely repeated
-                values[i] = json_values[i](value)
-            else:
-                if (i, value) not in prepared:
-                    prepared[(i, value)] = field.get_db_prep_save(value, connection)
-                values[i] = prepared[(i, value)]
+            elif isinstance(value, (list, dict)):
+                values[i] = json_value(value)
+            else:  # an import stamps its rows with one time: prepared once
+                if value not in prepared:
+                    prepared[value] = field.get_db_prep_save(value, connection)
+                values[i] = prepared[value]
         return values
 
     return map(convert, rows)
