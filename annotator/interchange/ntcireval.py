@@ -198,7 +198,8 @@ class _History:
 @transaction.atomic
 def _write(documents: list[_Document], annotator, actor, result: JudgmentImport) -> None:
     """Each topic's documents, LOOKUP at a time: one lookup of the stored entities and one of
-    their memberships, then the new and changed rows and their history, each one executemany."""
+    their memberships (none in a topic where the annotator has no entity), then the new and
+    changed rows and their history, each one executemany."""
     if annotator.pk is None:
         annotator.save()  # the user "gold", first needed now
     history = _History(annotator.pk, actor.pk if getattr(actor, "pk", None) else None, timezone.now())

@@ -25,6 +25,7 @@ __all__ = ["BATCH", "insert_rows", "select_rows", "update_rows"]
 BATCH = 5000  # rows of one executemany: bounded memory, few round trips
 ROWS_PER_STATEMENT = 500  # at most (PostgreSQL takes 65,535 parameters a statement; SQLite fewer: the backend says)
 PREPARED_TYPES = {"JSONField", "DateTimeField"}
+SHARED = 4096  # lists given again whose JSON is kept (an import's distinct membership vectors: a few dozen)
 
 
 def insert_rows(model: type[models.Model], columns: Sequence[str], rows: Iterable[Sequence]) -> int:
@@ -108,6 +109,8 @@ def _prepared(model: type[models.Model], columns: Sequence[str], rows: Iterable[
             elif kind is list:  # JSON: a membership vector repeats as one object (interchange.ntcireval)
                 held = shared.get(id(value))
                 if held is None:
+                    if len(shared) >= SHARED:  # many distinct lists: bounded memory
+                        shared.clear()
                     held = shared[id(value)] = (value, json_value(value))
                 values[i] = held[1]
             elif isinstance(value, (list, dict)):

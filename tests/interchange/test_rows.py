@@ -47,3 +47,10 @@ def test_on_sqlite_the_stored_json_text_is_what_json_dumps_gives_byte_for_byte()
         cursor.execute(f"SELECT before, after FROM {AnnotationEvent._meta.db_table} ORDER BY object_id")
         stored = cursor.fetchall()
     assert stored == [(None if before is None else json.dumps(before), json.dumps(after)) for before, after in rows]
+
+
+def test_lists_given_again_are_stored_right_when_more_distinct_ones_than_are_kept(monkeypatch):
+    monkeypatch.setattr("annotator.interchange.rows.SHARED", 2)
+    lists = [[float(i), 1.0 - i] for i in range(5)]
+    rows = [(lists[i % 5], lists[(i * 3) % 5]) for i in range(20)]
+    assert _events(rows) == rows
