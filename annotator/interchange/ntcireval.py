@@ -26,7 +26,8 @@ from django.utils import timezone
 from annotator.interchange.formats.model import FormatError
 from annotator.interchange.formats.ntcireval import gmemb_name, read_gmemb, read_qrels
 from annotator.interchange.importing import default_annotator
-from annotator.interchange.rows import insert_rows, update_rows
+from annotator.interchange.rows import insert_rows, select_rows, update_rows
+from annotator.interchange.staging import no_collection
 from annotator.judgments.edits import Event, entity_state, membership_state
 from annotator.models import AnnotationEvent, AttributeSet, Campaign, Entity, Grade, Membership, Topic
 from annotator.rules.identity import document_key
@@ -52,29 +53,37 @@ class JudgmentImport:
                 f"{self.entities_created} new and {self.entities_updated} updated entities")
 
 
-@dataclass
+@dataclass(slots=True)
 class _Document:
     topic: Topic
+    type_id: int  # the topic's type's
     key: str
     name: str
     where: str
-    grade: Grade | None = None
+    grade_id: int | None = None
     vectors: dict[int, list[float]] = field(default_factory=dict)  # attribute set id -> vector
-
-    @property
-    def grade_id(self) -> int | None:
-        return self.grade.pk if self.grade is not None else None
 
 
 def import_ntcireval(campaign: Campaign, files: list[tuple[str, bytes]], annotator=None, actor=None) -> JudgmentImport:
     """Import (name, bytes) files: ``*.gmemb`` are memberships, any other a qrels file."""
+    # Hundreds of thousands of lines, documents and rows alive at once: a cyclic collection would
+    # scan them over and over (0.5 s of a FairWeb-size round) and hold SQLite's writer meanwhile.
+    with no_collection():
+        return _import(campaign, files, annotator, actor)
+
+
+def _import(campaign: Campaign, files: list[tuple[str, bytes]], annotator, actor) -> JudgmentImport:
     result = JudgmentImport()
     topics = {t.code: t for t in Topic.objects.filter(campaign=campaign).select_related("topic_type")}
-    grades = {g.label: g for g in Grade.objects.filter(campaign=campaign)}
+    grades = {g.label: g.pk for g in Grade.objects.filter(campaign=campaign)}
     sets = {(a.topic_type.code, a.name): a for a in AttributeSet.objects.filter(topic_type__campaign=campaign).select_related("topic_type")}
     documents: dict[tuple[int, str], _Document] = {}
+    named: dict[tuple[str, str], _Document] = {}  # by (topic code, id as written): a gmemb line's document is a qrels line's
 
     def document(path: str, line: int, topic_code: str, name: str) -> _Document | None:
+        found = named.get((topic_code, name))
+        if found is not None:
+            return found
         topic = topics.get(topic_code)
         if topic is None:
             result.errors.append(FormatError(path, line, f"no topic {topic_code[:40]!r} in campaign {campaign.slug}"))
@@ -82,10 +91,11 @@ def import_ntcireval(campaign: Campaign, files: list[tuple[str, bytes]], annotat
         key = document_key(name)
         found = documents.get((topic.pk, key))
         if found is None:
-            found = documents[(topic.pk, key)] = _Document(topic, key, name, f"{path}:{line}")
+            found = documents[(topic.pk, key)] = _Document(topic, topic.topic_type_id, key, name, f"{path}:{line}")
         elif found.name != name:
             result.errors.append(FormatError(path, line, f"{name[:100]} and {found.name[:100]} ({found.where}) are one page: give one id"))
             return None
+        named[(topic_code, name)] = found
         return found
 
     for path, data in sorted(files, key=lambda f: f[0].endswith(".gmemb")):  # qrels first: grades before memberships
@@ -96,16 +106,16 @@ def import_ntcireval(campaign: Campaign, files: list[tuple[str, bytes]], annotat
         else:
             read = read_qrels(data, path)
             result.errors.extend(read.errors)
-            for q in read.content:
-                grade = grades.get(q.level)
-                if grade is None:
-                    result.errors.append(FormatError(path, q.line, f"no grade {q.level} in campaign {campaign.slug} ({', '.join(grades)})"))
+            for topic_code, name, level, line in read.content:
+                grade_id = grades.get(level)
+                if grade_id is None:
+                    result.errors.append(FormatError(path, line, f"no grade {level} in campaign {campaign.slug} ({', '.join(grades)})"))
                     continue
-                found = document(path, q.line, q.topic, q.document)
+                found = document(path, line, topic_code, name)
                 if found is not None:
-                    if found.grade is not None:
-                        result.errors.append(FormatError(path, q.line, f"{q.topic} {q.document} is judged twice (also at {found.where})"))
-                    found.grade = grade
+                    if found.grade_id is not None:
+                        result.errors.append(FormatError(path, line, f"{topic_code} {name} is judged twice (also at {found.where})"))
+                    found.grade_id = grade_id
                     result.judged += 1
     if result.errors:
         return result
@@ -126,15 +136,20 @@ def _memberships(path, data, sets, document, result: JudgmentImport) -> None:
         return
     read = read_gmemb(data, path, (name[1], attribute_set.size))  # a vector's length before its numbers
     result.errors.extend(read.errors)
-    for m in read.content:
-        found = document(path, m.line, m.topic, m.document)
+    vectors: dict[tuple[float, ...], list[float]] = {}  # one list a distinct vector: its JSON is made once (rows)
+    type_id, set_id = attribute_set.topic_type_id, attribute_set.pk
+    for topic_code, document_id, read_vector, line in read.content:
+        found = document(path, line, topic_code, document_id)
         if found is None:
             continue
-        if found.topic.topic_type_id != attribute_set.topic_type_id:
-            result.errors.append(FormatError(path, m.line, f"topic {m.topic} is of type {found.topic.topic_type.code}, "
-                                                           f"not {name[0]}: it has no {name[1]} memberships"))
+        if found.type_id != type_id:
+            result.errors.append(FormatError(path, line, f"topic {topic_code} is of type {found.topic.topic_type.code}, "
+                                                         f"not {name[0]}: it has no {name[1]} memberships"))
         else:  # its length was checked as it was read
-            found.vectors[attribute_set.pk] = list(m.vector)
+            vector = vectors.get(read_vector)
+            if vector is None:
+                vector = vectors[read_vector] = list(read_vector)
+            found.vectors[set_id] = vector
             result.memberships += 1
 
 
@@ -183,30 +198,34 @@ class _History:
 @transaction.atomic
 def _write(documents: list[_Document], annotator, actor, result: JudgmentImport) -> None:
     """Each topic's documents, LOOKUP at a time: one lookup of the stored entities and one of
-    their memberships, then the new and changed rows and their history, each one executemany."""
+    their memberships (none in a topic where the annotator has no entity), then the new and
+    changed rows and their history, each one executemany."""
     if annotator.pk is None:
         annotator.save()  # the user "gold", first needed now
     history = _History(annotator.pk, actor.pk if getattr(actor, "pk", None) else None, timezone.now())
     by_topic: dict[int, list[_Document]] = {}
     for d in documents:
         by_topic.setdefault(d.topic.pk, []).append(d)
+    # the topics where the annotator has entities: elsewhere (a first import) nothing is looked up
+    judged = set(Entity.objects.filter(annotator_id=annotator.pk, topic_id__in=list(by_topic)).order_by()
+                 .values_list("topic_id", flat=True).distinct())
     for topic_id, topic_documents in by_topic.items():
         for start in range(0, len(topic_documents), LOOKUP):
-            _write_batch(topic_id, topic_documents[start : start + LOOKUP], history, result)
+            _write_batch(topic_id, topic_documents[start : start + LOOKUP], history, result, topic_id in judged)
             history.write()
     # entities and memberships a topic's conversations may name: their stored figures
     stored.refresh_topics(documents[0].topic.campaign_id if documents else 0, by_topic)
 
 
-def _write_batch(topic_id: int, documents: list[_Document], history: _History, result: JudgmentImport) -> None:
+def _write_batch(topic_id: int, documents: list[_Document], history: _History, result: JudgmentImport, judged: bool) -> None:
     annotator_id = history.annotator_id
-    mine = Entity.objects.filter(topic_id=topic_id, annotator_id=annotator_id)
-    existing = {row.key: row for row in map(_EntityRow._make, mine.filter(key__in=[d.key for d in documents])
-                                           .values_list("pk", "topic_id", "key", "name", "grade_id", "comment"))}
+    mine = {"topic_id": topic_id, "annotator_id": annotator_id}
+    existing = {row.key: row for row in map(_EntityRow._make, select_rows(
+        Entity, _EntityRow._fields, mine, "key", [d.key for d in documents]))} if judged else {}
     new = [d for d in documents if d.key not in existing]
     insert_rows(Entity, ["topic_id", "annotator_id", "key", "name", "grade_id", "comment", "version", "updated_at"],
                 [(topic_id, annotator_id, d.key, d.name, d.grade_id, "", 1, history.at) for d in new])
-    created = dict(mine.filter(key__in=[d.key for d in new]).values_list("key", "pk")) if new else {}
+    created = dict(select_rows(Entity, ["key", "pk"], mine, "key", [d.key for d in new])) if new else {}
     for d in new:
         entity = existing[d.key] = _EntityRow(created[d.key], topic_id, d.key, d.name, d.grade_id, "")
         history.record(Event.Kind.ENTITY, Event.Action.CREATE, entity.pk, topic_id, after=entity_state(entity))
@@ -217,8 +236,8 @@ def _write_batch(topic_id: int, documents: list[_Document], history: _History, r
     changed: dict[int, _EntityRow] = {}
     for d in documents:
         entity = existing[d.key]
-        if d.key not in created and d.grade is not None and entity.grade_id != d.grade.pk:
-            changed[entity.pk] = entity._replace(grade_id=d.grade.pk)
+        if d.key not in created and d.grade_id is not None and entity.grade_id != d.grade_id:
+            changed[entity.pk] = entity._replace(grade_id=d.grade_id)
             history.record(Event.Kind.ENTITY, Event.Action.UPDATE, entity.pk, topic_id, before=entity_state(entity),
                            after=entity_state(changed[entity.pk]))
 
@@ -245,9 +264,9 @@ def _write_batch(topic_id: int, documents: list[_Document], history: _History, r
     insert_rows(Membership, ["entity_id", "attribute_set_id", "vector", "evidence"], [m[1:] for m in fresh])
     update_rows(Membership, ["vector"], updated)
     if fresh:
-        ids = {(entity_id, attribute_set_id): pk for entity_id, attribute_set_id, pk in Membership.objects.filter(
-            entity_id__in={m.entity_id for m in fresh}).values_list("entity_id", "attribute_set_id", "pk")}
-        for membership in fresh:
-            membership = membership._replace(pk=ids[(membership.entity_id, membership.attribute_set_id)])
+        ids = {(entity_id, attribute_set_id): pk for entity_id, attribute_set_id, pk in select_rows(
+            Membership, ["entity_id", "attribute_set_id", "pk"], {}, "entity_id", {m.entity_id for m in fresh})}
+        for _, entity_id, attribute_set_id, vector, evidence in fresh:
+            membership = _MembershipRow(ids[(entity_id, attribute_set_id)], entity_id, attribute_set_id, vector, evidence)
             history.record(Event.Kind.MEMBERSHIP, Event.Action.CREATE, membership.pk, topic_id, after=membership_state(membership))
     result.entities_updated += len(changed)

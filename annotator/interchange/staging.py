@@ -53,7 +53,7 @@ from django.utils import timezone
 from annotator.interchange import processes
 from annotator.models import AnnotationEvent, Assignment, Campaign, Conversation, Entity, Membership, Run, Topic
 
-__all__ = ["StagingArea", "sweep_abandoned", "ABANDONED_AFTER"]
+__all__ = ["StagingArea", "sweep_abandoned", "no_collection", "ABANDONED_AFTER"]
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +77,7 @@ def _alive(area: Campaign, now) -> bool:
 
 
 @contextmanager
-def _no_collection():
+def no_collection():
     """No cyclic garbage collection inside: an import holds hundreds of thousands of objects, and
     a full collection of them (0.2-0.4 s at 10,000 conversations, over a second at 30,000) that
     starts inside a write transaction holds SQLite's only writer all that time. It runs after
@@ -206,7 +206,7 @@ class StagingArea:
             chunk = items[start : start + size]
             prepared = prepare(chunk) if prepare else chunk
             began = time.perf_counter()
-            with _no_collection(), transaction.atomic():
+            with no_collection(), transaction.atomic():
                 work(prepared)
                 self._beat()
             took = self._count(what or str(key), chunk, time.perf_counter() - began)
@@ -246,7 +246,7 @@ class StagingArea:
         conversations, entities = quote(Conversation._meta.db_table), quote(Entity._meta.db_table)
         events, assignments = quote(AnnotationEvent._meta.db_table), quote(Assignment._meta.db_table)
         began = time.perf_counter()
-        with _no_collection(), transaction.atomic(), connection.cursor() as cursor:
+        with no_collection(), transaction.atomic(), connection.cursor() as cursor:
             if self.retired:
                 # out of every queue and campaign; its history goes to the replacement
                 cursor.executemany(f"UPDATE {conversations} SET topic_id = %s, run_id = %s WHERE id = %s",
