@@ -17,11 +17,14 @@ import functools
 import math
 import re
 from dataclasses import dataclass, field
-from itertools import groupby
 from typing import NamedTuple
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pa_csv
 
+from annotator.interchange.formats import arrow
 from annotator.interchange.formats.model import FormatError
 from annotator.interchange.formats.paper import decode_utf8
 from annotator.rules.ids import ATTRIBUTE_SET_NAME
@@ -216,7 +219,7 @@ def read_run(data: bytes, path: str) -> Read:
 class TopicColumns(NamedTuple):
     """One topic's list of a run file, in the file's order."""
 
-    documents: list[str]
+    documents: pa.Array  # of strings, the ids as written
     ranks: np.ndarray  # int64, as stated
     scores: np.ndarray  # float64
 
@@ -227,78 +230,88 @@ class RunColumns:
     topics: dict[str, TopicColumns]  # in the order of their first line
 
 
-_PLAIN = bytes(range(0x20, 0x7F)) + b"\t\n"  # printable ASCII, tab and line feed
+_PLAIN = bytes(range(0x20, 0x7F)) + b"\n"  # printable ASCII and line feed (a tab: see _single_spaced)
+_FIELDS = ["topic", "q0", "document", "rank", "score", "tag"]
+_CSV_READ = pa_csv.ReadOptions(column_names=_FIELDS, use_threads=False, block_size=1 << 26)
+_CSV_PARSE = pa_csv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False, escape_char=False,
+                                 newlines_in_values=False, ignore_empty_lines=True)
+_CSV_CONVERT = pa_csv.ConvertOptions(  # every field as written (text): the numbers are checked, then read
+    column_types={name: pa.string() for name in _FIELDS}, null_values=[], strings_can_be_null=False,
+    quoted_strings_can_be_null=False)
 
 
 def read_run_columns(data: bytes, path: str) -> RunColumns | None:
-    """A run file read at the speed of one split of the whole file, when it is plain and sound:
-    printable ASCII, every line blank or of six fields, whole ranks, finite scores, one tag,
-    no document twice for a topic and no rank or score out of the file's order.
+    """A run file read as columns by pyarrow's CSV reader (no Python string a line), when it is
+    plain and sound: printable ASCII, every line blank or of six fields, whole ranks (digits),
+    finite scores, one tag, no document twice for a topic and no rank or score out of the
+    file's order.
 
     None for any other file: `read_run` then reads it line by line and says what is wrong
     where (`run_columns` turns what it read into the same columns). The two agree on every
     file this one accepts (tests/interchange/formats/test_ntcireval_format.py)."""
-    if not data or data.translate(None, _PLAIN):
+    if not data:
         return None
-    array = np.frombuffer(data, dtype=np.uint8)
-    blank = np.concatenate(([True], array <= 32, [True]))  # the only bytes up to space left: space, tab, line feed
-    edges = np.flatnonzero(blank[:-1] != blank[1:])
-    starts, stops = edges[0::2], edges[1::2]  # each field's first byte and the byte after it
-    ends = np.concatenate((np.flatnonzero(array == 10), [array.size]))  # where each line ends
-    per_line = np.diff(np.searchsorted(starts, ends), prepend=0)  # fields on each line
-    if starts.size == 0 or not np.all((per_line == 0) | (per_line == 6)):
+    other = data.translate(None, _PLAIN)
+    if other and other.translate(None, b"\t"):
         return None
-    longest = (stops - starts).reshape(-1, 6).max(axis=0)  # of each column
-    if longest[2] > MAX_ID or longest[3] > 18 or longest[4] > 40:
+    table = _table(data) if not other else None
+    if table is None:  # tabs, or a field the CSV reader reads as empty: fields split as str.split does
+        table = _table(_single_spaced(data))
+    if table is None or table.num_rows == 0:
         return None
-    fields = data.decode("ascii").split()
-    topics, documents, ranks, scores, tags = fields[0::6], fields[2::6], fields[3::6], fields[4::6], fields[5::6]
-    if tags.count(tags[0]) != len(tags):
+    column = {name: table.column(name).combine_chunks() for name in _FIELDS}
+    for name in ("topic", "q0", "tag"):
+        column[name] = column[name].dictionary_encode()
+    if any("" in column[name].dictionary.to_pylist() for name in ("topic", "q0", "tag")) or len(column["tag"].dictionary) != 1:
         return None
-    if b"_" in data and "_" in "".join(scores):
+    documents, rank_text, score_text = column["document"], column["rank"], column["score"]
+    if (pc.min(pc.binary_length(documents)).as_py() == 0 or pc.max(pc.binary_length(documents)).as_py() > MAX_ID
+            or pc.max(pc.binary_length(rank_text)).as_py() > 18 or pc.max(pc.binary_length(score_text)).as_py() > 40
+            or not pc.all(pc.ascii_is_decimal(rank_text)).as_py()):
         return None
+    try:  # as `float` reads them (pyarrow: correctly rounded; underscores, spaces refused)
+        scores = arrow.to_numpy(pc.cast(score_text, pa.float64()))
+    except pa.ArrowInvalid:
+        return None
+    if not np.all(np.isfinite(scores)):
+        return None
+    ranks = arrow.to_numpy(pc.cast(rank_text, pa.int64()))
+    topic_of = arrow.to_numpy(column["topic"].indices)  # topics numbered in the order of their first line
+    if np.any(topic_of[1:] < topic_of[:-1]):  # topics interleaved: each topic's lines together
+        order = np.argsort(topic_of, kind="stable")
+        topic_of, ranks, scores, documents = topic_of[order], ranks[order], scores[order], documents.take(arrow.numbers(order))
+    same = topic_of[1:] == topic_of[:-1]
+    if np.any(same & (np.diff(ranks) <= 0)) or np.any(same & (np.diff(scores) > 0)):
+        return None
+    distinct = documents.dictionary_encode()
+    if len(distinct.dictionary) < len(documents):  # an id twice in the file: twice for a topic?
+        pairs = np.sort(topic_of.astype(np.int64) * len(documents) + arrow.to_numpy(distinct.indices))
+        if np.any(pairs[1:] == pairs[:-1]):
+            return None
+    bounds = np.flatnonzero(np.diff(topic_of)).tolist()
+    starts, stops = [0, *(b + 1 for b in bounds)], [*(b + 1 for b in bounds), len(documents)]
+    return RunColumns(column["tag"].dictionary[0].as_py(), {
+        topic: TopicColumns(documents.slice(a, b - a), ranks[a:b], scores[a:b])
+        for topic, a, b in zip(column["topic"].dictionary.to_pylist(), starts, stops)})
+
+
+def _table(data: bytes) -> pa.Table | None:
+    """The file's six columns as text; None when a line has another number of fields."""
     try:
-        score_values = np.array(list(map(float, scores)), dtype=np.float64)
-    except ValueError:
+        return pa_csv.read_csv(pa.py_buffer(data), read_options=_CSV_READ, parse_options=_CSV_PARSE,
+                               convert_options=_CSV_CONVERT)
+    except pa.ArrowInvalid:
         return None
-    if not np.all(np.isfinite(score_values)):
-        return None
-    lengths = [(topic, len(list(lines))) for topic, lines in groupby(topics)]  # each stretch of one topic
-    firsts = [topic for topic, _ in lengths]
-    if len(set(firsts)) == len(firsts):  # each topic's lines together (the usual file): slices
-        ends = np.cumsum([n for _, n in lengths]).tolist()
-        groups = [slice(a, b) for a, b in zip([0, *ends[:-1]], ends)]
-        order = firsts
-    else:
-        index: dict[str, int] = {}
-        topic_of = np.array([index.setdefault(t, len(index)) for t in topics], dtype=np.int64)
-        rows = np.argsort(topic_of, kind="stable")
-        groups = np.split(rows, np.flatnonzero(np.diff(topic_of[rows])) + 1)
-        order = list(index)
-    columns = {}
-    for topic, rows in zip(order, groups):
-        docs = documents[rows] if isinstance(rows, slice) else [documents[i] for i in rows]
-        topic_ranks = _ranks(ranks[rows] if isinstance(rows, slice) else [ranks[i] for i in rows])
-        if topic_ranks is None:
-            return None
-        topic_scores = score_values[rows]
-        if len(set(docs)) != len(docs) or np.any(np.diff(topic_ranks) <= 0) or np.any(np.diff(topic_scores) > 0):
-            return None
-        columns[topic] = TopicColumns(docs, topic_ranks, topic_scores)
-    return RunColumns(tags[0], columns)
 
 
-_NATURAL = [str(rank) for rank in range(1, 10_001)]  # "1", "2", ...: the ranks of most lists
+_SPACES = re.compile(rb"[ \t]+")
+_LINE_EDGE_SPACE = re.compile(rb"^ | $", re.MULTILINE)
 
 
-def _ranks(texts: list[str]) -> np.ndarray | None:
-    """A list's ranks as int64 (a plain 1, 2, 3... compared as text, not parsed: a tenth of
-    reading a run file); None if one is not a whole number (digits only)."""
-    if len(texts) <= len(_NATURAL) and texts == _NATURAL[: len(texts)]:
-        return np.arange(1, len(texts) + 1, dtype=np.int64)
-    if not "".join(texts).isdigit():
-        return None
-    return np.array(list(map(int, texts)), dtype=np.int64)
+def _single_spaced(data: bytes) -> bytes:
+    """The file with its fields one space apart on each line (tabs and runs of blanks as one
+    space, none at a line's ends): what `str.split` splits, in the CSV reader's terms."""
+    return _LINE_EDGE_SPACE.sub(b"", _SPACES.sub(b" ", data))
 
 
 def run_columns(run: RunFile) -> RunColumns:
@@ -307,6 +320,7 @@ def run_columns(run: RunFile) -> RunColumns:
     for line in run.lines:
         by_topic.setdefault(line.topic, []).append(line)
     return RunColumns(run.tag or "", {
-        topic: TopicColumns([line.document for line in lines], np.array([line.rank for line in lines], dtype=np.int64),
+        topic: TopicColumns(arrow.strings([line.document for line in lines]),
+                            np.array([line.rank for line in lines], dtype=np.int64),
                             np.array([line.score for line in lines], dtype=np.float64))
         for topic, lines in by_topic.items()})
