@@ -10,7 +10,7 @@ A list is stored as what it is (models.RankedList): one row per run and topic ho
 documents as numbers into the topic's judged documents (models.TopicDocument), the others'
 keys apart. A plain, sound file is read as columns by pyarrow's CSV reader and numbered a
 file at a time by pyarrow and numpy, never a Python string a document
-(`formats.ntcireval.read_run_columns`, `_Catalogue.places`); any other is read line by line
+(`formats.run_columns.read_run_columns`, `_Catalogue.places`); any other is read line by line
 (`read_run`), which says what is wrong and where, as `file:line`.
 
 Files are read, checked and written one at a time inside one transaction (memory stays that
@@ -28,7 +28,8 @@ from django.db import transaction
 
 from annotator.interchange.formats import arrow
 from annotator.interchange.formats.model import FormatError
-from annotator.interchange.formats.ntcireval import RunColumns, TopicColumns, read_run, read_run_columns, run_columns
+from annotator.interchange.formats.ntcireval import read_run
+from annotator.interchange.formats.run_columns import RunColumns, TopicColumns, read_run_columns, run_columns
 from annotator.interchange.rows import insert_rows
 from annotator.models import Campaign, Entity, RankedList, Run, Topic, TopicDocument
 from annotator.rules.identity import document_key

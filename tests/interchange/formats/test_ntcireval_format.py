@@ -87,7 +87,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from hypothesis import given, strategies as st  # noqa: E402
 
-from annotator.interchange.formats.ntcireval import read_run_columns, run_columns  # noqa: E402
+from annotator.interchange.formats.run_columns import read_run_columns, run_columns  # noqa: E402
 
 
 def _same(a, b) -> bool:
@@ -203,7 +203,7 @@ def test_a_file_of_any_layout_read_as_columns_is_what_the_line_reader_reads_and_
 
 def test_reading_a_run_file_as_columns_imports_no_pandas():
     # pa.array and Array.to_numpy import pandas (a quarter of a second a process): formats.arrow builds arrays without them
-    code = ("import sys; from annotator.interchange.formats.ntcireval import read_run_columns; "
+    code = ("import sys; from annotator.interchange.formats.run_columns import read_run_columns; "
             "c = read_run_columns(b'T2 Q0 a 1 2 s\\nT1\\tQ0 b 1 1 s\\nT2 Q0 c 2 1 s\\n', 'r'); "
             "assert c is not None and c.topics['T2'].documents.to_pylist() == ['a', 'c']; "
             "assert 'pandas' not in sys.modules, 'pandas imported'")
