@@ -77,8 +77,10 @@ class _Catalogue:
 
     A whole file is numbered at once, by pyarrow and numpy (no Python string a document): each
     key is looked up among all the keys the campaign numbers or judges (`keys`, a key's place
-    there `k`), and a (topic, key) pair is the code `topic * len(keys) + k`, looked up among the
-    codes of the numbered pairs (`numbered_codes`, beside their `numbers`) and of the judged ones."""
+    there `k`). A key's number and whether it is judged are kept by k for one topic, the key's
+    `home` (most keys are one topic's); a (topic, key) pair of another topic by its code
+    `topic * len(keys) + k`, among the codes of such numbered pairs (`numbered_codes`, beside
+    their `numbers`) and judged ones (`judged_codes`)."""
 
     def __init__(self, campaign: Campaign):
         numbered = list(TopicDocument.objects.filter(topic__campaign=campaign).values_list("topic_id", "number", "key"))
@@ -89,15 +91,39 @@ class _Catalogue:
         self.keys = arrow.strings(list(place))
         self.topics: dict[int, int] = {}  # topic id -> its index in the codes
         self.next: dict[int, int] = {}  # topic id -> its next number
-        for topic_id, number, _ in numbered:
+        # by k, and one more for no key (k = -1): a key's topic index, its number there (or -1), judged there
+        self.home = np.full(len(place) + 1, -1, dtype=np.int64)
+        self.home_number = np.full(len(place) + 1, -1, dtype=np.int64)
+        self.home_judged = np.zeros(len(place) + 1, dtype=bool)
+        numbered_codes, numbers, judged_codes = [], [], []
+        for topic_id, number, key in numbered:
             self.next[topic_id] = max(self.next.get(topic_id, 0), number + 1)
-        self.numbered_codes = np.array([self._code(topic_id, place[key]) for topic_id, _, key in numbered], dtype=np.int64)
-        self.numbers = np.array([number for _, number, _ in numbered], dtype=np.int64)
-        self.judged_codes = arrow.numbers(np.array([self._code(topic_id, place[key]) for topic_id, key in judged], dtype=np.int64))
+            if self._at_home(topic_id, place[key]):
+                self.home_number[place[key]] = number
+            else:
+                numbered_codes.append(self._code(topic_id, place[key]))
+                numbers.append(number)
+        for topic_id, key in judged:
+            if self._at_home(topic_id, place[key]):
+                self.home_judged[place[key]] = True
+            else:
+                judged_codes.append(self._code(topic_id, place[key]))
+        self.numbered_codes = np.array(numbered_codes, dtype=np.int64)
+        self.numbers = np.array(numbers, dtype=np.int64)
+        self.judged_codes = arrow.numbers(np.array(judged_codes, dtype=np.int64))
         self.new: list[tuple[int, int, str]] = []
 
+    def _topic(self, topic_id: int) -> int:
+        return self.topics.setdefault(topic_id, len(self.topics))
+
     def _code(self, topic_id: int, k):
-        return self.topics.setdefault(topic_id, len(self.topics)) * len(self.keys) + k
+        return self._topic(topic_id) * len(self.keys) + k
+
+    def _at_home(self, topic_id: int, k: int) -> bool:
+        """Whether the key's pair with the topic is kept by k (the key's first topic is its home)."""
+        if self.home[k] < 0:
+            self.home[k] = self._topic(topic_id)
+        return self.home[k] == self._topic(topic_id)
 
     def places(self, lists: list[tuple[int, pa.Array, TopicColumns]]) -> list[tuple[np.ndarray, str]]:
         """Each list's places, a key's place in a stored list being its number, or -(j + 1) for
@@ -105,14 +131,19 @@ class _Catalogue:
         sizes = np.array([len(keys) for _, keys, _ in lists])
         keys = pa.concat_arrays([keys for _, keys, _ in lists])
         of_list = np.repeat(np.arange(len(lists)), sizes)  # each row's list
+        topic = np.repeat([self._topic(topic_id) for topic_id, _, _ in lists], sizes)
         k = arrow.to_numpy(pc.index_in(keys, value_set=self.keys), null=-1)
-        codes = np.repeat([self._code(topic_id, 0) for topic_id, _, _ in lists], sizes) + k
-        places = np.full(len(keys), -1, dtype=np.int64)
-        at = arrow.to_numpy(pc.index_in(arrow.numbers(codes), value_set=arrow.numbers(self.numbered_codes)), null=-1)
-        found = (k >= 0) & (at >= 0)
-        places[found] = self.numbers[at[found]]
-        missing = np.flatnonzero(~found)
-        judged = (k[missing] >= 0) & arrow.to_numpy(pc.is_in(arrow.numbers(codes[missing]), value_set=self.judged_codes))
+        home = self.home[k] == topic  # k = -1: the last, no key's
+        places = np.where(home, self.home_number[k], -1)
+        judged = home & self.home_judged[k]
+        away = np.flatnonzero((k >= 0) & ~home)
+        if away.size:  # pairs of a key with another topic than its home
+            codes = arrow.numbers(topic[away] * len(self.keys) + k[away])
+            at = arrow.to_numpy(pc.index_in(codes, value_set=arrow.numbers(self.numbered_codes)), null=-1)
+            places[away[at >= 0]] = self.numbers[at[at >= 0]]
+            judged[away] = arrow.to_numpy(pc.is_in(codes, value_set=self.judged_codes))
+        missing = np.flatnonzero(places < 0)
+        judged = judged[missing]
         new = missing[judged]
         if new.size:  # judged now: numbered from the topic's next number in the list's order
             counts = np.bincount(of_list[new], minlength=len(lists))
@@ -121,8 +152,9 @@ class _Catalogue:
                 self.next[topic_id] = self.next.get(topic_id, 0) + count
             self.new.extend(zip(np.repeat([topic_id for topic_id, _, _ in lists], counts).tolist(), places[new].tolist(),
                                 keys.take(arrow.numbers(new)).to_pylist()))
-            self.numbered_codes = np.concatenate((self.numbered_codes, codes[new]))
-            self.numbers = np.concatenate((self.numbers, places[new]))
+            self.home_number[k[new[home[new]]]] = places[new[home[new]]]
+            self.numbered_codes = np.concatenate((self.numbered_codes, topic[new[~home[new]]] * len(self.keys) + k[new[~home[new]]]))
+            self.numbers = np.concatenate((self.numbers, places[new[~home[new]]]))
         unjudged = missing[~judged]
         counts = np.bincount(of_list[unjudged], minlength=len(lists))
         places[unjudged] = -1 - _within(counts)

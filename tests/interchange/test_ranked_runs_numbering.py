@@ -57,3 +57,16 @@ def test_a_url_id_is_numbered_as_the_page_it_names_and_a_file_without_urls_keeps
     assert not import_runs(pilot, [("w", data)]).errors
     assert _numbers("P001") == {"https://example.org/page": 0}
     assert _stored("w", "P001") == ([0, -1], "www-not-a-url")
+
+
+def test_a_key_judged_for_two_topics_is_numbered_in_each_and_numbers_carry_over_imports(pilot):
+    shared, other = [k for k in _judged("P001") if k not in set(_judged("P002"))][:2]
+    moved = Entity.objects.filter(topic__code="P002").order_by("key").first()
+    Entity.objects.filter(pk=moved.pk).update(key=shared)  # `shared` is judged for P001 and P002 now
+    first = f"P002 Q0 {shared} 1 2 a\nP001 Q0 {other} 1 2 a\nP001 Q0 {shared} 2 1 a\n".encode()
+    assert not import_runs(pilot, [("a", first)]).errors
+    assert _numbers("P001") == {other: 0, shared: 1} and _numbers("P002") == {shared: 0}
+    assert _stored("a", "P001") == ([0, 1], "") and _stored("a", "P002") == ([0], "")
+    again = f"P001 Q0 {shared} 1 2 b\nP002 Q0 {shared} 1 2 b\nP002 Q0 {other} 2 1 b\n".encode()
+    assert not import_runs(pilot, [("b", again)]).errors
+    assert _stored("b", "P001") == ([1], "") and _stored("b", "P002") == ([0, -1], other)
