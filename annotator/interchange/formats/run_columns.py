@@ -61,19 +61,17 @@ def read_run_columns(data: bytes, path: str) -> RunColumns | None:
     if other and other.translate(None, b"\t"):
         return None
     table = _table(data) if not other else None
-    if table is None:  # tabs, or a field the CSV reader reads as empty: fields split as str.split does
+    if table is None:  # tabs, or a line not of six fields one space apart: the fields str.split gives
         table = _table(_single_spaced(data))
     if table is None or table.num_rows == 0:
         return None
     column = {name: table.column(name).combine_chunks() for name in _FIELDS}
-    for name in ("topic", "q0", "tag"):
-        column[name] = column[name].dictionary_encode()
-    if any("" in column[name].dictionary.to_pylist() for name in ("topic", "q0", "tag")) or len(column["tag"].dictionary) != 1:
+    lengths = {name: pc.min_max(pc.binary_length(column[name])).as_py() for name in _FIELDS}
+    if any(length["min"] == 0 for length in lengths.values()):  # two blanks read as an empty field between
         return None
-    documents, rank_text, score_text = column["document"], column["rank"], column["score"]
-    if (pc.min(pc.binary_length(documents)).as_py() == 0 or pc.max(pc.binary_length(documents)).as_py() > MAX_ID
-            or pc.max(pc.binary_length(rank_text)).as_py() > 18 or pc.max(pc.binary_length(score_text)).as_py() > 40
-            or not pc.all(pc.ascii_is_decimal(rank_text)).as_py()):
+    documents, rank_text, score_text, tag = column["document"], column["rank"], column["score"], column["tag"]
+    if (lengths["document"]["max"] > MAX_ID or lengths["rank"]["max"] > 18 or lengths["score"]["max"] > 40
+            or not pc.all(pc.equal(tag, tag[0])).as_py() or not pc.all(pc.ascii_is_decimal(rank_text)).as_py()):
         return None
     try:  # as `float` reads them (pyarrow: correctly rounded; underscores, spaces refused)
         scores = arrow.to_numpy(pc.cast(score_text, pa.float64()))
@@ -82,7 +80,8 @@ def read_run_columns(data: bytes, path: str) -> RunColumns | None:
     if not np.all(np.isfinite(scores)):
         return None
     ranks = arrow.to_numpy(pc.cast(rank_text, pa.int64()))
-    topic_of = arrow.to_numpy(column["topic"].indices)  # topics numbered in the order of their first line
+    topics = column["topic"].dictionary_encode()
+    topic_of = arrow.to_numpy(topics.indices)  # topics numbered in the order of their first line
     if np.any(topic_of[1:] < topic_of[:-1]):  # topics interleaved: each topic's lines together
         order = np.argsort(topic_of, kind="stable")
         topic_of, ranks, scores, documents = topic_of[order], ranks[order], scores[order], documents.take(arrow.numbers(order))
@@ -96,9 +95,9 @@ def read_run_columns(data: bytes, path: str) -> RunColumns | None:
             return None
     bounds = np.flatnonzero(np.diff(topic_of)).tolist()
     starts, stops = [0, *(b + 1 for b in bounds)], [*(b + 1 for b in bounds), len(documents)]
-    return RunColumns(column["tag"].dictionary[0].as_py(), {
+    return RunColumns(tag[0].as_py(), {
         topic: TopicColumns(documents.slice(a, b - a), ranks[a:b], scores[a:b])
-        for topic, a, b in zip(column["topic"].dictionary.to_pylist(), starts, stops)})
+        for topic, a, b in zip(topics.dictionary.to_pylist(), starts, stops)})
 
 
 def _table(data: bytes) -> pa.Table | None:
