@@ -65,7 +65,7 @@ def read_run_columns(data: bytes, path: str) -> RunColumns | None:
         table = _table(_single_spaced(data))
     if table is None or table.num_rows == 0:
         return None
-    column = {name: table.column(name).combine_chunks() for name in _FIELDS}
+    column = {name: _array(table.column(name)) for name in _FIELDS}
     lengths = {name: pc.min_max(pc.binary_length(column[name])).as_py() for name in _FIELDS}
     if any(length["min"] == 0 for length in lengths.values()):  # two blanks read as an empty field between
         return None
@@ -98,6 +98,11 @@ def read_run_columns(data: bytes, path: str) -> RunColumns | None:
     return RunColumns(tag[0].as_py(), {
         topic: TopicColumns(documents.slice(a, b - a), ranks[a:b], scores[a:b])
         for topic, a, b in zip(topics.dictionary.to_pylist(), starts, stops)})
+
+
+def _array(column: pa.ChunkedArray) -> pa.Array:
+    """A column as one array (a file under the block size is one chunk: no copy)."""
+    return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
 
 
 def _table(data: bytes) -> pa.Table | None:

@@ -201,6 +201,16 @@ def test_a_file_of_any_layout_read_as_columns_is_what_the_line_reader_reads_and_
             assert not slow.errors and not slow.warnings and fast is not None
 
 
+def test_a_file_of_several_csv_blocks_is_read_as_one_of_one_block(monkeypatch):
+    from annotator.interchange.formats import run_columns as module
+    import pyarrow.csv as pa_csv
+
+    data = b"".join(b"T%d Q0 d%d %d %d s\n" % (i % 3, i, i + 1, 10**6 - i) for i in range(20000))
+    monkeypatch.setattr(module, "_CSV_READ", pa_csv.ReadOptions(column_names=module._FIELDS, use_threads=False, block_size=1 << 14))
+    several = read_run_columns(data, "r")
+    assert several is not None and _same(several, run_columns(read_run(data, "r").content))
+
+
 def test_reading_a_run_file_as_columns_imports_no_pandas():
     # pa.array and Array.to_numpy import pandas (a quarter of a second a process): formats.arrow builds arrays without them
     code = ("import sys; from annotator.interchange.formats.run_columns import read_run_columns; "
