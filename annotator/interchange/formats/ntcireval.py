@@ -9,6 +9,9 @@ nothing is checked against a campaign here (topics, attribute sets, grades: the 
   the topic type and attribute set);
 - runs: TREC ``topic Q0 doc rank score tag``; the list is the file's order, as NTCIREVAL reads
   it (it does not re-sort by score): ranks or scores that disagree with it are warnings.
+
+A run file the importer reads as columns (pyarrow) is `formats.run_columns`: the processes that
+read qrels and memberships alone do not load pyarrow.
 """
 
 from __future__ import annotations
@@ -17,10 +20,7 @@ import functools
 import math
 import re
 from dataclasses import dataclass, field
-from itertools import groupby
 from typing import NamedTuple
-
-import numpy as np
 
 from annotator.interchange.formats.model import FormatError
 from annotator.interchange.formats.paper import decode_utf8
@@ -28,8 +28,7 @@ from annotator.rules.ids import ATTRIBUTE_SET_NAME
 from annotator.rules.vectors import VectorError, check_distribution, check_length, parse_number
 
 __all__ = [
-    "QrelsLine", "MembershipLine", "RunLine", "RunFile", "RunColumns", "TopicColumns", "Read",
-    "read_qrels", "read_gmemb", "read_run", "read_run_columns", "run_columns", "gmemb_name",
+    "QrelsLine", "MembershipLine", "RunLine", "RunFile", "Read", "read_qrels", "read_gmemb", "read_run", "gmemb_name",
 ]
 
 GMEMB_NAME = re.compile(rf"^(?:.*\.)?(?P<type>[A-Za-z][A-Za-z0-9]*)-(?P<attribute>{ATTRIBUTE_SET_NAME})\.gmemb$")
@@ -208,105 +207,3 @@ def read_run(data: bytes, path: str) -> Read:
         previous[topic] = line
         run.lines.append(line)
     return read
-
-
-# -- a run file read as columns: the importer's path ---------------------------------------------
-
-
-class TopicColumns(NamedTuple):
-    """One topic's list of a run file, in the file's order."""
-
-    documents: list[str]
-    ranks: np.ndarray  # int64, as stated
-    scores: np.ndarray  # float64
-
-
-@dataclass
-class RunColumns:
-    tag: str
-    topics: dict[str, TopicColumns]  # in the order of their first line
-
-
-_PLAIN = bytes(range(0x20, 0x7F)) + b"\t\n"  # printable ASCII, tab and line feed
-
-
-def read_run_columns(data: bytes, path: str) -> RunColumns | None:
-    """A run file read at the speed of one split of the whole file, when it is plain and sound:
-    printable ASCII, every line blank or of six fields, whole ranks, finite scores, one tag,
-    no document twice for a topic and no rank or score out of the file's order.
-
-    None for any other file: `read_run` then reads it line by line and says what is wrong
-    where (`run_columns` turns what it read into the same columns). The two agree on every
-    file this one accepts (tests/interchange/formats/test_ntcireval_format.py)."""
-    if not data or data.translate(None, _PLAIN):
-        return None
-    array = np.frombuffer(data, dtype=np.uint8)
-    blank = np.concatenate(([True], array <= 32, [True]))  # the only bytes up to space left: space, tab, line feed
-    edges = np.flatnonzero(blank[:-1] != blank[1:])
-    starts, stops = edges[0::2], edges[1::2]  # each field's first byte and the byte after it
-    ends = np.concatenate((np.flatnonzero(array == 10), [array.size]))  # where each line ends
-    per_line = np.diff(np.searchsorted(starts, ends), prepend=0)  # fields on each line
-    if starts.size == 0 or not np.all((per_line == 0) | (per_line == 6)):
-        return None
-    longest = (stops - starts).reshape(-1, 6).max(axis=0)  # of each column
-    if longest[2] > MAX_ID or longest[3] > 18 or longest[4] > 40:
-        return None
-    fields = data.decode("ascii").split()
-    topics, documents, ranks, scores, tags = fields[0::6], fields[2::6], fields[3::6], fields[4::6], fields[5::6]
-    if tags.count(tags[0]) != len(tags):
-        return None
-    if b"_" in data and "_" in "".join(scores):
-        return None
-    try:
-        score_values = np.array(list(map(float, scores)), dtype=np.float64)
-    except ValueError:
-        return None
-    if not np.all(np.isfinite(score_values)):
-        return None
-    lengths = [(topic, len(list(lines))) for topic, lines in groupby(topics)]  # each stretch of one topic
-    firsts = [topic for topic, _ in lengths]
-    if len(set(firsts)) == len(firsts):  # each topic's lines together (the usual file): slices
-        ends = np.cumsum([n for _, n in lengths]).tolist()
-        groups = [slice(a, b) for a, b in zip([0, *ends[:-1]], ends)]
-        order = firsts
-    else:
-        index: dict[str, int] = {}
-        topic_of = np.array([index.setdefault(t, len(index)) for t in topics], dtype=np.int64)
-        rows = np.argsort(topic_of, kind="stable")
-        groups = np.split(rows, np.flatnonzero(np.diff(topic_of[rows])) + 1)
-        order = list(index)
-    columns = {}
-    for topic, rows in zip(order, groups):
-        docs = documents[rows] if isinstance(rows, slice) else [documents[i] for i in rows]
-        topic_ranks = _ranks(ranks[rows] if isinstance(rows, slice) else [ranks[i] for i in rows])
-        if topic_ranks is None:
-            return None
-        topic_scores = score_values[rows]
-        if len(set(docs)) != len(docs) or np.any(np.diff(topic_ranks) <= 0) or np.any(np.diff(topic_scores) > 0):
-            return None
-        columns[topic] = TopicColumns(docs, topic_ranks, topic_scores)
-    return RunColumns(tags[0], columns)
-
-
-_NATURAL = [str(rank) for rank in range(1, 10_001)]  # "1", "2", ...: the ranks of most lists
-
-
-def _ranks(texts: list[str]) -> np.ndarray | None:
-    """A list's ranks as int64 (a plain 1, 2, 3... compared as text, not parsed: a tenth of
-    reading a run file); None if one is not a whole number (digits only)."""
-    if len(texts) <= len(_NATURAL) and texts == _NATURAL[: len(texts)]:
-        return np.arange(1, len(texts) + 1, dtype=np.int64)
-    if not "".join(texts).isdigit():
-        return None
-    return np.array(list(map(int, texts)), dtype=np.int64)
-
-
-def run_columns(run: RunFile) -> RunColumns:
-    """The lines `read_run` read, as the columns of `read_run_columns`."""
-    by_topic: dict[str, list[RunLine]] = {}
-    for line in run.lines:
-        by_topic.setdefault(line.topic, []).append(line)
-    return RunColumns(run.tag or "", {
-        topic: TopicColumns([line.document for line in lines], np.array([line.rank for line in lines], dtype=np.int64),
-                            np.array([line.score for line in lines], dtype=np.float64))
-        for topic, lines in by_topic.items()})

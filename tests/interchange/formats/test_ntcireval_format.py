@@ -79,22 +79,30 @@ def test_a_large_binary_file_stops_at_fifty_lines_each_named_once():
 
 # -- the importer's columns: one split of the whole file, or line by line --------------------
 
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from hypothesis import given, strategies as st  # noqa: E402
 
-from annotator.interchange.formats.ntcireval import read_run_columns, run_columns  # noqa: E402
+from annotator.interchange.formats.run_columns import read_run_columns, run_columns  # noqa: E402
 
 
 def _same(a, b) -> bool:
     return a.tag == b.tag and list(a.topics) == list(b.topics) and all(
-        x.documents == y.documents and np.array_equal(x.ranks, y.ranks) and np.array_equal(x.scores, y.scores)
+        x.documents.to_pylist() == y.documents.to_pylist() and x.ranks.dtype == y.ranks.dtype == np.int64
+        and np.array_equal(x.ranks, y.ranks) and x.scores.dtype == y.scores.dtype == np.float64
+        and np.array_equal(x.scores, y.scores) and np.array_equal(np.signbit(x.scores), np.signbit(y.scores))
         for x, y in zip(a.topics.values(), b.topics.values()))
 
 
 @pytest.mark.parametrize("data", [
     b"T1 Q0 a 1 3.5 sys\nT1 Q0 b 2 3.5 sys\n\nT2 Q0 a 1 -1e3 sys",
     b"T2 Q0 a 1 3 sys\nT1 Q0 b 1 2 sys\nT2\tQ0  c 2 2 sys\nT1 Q0 c 3 1 sys\n",  # topics interleaved
+    b" T1 Q0 a 007 +1.5e1 s \n \t\nT1\tQ0\tb  8 -0 s\n\n",  # blanks at the ends, a blank line, digits as written
+    b"T1 Q0 a 1 5. s\nT1 Q0 b 2 " + b"0." + b"1" * 38 + b" s\nT1 Q0 c 3 .05 s\n",  # a 40-character score
 ])
 def test_a_sound_file_read_as_columns_gives_what_reading_it_line_by_line_gives(data):
     fast = read_run_columns(data, "r")
@@ -106,6 +114,12 @@ def test_a_sound_file_read_as_columns_gives_what_reading_it_line_by_line_gives(d
     b"T1 Q0 a 1 1 s\nT1 Q0 a 2 0 s\n", b"T1 Q0 a 2 1 s\nT1 Q0 b 1 0 s\n", b"T1 Q0 a 1 1 s\nT1 Q0 b 2 2 s\n",
     b"T1 Q0 a -1 1 s\n", b"T1 Q0 a 1 nan s\n", b"T1 Q0 a 1 1_0 s\n", b"T1 Q0 a 1 1 s\nT1 Q0 b 2 0 t\n",
     b"T1 Q0 a 1 1 s\x07\n",
+    b"T1 Q0 a 0x1 1 s\n", b"T1 Q0 a +1 1 s\n", b"T1 Q0 a " + b"0" * 18 + b"1 1 s\n", b"T1 Q0 a 1.0 1 s\n",  # ranks
+    b"T1 Q0 a 1 inf s\n", b"T1 Q0 a 1 1e400 s\n", b"T1 Q0 a 1 0." + b"1" * 39 + b" s\n", b"T1 Q0 a 1 0x1 s\n",  # scores
+    b"T1  a 1 1 s\n", b"T1 Q0 a 1 1 s\nT1 Q0 b 2 0 s t\n", b"T1 Q0 a 1 1 s\rT1 Q0 b 2 0 s\n",  # fields, lines
+    b"T1 Q0 a 1 1 s\nT2 Q0 b 1 1 s\nT1 Q0 a 2 0 s\n",  # twice for a topic, other topics between
+    b"T1 Q0 a 1 1 s\nT2 Q0 b 1 1 s\nT1 Q0 c 1 0 s\n",  # a rank again for a topic
+    b"T1 Q0 " + b"d" * 1001 + b" 1 1 s\n",
 ])
 def test_anything_unusual_is_left_to_the_line_by_line_reader(data):
     assert read_run_columns(data, "r") is None
@@ -121,6 +135,89 @@ def test_the_columns_are_read_exactly_when_the_line_by_line_reader_finds_nothing
         assert not slow.errors and not slow.warnings and _same(fast, run_columns(slow.content))
     elif lines:
         assert slow.errors or slow.warnings
+
+
+_RANKS = st.one_of(st.integers(0, 12).map(str), st.sampled_from(["007", "+1", "-1", "0x1", "1" * 19, "0" * 17 + "1", "1.0", ""]))
+_SCORES = st.sampled_from(["1", "0.5", "2", "-3", "1e2", "nan", "x", "+1", ".5", "5.", "-0", "1E+3", "inf", "-inf", "1e400",
+                           "1_0", "0x1", "1e", "0." + "1" * 38, "0." + "1" * 39, "Infinity", ""])
+_BLANKS = st.sampled_from([" ", " ", " ", "\t", "  ", " \t"])
+
+
+@given(st.lists(st.tuples(st.sampled_from(["T1", "T2", "T3"]), st.sampled_from(["a", "b", "c", "d", "e", "f"]), _RANKS, _SCORES,
+                          st.sampled_from(["s", "s", "s", "t"]), st.lists(_BLANKS, min_size=5, max_size=5),
+                          st.sampled_from(["", "", "", " ", "\t"]), st.sampled_from(["", "", "", " ", "\n", " \n \t"])),
+                max_size=12))
+def test_whatever_the_blanks_ranks_and_scores_a_file_read_as_columns_is_what_the_line_reader_reads(lines):
+    data = "".join(f"{edge}{t}{b[0]}Q0{b[1]}{d}{b[2]}{r}{b[3]}{s}{b[4]}{tag}{end}\n"
+                   for t, d, r, s, tag, b, edge, end in lines).encode()
+    fast, slow = read_run_columns(data, "r"), read_run(data, "r")
+    if fast is not None:  # (else the line reader reads it: `+1` is a rank it takes, the columns do not)
+        assert not slow.errors and not slow.warnings and _same(fast, run_columns(slow.content))
+
+
+_DEFECTS = {  # one thing wrong with a line of a sound file (fields: topic, Q0, document, rank, score, tag), given
+    "none": lambda f, earlier: f,    # an earlier line of its topic
+    "the document of an earlier line": lambda f, earlier: [f[0], f[1], earlier[2], *f[3:]],
+    "the rank of an earlier line": lambda f, earlier: [*f[:3], earlier[3], *f[4:]],
+    "a score above an earlier line's": lambda f, earlier: [*f[:4], "1e7", f[5]],
+    "another tag": lambda f, earlier: [*f[:5], "t"],
+    "a rank of 19 digits": lambda f, earlier: [*f[:3], f[3].zfill(19), *f[4:]],
+    "a signed rank": lambda f, earlier: [*f[:3], "+" + f[3], *f[4:]],
+    "a hexadecimal rank": lambda f, earlier: [*f[:3], "0x" + f[3], *f[4:]],
+    "a score of 41 characters": lambda f, earlier: [*f[:4], f"{float(f[4]):.38f}"[:41].ljust(41, "0"), f[5]],
+    "a score with an underscore": lambda f, earlier: [*f[:4], "1_0", f[5]],
+    "an infinite score": lambda f, earlier: [*f[:4], "-inf", f[5]],
+    "a document of 1001 characters": lambda f, earlier: [f[0], f[1], "d" * 1001, *f[3:]],
+    "a field less": lambda f, earlier: f[:5],
+    "a field more": lambda f, earlier: [*f, "x"],
+    "a tab in a field": lambda f, earlier: [f[0], f[1], f[2] + "\tz", *f[3:]],
+    "an empty field": lambda f, earlier: [f[0], "", *f[2:]],
+    "a carriage return": lambda f, earlier: [*f[:5], f[5] + "\r"],
+    "a non-ASCII document": lambda f, earlier: [f[0], f[1], f[2] + "\u00e9", *f[3:]],
+}
+
+
+@given(st.lists(st.tuples(st.sampled_from(["T1", "T2"]), st.text("abcdefghij-_./:", min_size=1, max_size=4)),
+                unique=True, min_size=1, max_size=30),
+       st.sampled_from(["{}", "0{}", "00{}"]), st.sampled_from(["{:.4f}", "{!r}", "{:e}", "{:+.2f}", "{:.17g}"]),
+       st.lists(st.floats(-1e6, 1e6), min_size=30, max_size=30), st.booleans(),
+       st.one_of(st.just([" "] * 7), st.lists(_BLANKS, min_size=7, max_size=7)))
+def test_a_file_of_any_layout_read_as_columns_is_what_the_line_reader_reads_and_a_sound_one_is_read(
+        pairs, rank, score, values, together, blanks):
+    if together:  # each topic's lines together, as most runs are
+        pairs = sorted(pairs, key=lambda pair: pair[0])
+    values = sorted(values, reverse=True)
+    sound = [[t, "Q0", d, rank.format(i), score.format(v), "sys"] for i, ((t, d), v) in enumerate(zip(pairs, values), 1)]
+    # the line made wrong: the last with an earlier line of its topic (or the last, then its own "earlier" line)
+    at = max((i for i, f in enumerate(sound) if any(e[0] == f[0] for e in sound[:i])), default=len(sound) - 1)
+    earlier = next((e for e in reversed(sound[:at]) if e[0] == sound[at][0]), sound[at])
+    for defect, wrong in _DEFECTS.items():
+        lines = [*sound[:at], wrong(sound[at], earlier), *sound[at + 1:]]
+        data = "".join("".join(b + f for b, f in zip(blanks, fields)).lstrip(" ") + "\n" for fields in lines).encode()
+        fast, slow = read_run_columns(data, "r"), read_run(data, "r")
+        if fast is not None:
+            assert not slow.errors and not slow.warnings and _same(fast, run_columns(slow.content)), defect
+        if defect == "none":
+            assert not slow.errors and not slow.warnings and fast is not None
+
+
+def test_a_file_of_several_csv_blocks_is_read_as_one_of_one_block(monkeypatch):
+    from annotator.interchange.formats import run_columns as module
+    import pyarrow.csv as pa_csv
+
+    data = b"".join(b"T%d Q0 d%d %d %d s\n" % (i % 3, i, i + 1, 10**6 - i) for i in range(20000))
+    monkeypatch.setattr(module, "_CSV_READ", pa_csv.ReadOptions(column_names=module._FIELDS, use_threads=False, block_size=1 << 14))
+    several = read_run_columns(data, "r")
+    assert several is not None and _same(several, run_columns(read_run(data, "r").content))
+
+
+def test_reading_a_run_file_as_columns_imports_no_pandas():
+    # pa.array and Array.to_numpy import pandas (a quarter of a second a process): formats.arrow builds arrays without them
+    code = ("import sys; from annotator.interchange.formats.run_columns import read_run_columns; "
+            "c = read_run_columns(b'T2 Q0 a 1 2 s\\nT1\\tQ0 b 1 1 s\\nT2 Q0 c 2 1 s\\n', 'r'); "
+            "assert c is not None and c.topics['T2'].documents.to_pylist() == ['a', 'c']; "
+            "assert 'pandas' not in sys.modules, 'pandas imported'")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parents[3])
 
 
 def test_a_membership_vector_of_another_length_than_the_groups_is_refused_before_its_numbers_are_read():
