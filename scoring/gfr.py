@@ -167,14 +167,20 @@ def score_cutoffs(gains: np.ndarray, memberships: Sequence[np.ndarray], attribut
     weights = reach_probabilities(stopping) * stopping
     ranks = np.arange(1, depth + 1, dtype=float)
     running = {"ERR": np.cumsum(weights / ranks, axis=-1), "iRBU": np.cumsum(weights * RBU_PATIENCE**ranks, axis=-1)}
+    # A rank of weight 0 (a document of gain 0: most of a list) adds exactly 0 to every GF
+    # whatever its divergence, so the divergences are taken at the other ranks only: the same
+    # sums, bit for bit, for a quarter of the logarithms on a FairWeb round (docs/benchmarks.md).
+    contributing = np.flatnonzero(weights.ravel())
+    contributions = np.zeros(n * depth)
     for spec, vectors in zip(attribute_sets, memberships):
         vectors = np.asarray(vectors, dtype=float).reshape(n, -1, spec.size)[:, :depth]
         if vectors.shape[1] < depth:  # no membership past the lists' ends: their weights are 0
             vectors = np.concatenate([vectors, np.broadcast_to(uniform_membership(spec.size), (n, depth - vectors.shape[1], spec.size))], axis=1)
-        flat = achieved_distributions(vectors).reshape(n * depth, spec.size)
+        achieved = achieved_distributions(vectors).reshape(n * depth, spec.size)[contributing]
         for name in DIVERGENCE_NAMES:
-            similarity = 1.0 - np.asarray(DIVERGENCES[name.lower()](flat, spec.target)).reshape(n, depth)
-            running[(spec.name, name)] = np.cumsum(weights * similarity, axis=-1)
+            similarity = 1.0 - np.asarray(DIVERGENCES[name.lower()](achieved, spec.target))
+            contributions[contributing] = weights.ravel()[contributing] * similarity
+            running[(spec.name, name)] = np.cumsum(contributions.reshape(n, depth), axis=-1)
     has_nominal = any(spec.nominal for spec in attribute_sets)
     out = {}
     for cutoff in cutoffs:

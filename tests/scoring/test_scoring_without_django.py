@@ -1,5 +1,6 @@
 """The scoring core, the annotation rules (annotator/rules/) and the file formats
-(annotator/interchange/formats/) must run where Django cannot even be imported (numpy + stdlib only)."""
+(annotator/interchange/formats/) must run where Django cannot even be imported (numpy + stdlib only;
+the run-file reader also pyarrow, a large file's columns read without a Python string a field)."""
 
 from __future__ import annotations
 
@@ -67,9 +68,21 @@ def test_the_statistics_modules_compare_runs_and_take_intervals_with_django_made
     assert _loaded(STATISTICS_MODULES, ("numpy", "scipy", "cython_runtime", "scoring"), call) == {"django": [], "outside": []}
 
 
+ARROW_MODULES = {"annotator.interchange.formats.run_columns", "annotator.interchange.formats.arrow"}
+
+
 def test_the_annotation_rules_and_the_file_formats_import_with_django_made_unimportable_and_load_only_numpy_and_stdlib():
     assert {"annotator.rules.spans", "annotator.interchange.formats.paper", "annotator.interchange.formats.harvest"} <= set(PURE_ANNOTATOR_MODULES)
-    assert _loaded(PURE_ANNOTATOR_MODULES, ("numpy", "scoring", "annotator")) == {"django": [], "outside": []}
+    others = [m for m in PURE_ANNOTATOR_MODULES if m not in ARROW_MODULES]
+    assert _loaded(others, ("numpy", "scoring", "annotator")) == {"django": [], "outside": []}
+
+
+def test_the_run_file_reader_reads_with_django_made_unimportable_using_numpy_and_pyarrow_only():
+    assert ARROW_MODULES <= set(PURE_ANNOTATOR_MODULES)
+    call = ("from annotator.interchange.formats.run_columns import read_run_columns; "
+            "assert read_run_columns(b'P1 Q0 d 1 1.0 t\\nP1 Q0 e 2 0.5 t\\n', 'r').tag == 't'")
+    loaded = _loaded(sorted(ARROW_MODULES), ("numpy", "pyarrow", "cython_runtime", "scoring", "annotator"), call)
+    assert loaded == {"django": [], "outside": []}
 
 
 def test_the_ntcireval_file_readers_import_with_django_made_unimportable():
