@@ -564,7 +564,10 @@ def _conversation_lines(conv: ParsedConversation, out: list[str], seen: _Seen) -
         per_line: dict[int, list[ParsedNugget]] = {}
         for n in turn_nuggets:
             end = n.end_word
-            anchor = next((i for i in range(len(lines)) if counts[i] and starts[i] <= end < starts[i] + counts[i]), None)
+            if len(lines) == 1:
+                anchor = 0 if 0 <= end < counts[0] else None
+            else:
+                anchor = next((i for i in range(len(lines)) if counts[i] and starts[i] <= end < starts[i] + counts[i]), None)
             if anchor is None or not 0 <= n.start_word <= end:
                 raise ValueError(f"{conv.topic}: nugget words {n.start_word}-{n.end_word} outside {turn.role}{turn.number}")
             per_line.setdefault(anchor, []).append(n)
@@ -587,8 +590,9 @@ def _conversation_lines(conv: ParsedConversation, out: list[str], seen: _Seen) -
 def _block_lines(n: ParsedNugget, lines: list[str], anchor: int, whole: bool, before: int, words: list[str],
                  seen: _Seen, add: Callable[[str], None]) -> None:
     """The lines after a nugget's text line, given to `add`; `words` are its turn's words."""
+    wc = word_position(before, n.end_word)
     if not whole:
-        add(f"#SPAN: {word_position(before, n.start_word)}-{word_position(before, n.end_word)}\n")
+        add(f"#SPAN: {word_position(before, n.start_word)}-{wc}\n")
     if n.grade is not None:
         if n.grade not in seen.grades:
             seen.grades[n.grade] = re.fullmatch(r"L\d+", n.grade) is not None
@@ -597,7 +601,7 @@ def _block_lines(n: ParsedNugget, lines: list[str], anchor: int, whole: bool, be
         add(f"#{n.grade}" + (f" # {_one_line(n.comment)}" if n.comment else "") + "\n")
     elif n.comment:
         add(f"#COMMENT: {_one_line(n.comment)}\n")
-    add(f"wc= {word_position(before, n.end_word)}\n")
+    add(f"wc= {wc}\n")
     text = span_text(words, n.start_word, n.end_word)
     derived = derive_entity(lines, anchor, text, whole)
     if (n.entity_key, n.entity_name) != derived:
