@@ -200,31 +200,34 @@ class _Batch:
 
     def parsed(self, conversation: _ConversationRow) -> ParsedConversation:
         turns = self.turns[conversation.pk]
-        index = {t[0]: i for i, t in enumerate(turns)}
-        labels = self.labels
+        labels, system = self.labels, _SYSTEM
         parsed_turns = [
-            ParsedTurn(role=role, number=number, label=labels.get(pk) if role == Turn.Role.SYSTEM else None, text=text)
-            for pk, role, number, text in turns
+            ParsedTurn(role, number, labels.get(pk) if role == system else None, text) for pk, role, number, text in turns
         ]
-        words: dict[int, list[str]] = {}  # a turn's words, split once however many nuggets it holds
         nuggets = []
-        for turn_id, start, end, entity_id, key, name, comment, grade in self.nuggets[conversation.pk]:
-            i = index[turn_id]
-            if i not in words:
-                words[i] = tokenise(turns[i][3])
-            nuggets.append(
-                ParsedNugget(
-                    turn=i,
-                    start_word=start,
-                    end_word=end,
-                    text=span_text(words[i], start, end),
-                    grade=grade,
-                    comment=comment,
-                    memberships=self._memberships(entity_id),
-                    entity_key=key,
-                    entity_name=name,
+        turn_nuggets = self.nuggets.get(conversation.pk)
+        if turn_nuggets:
+            index = {t[0]: i for i, t in enumerate(turns)}
+            words: dict[int, list[str]] = {}  # a turn's words, split once however many nuggets it holds
+            memberships = self.memberships
+            for turn_id, start, end, entity_id, key, name, comment, grade in turn_nuggets:
+                i = index[turn_id]
+                turn_words = words.get(i)
+                if turn_words is None:
+                    turn_words = words[i] = tokenise(turns[i][3])
+                nuggets.append(
+                    ParsedNugget(
+                        turn=i,
+                        start_word=start,
+                        end_word=end,
+                        text=span_text(turn_words, start, end),
+                        grade=grade,
+                        comment=comment,
+                        memberships=self._memberships(entity_id) if entity_id in memberships else {},
+                        entity_key=key,
+                        entity_name=name,
+                    )
                 )
-            )
         return ParsedConversation(
             topic=conversation.topic.code, run=conversation.run.name, turns=parsed_turns, nuggets=nuggets,
             source=conversation.source,
@@ -236,6 +239,9 @@ class _Batch:
         if not rows:
             return {}
         return {set_name: ParsedMembership(tuple(float(v) for v in vector), evidence) for set_name, vector, evidence in rows}
+
+
+_SYSTEM = str(Turn.Role.SYSTEM.value)  # a plain str to compare each turn's role with
 
 
 def _conversation_rows(campaign: Campaign, annotator=None) -> tuple[list[_ConversationRow], dict[int, int | None]]:
