@@ -159,15 +159,20 @@ class _Batch:
         def where(prefix: str) -> dict:
             return {f"{prefix}{k}": v for k, v in in_range.items()}
 
-        # conversation -> its turns (id, role, number, text), in order
+        # conversation -> its turns (id, conversation id, role, number, text), in order: the rows
+        # come a conversation after another, each looked up once
         self.turns: dict[int, list[tuple]] = defaultdict(list)
         turn_conversation: dict[int, int] = {}
-        for pk, conversation_id, role, number, text in Turn.objects.filter(**where("conversation__")).order_by(
+        current, kept = None, None
+        for row in Turn.objects.filter(**where("conversation__")).order_by(
             "conversation_id", "position"
         ).values_list("pk", "conversation_id", "role", "number", "text"):
-            if conversation_id in wanted:
-                self.turns[conversation_id].append((pk, role, number, text))
-                turn_conversation[pk] = conversation_id
+            if row[1] != current:
+                current = row[1]
+                kept = self.turns[current] if current in wanted else None
+            if kept is not None:
+                kept.append(row)
+                turn_conversation[row[0]] = current
         # conversation -> its judge's nuggets (turn id, start, end, entity id, key, name, comment,
         # grade label or None), in turn and word order
         self.nuggets: dict[int, list[tuple]] = defaultdict(list)
@@ -202,7 +207,8 @@ class _Batch:
         turns = self.turns[conversation.pk]
         labels, system = self.labels, _SYSTEM
         parsed_turns = [
-            ParsedTurn(role, number, labels.get(pk) if role == system else None, text) for pk, role, number, text in turns
+            ParsedTurn(role, number, labels.get(pk) if role == system else None, text)
+            for pk, _conversation, role, number, text in turns
         ]
         nuggets = []
         turn_nuggets = self.nuggets.get(conversation.pk)
@@ -214,7 +220,7 @@ class _Batch:
                 i = index[turn_id]
                 turn_words = words.get(i)
                 if turn_words is None:
-                    turn_words = words[i] = tokenise(turns[i][3])
+                    turn_words = words[i] = tokenise(turns[i][4])
                 nuggets.append(
                     ParsedNugget(
                         turn=i,

@@ -546,7 +546,7 @@ def _conversation_lines(conv: ParsedConversation, out: list[str], seen: _Seen) -
     turn_words = [tokenise(t.text) for t in turns]  # split once: the offsets and the nuggets' texts
     offsets = offsets_of_counts([len(w) for w in turn_words])  # words before each turn
     for index, turn in enumerate(turns):
-        add(f"### {turn.role}{turn.number}" + (f" {turn.label}" if turn.label else "") + "\n")
+        add(f"### {turn.role}{turn.number} {turn.label}\n" if turn.label else f"### {turn.role}{turn.number}\n")
         lines = turn.text.split("\n") if turn.text else []
         turn_nuggets = by_turn.get(index)
         if not turn_nuggets:
@@ -591,17 +591,19 @@ def _block_lines(n: ParsedNugget, lines: list[str], anchor: int, whole: bool, be
                  seen: _Seen, add: Callable[[str], None]) -> None:
     """The lines after a nugget's text line, given to `add`; `words` are its turn's words."""
     wc = word_position(before, n.end_word)
-    if not whole:
-        add(f"#SPAN: {word_position(before, n.start_word)}-{wc}\n")
-    if n.grade is not None:
-        if n.grade not in seen.grades:
-            seen.grades[n.grade] = re.fullmatch(r"L\d+", n.grade) is not None
-        if not seen.grades[n.grade]:
-            raise ValueError(f"grade {n.grade!r} cannot be written in the paper format")
-        add(f"#{n.grade}" + (f" # {_one_line(n.comment)}" if n.comment else "") + "\n")
-    elif n.comment:
-        add(f"#COMMENT: {_one_line(n.comment)}\n")
-    add(f"wc= {wc}\n")
+    grade, comment = n.grade, n.comment
+    if grade is not None:
+        writable = seen.grades.get(grade)
+        if writable is None:
+            writable = seen.grades[grade] = re.fullmatch(r"L\d+", grade) is not None
+        if not writable:
+            raise ValueError(f"grade {grade!r} cannot be written in the paper format")
+        lines_after = f"#{grade} # {_one_line(comment)}\nwc= {wc}\n" if comment else f"#{grade}\nwc= {wc}\n"
+    elif comment:
+        lines_after = f"#COMMENT: {_one_line(comment)}\nwc= {wc}\n"
+    else:
+        lines_after = f"wc= {wc}\n"
+    add(lines_after if whole else f"#SPAN: {word_position(before, n.start_word)}-{wc}\n{lines_after}")
     text = span_text(words, n.start_word, n.end_word)
     derived = derive_entity(lines, anchor, text, whole)
     if (n.entity_key, n.entity_name) != derived:
