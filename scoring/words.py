@@ -40,6 +40,12 @@ def turn_offsets(texts: Sequence[str]) -> np.ndarray:
     return np.concatenate(([0], np.cumsum(counts)[:-1])) if len(texts) else counts
 
 
+def offsets_of_counts(counts: Sequence[int]) -> list[int]:
+    """Words before each of a run of texts (turns, or a turn's lines), from their word counts
+    (word_count, or len of their tokenise when the words are at hand anyway)."""
+    return list(accumulate(counts[:-1], initial=0)) if len(counts) else []
+
+
 def turn_offsets_list(texts: Sequence[str]) -> list[int]:
     """`turn_offsets` as a list of ints, without numpy: what one conversation's few turns need
     (an export writes 10,000 conversations; an array per conversation costs more than its sums)."""

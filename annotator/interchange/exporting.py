@@ -159,15 +159,20 @@ class _Batch:
         def where(prefix: str) -> dict:
             return {f"{prefix}{k}": v for k, v in in_range.items()}
 
-        # conversation -> its turns (id, role, number, text), in order
+        # conversation -> its turns (id, conversation id, role, number, text), in order: the rows
+        # come a conversation after another, each looked up once
         self.turns: dict[int, list[tuple]] = defaultdict(list)
         turn_conversation: dict[int, int] = {}
-        for pk, conversation_id, role, number, text in Turn.objects.filter(**where("conversation__")).order_by(
+        current, kept = None, None
+        for row in Turn.objects.filter(**where("conversation__")).order_by(
             "conversation_id", "position"
         ).values_list("pk", "conversation_id", "role", "number", "text"):
-            if conversation_id in wanted:
-                self.turns[conversation_id].append((pk, role, number, text))
-                turn_conversation[pk] = conversation_id
+            if row[1] != current:
+                current = row[1]
+                kept = self.turns[current] if current in wanted else None
+            if kept is not None:
+                kept.append(row)
+                turn_conversation[row[0]] = current
         # conversation -> its judge's nuggets (turn id, start, end, entity id, key, name, comment,
         # grade label or None), in turn and word order
         self.nuggets: dict[int, list[tuple]] = defaultdict(list)
@@ -200,31 +205,35 @@ class _Batch:
 
     def parsed(self, conversation: _ConversationRow) -> ParsedConversation:
         turns = self.turns[conversation.pk]
-        index = {t[0]: i for i, t in enumerate(turns)}
-        labels = self.labels
+        labels, system = self.labels, _SYSTEM
         parsed_turns = [
-            ParsedTurn(role=role, number=number, label=labels.get(pk) if role == Turn.Role.SYSTEM else None, text=text)
-            for pk, role, number, text in turns
+            ParsedTurn(role, number, labels.get(pk) if role == system else None, text)
+            for pk, _conversation, role, number, text in turns
         ]
-        words: dict[int, list[str]] = {}  # a turn's words, split once however many nuggets it holds
         nuggets = []
-        for turn_id, start, end, entity_id, key, name, comment, grade in self.nuggets[conversation.pk]:
-            i = index[turn_id]
-            if i not in words:
-                words[i] = tokenise(turns[i][3])
-            nuggets.append(
-                ParsedNugget(
-                    turn=i,
-                    start_word=start,
-                    end_word=end,
-                    text=span_text(words[i], start, end),
-                    grade=grade,
-                    comment=comment,
-                    memberships=self._memberships(entity_id),
-                    entity_key=key,
-                    entity_name=name,
+        turn_nuggets = self.nuggets.get(conversation.pk)
+        if turn_nuggets:
+            index = {t[0]: i for i, t in enumerate(turns)}
+            words: dict[int, list[str]] = {}  # a turn's words, split once however many nuggets it holds
+            memberships = self.memberships
+            for turn_id, start, end, entity_id, key, name, comment, grade in turn_nuggets:
+                i = index[turn_id]
+                turn_words = words.get(i)
+                if turn_words is None:
+                    turn_words = words[i] = tokenise(turns[i][4])
+                nuggets.append(
+                    ParsedNugget(
+                        turn=i,
+                        start_word=start,
+                        end_word=end,
+                        text=span_text(turn_words, start, end),
+                        grade=grade,
+                        comment=comment,
+                        memberships=self._memberships(entity_id) if entity_id in memberships else {},
+                        entity_key=key,
+                        entity_name=name,
+                    )
                 )
-            )
         return ParsedConversation(
             topic=conversation.topic.code, run=conversation.run.name, turns=parsed_turns, nuggets=nuggets,
             source=conversation.source,
@@ -236,6 +245,9 @@ class _Batch:
         if not rows:
             return {}
         return {set_name: ParsedMembership(tuple(float(v) for v in vector), evidence) for set_name, vector, evidence in rows}
+
+
+_SYSTEM = str(Turn.Role.SYSTEM.value)  # a plain str to compare each turn's role with
 
 
 def _conversation_rows(campaign: Campaign, annotator=None) -> tuple[list[_ConversationRow], dict[int, int | None]]:

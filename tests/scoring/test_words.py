@@ -5,9 +5,14 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scoring.words import turn_offsets, turn_offsets_list
+from scoring.words import offsets_of_counts, tokenise, turn_offsets, turn_offsets_list
 
 
 @given(st.lists(st.text(alphabet=st.sampled_from(["a", "b", " ", "\n", "\t", "\u00a0"]), max_size=12), max_size=6))
 def test_turn_offsets_list_gives_the_offsets_of_turn_offsets(texts):
     assert turn_offsets_list(texts) == turn_offsets(texts).tolist()
+
+
+@given(st.lists(st.text(alphabet=st.sampled_from(["a", "b", " ", "\n", "\t", "\u00a0"]), max_size=12), max_size=6))
+def test_offsets_of_counts_gives_the_offsets_of_turn_offsets(texts):
+    assert offsets_of_counts([len(tokenise(t)) for t in texts]) == turn_offsets(texts).tolist()

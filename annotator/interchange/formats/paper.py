@@ -26,7 +26,7 @@ from fractions import Fraction
 
 from annotator.rules.ids import ATTRIBUTE_SET, ATTRIBUTE_SET_NAME, id_problem
 from annotator.rules.identity import entity_key_and_name, find_url
-from scoring.words import span_text, tokenise, turn_offsets_list, word_count, word_position
+from scoring.words import offsets_of_counts, span_text, tokenise, word_count, word_position
 
 from .model import (
     FormatError,
@@ -542,10 +542,11 @@ def _conversation_lines(conv: ParsedConversation, out: list[str], seen: _Seen) -
     by_turn: dict[int, list[ParsedNugget]] = {}
     for n in conv.nuggets:
         by_turn.setdefault(n.turn, []).append(n)
-    offsets = turn_offsets_list([t.text for t in conv.turns])  # words before each turn
-    for index, turn in enumerate(conv.turns):
-        before = offsets[index]
-        add(f"### {turn.role}{turn.number}" + (f" {turn.label}" if turn.label else "") + "\n")
+    turns = conv.turns
+    turn_words = [tokenise(t.text) for t in turns]  # split once: the offsets and the nuggets' texts
+    offsets = offsets_of_counts([len(w) for w in turn_words])  # words before each turn
+    for index, turn in enumerate(turns):
+        add(f"### {turn.role}{turn.number} {turn.label}\n" if turn.label else f"### {turn.role}{turn.number}\n")
         lines = turn.text.split("\n") if turn.text else []
         turn_nuggets = by_turn.get(index)
         if not turn_nuggets:
@@ -554,15 +555,23 @@ def _conversation_lines(conv: ParsedConversation, out: list[str], seen: _Seen) -
             continue
         if turn.role != "S":
             raise ValueError(f"{conv.topic}: nugget in user turn {turn.role}{turn.number}")
-        counts = [word_count(x) for x in lines]
-        starts = turn_offsets_list(lines)  # words before each line of the turn
+        words = turn_words[index]
+        if len(lines) == 1:  # most turns: the line's words are the turn's
+            counts, starts = [len(words)], [0]
+        else:
+            counts = [word_count(x) for x in lines]
+            starts = offsets_of_counts(counts)  # words before each line of the turn
         per_line: dict[int, list[ParsedNugget]] = {}
         for n in turn_nuggets:
-            anchor = next((i for i in range(len(lines)) if counts[i] and starts[i] <= n.end_word < starts[i] + counts[i]), None)
-            if anchor is None or not 0 <= n.start_word <= n.end_word:
+            end = n.end_word
+            if len(lines) == 1:
+                anchor = 0 if 0 <= end < counts[0] else None
+            else:
+                anchor = next((i for i in range(len(lines)) if counts[i] and starts[i] <= end < starts[i] + counts[i]), None)
+            if anchor is None or not 0 <= n.start_word <= end:
                 raise ValueError(f"{conv.topic}: nugget words {n.start_word}-{n.end_word} outside {turn.role}{turn.number}")
             per_line.setdefault(anchor, []).append(n)
-        words = tokenise(turn.text)  # split once for all its nuggets' texts
+        before = offsets[index]
         for i, line in enumerate(lines):
             add(escape_line(line) + "\n")
             nuggets = per_line.get(i)
@@ -570,8 +579,9 @@ def _conversation_lines(conv: ParsedConversation, out: list[str], seen: _Seen) -
                 continue
             whole_done = False
             first, last = starts[i], starts[i] + counts[i] - 1
-            ordered = sorted(nuggets, key=lambda n: (n.start_word != first or n.end_word != last, n.start_word, n.end_word))
-            for n in ordered:
+            if len(nuggets) > 1:
+                nuggets = sorted(nuggets, key=lambda n: (n.start_word != first or n.end_word != last, n.start_word, n.end_word))
+            for n in nuggets:
                 whole = n.start_word == first and n.end_word == last and not whole_done
                 whole_done = whole_done or whole
                 _block_lines(n, lines, i, whole, before, words, seen, add)
@@ -580,17 +590,20 @@ def _conversation_lines(conv: ParsedConversation, out: list[str], seen: _Seen) -
 def _block_lines(n: ParsedNugget, lines: list[str], anchor: int, whole: bool, before: int, words: list[str],
                  seen: _Seen, add: Callable[[str], None]) -> None:
     """The lines after a nugget's text line, given to `add`; `words` are its turn's words."""
-    if not whole:
-        add(f"#SPAN: {word_position(before, n.start_word)}-{word_position(before, n.end_word)}\n")
-    if n.grade is not None:
-        if n.grade not in seen.grades:
-            seen.grades[n.grade] = re.fullmatch(r"L\d+", n.grade) is not None
-        if not seen.grades[n.grade]:
-            raise ValueError(f"grade {n.grade!r} cannot be written in the paper format")
-        add(f"#{n.grade}" + (f" # {_one_line(n.comment)}" if n.comment else "") + "\n")
-    elif n.comment:
-        add(f"#COMMENT: {_one_line(n.comment)}\n")
-    add(f"wc= {word_position(before, n.end_word)}\n")
+    wc = word_position(before, n.end_word)
+    grade, comment = n.grade, n.comment
+    if grade is not None:
+        writable = seen.grades.get(grade)
+        if writable is None:
+            writable = seen.grades[grade] = re.fullmatch(r"L\d+", grade) is not None
+        if not writable:
+            raise ValueError(f"grade {grade!r} cannot be written in the paper format")
+        lines_after = f"#{grade} # {_one_line(comment)}\nwc= {wc}\n" if comment else f"#{grade}\nwc= {wc}\n"
+    elif comment:
+        lines_after = f"#COMMENT: {_one_line(comment)}\nwc= {wc}\n"
+    else:
+        lines_after = f"wc= {wc}\n"
+    add(lines_after if whole else f"#SPAN: {word_position(before, n.start_word)}-{wc}\n{lines_after}")
     text = span_text(words, n.start_word, n.end_word)
     derived = derive_entity(lines, anchor, text, whole)
     if (n.entity_key, n.entity_name) != derived:
