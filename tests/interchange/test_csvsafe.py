@@ -101,3 +101,38 @@ def test_the_score_detail_csvs_neutralise_run_names(judged, kind):  # noqa: F811
     rows = rows_of("".join(exporting.stream(campaign, kind)))
     runs = {row[rows[0].index("run")] for row in rows[1:]}
     assert "'=HYPERLINK(\"http://evil\")" in runs and not any(r.startswith("=") for r in runs)
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from annotator.interchange.csvsafe import _pandas_frame_csv, _plain_frame_csv  # noqa: E402
+
+_TEXTS = st.text(alphabet=st.sampled_from(list("ab-+=@ \t\r\n\",;'.0123456789eE")), max_size=6)
+_FLOATS = st.sampled_from([float("nan"), -0.0, 0.0, 1e-5, 1e16, 0.1 + 0.2, float("inf")]) | st.floats(allow_nan=True, width=64)
+_INTS = st.integers(min_value=-2**63, max_value=2**63 - 1)
+
+
+@settings(max_examples=300, deadline=None)
+@given(rows=st.integers(min_value=0, max_value=6), kinds=st.lists(st.sampled_from(["float", "int", "text", "object"]), min_size=1, max_size=4),
+       data=st.data(), sep=st.sampled_from([",", "\t"]), header=st.booleans())
+def test_a_frame_written_directly_is_what_pandas_writes_or_is_left_to_pandas(rows, kinds, data, sep, header):
+    columns = {}
+    for i, kind in enumerate(kinds):
+        if kind == "float":
+            columns[f"c{i}"] = pd.Series(data.draw(st.lists(_FLOATS, min_size=rows, max_size=rows)), dtype="float64")
+        elif kind == "int":
+            columns[f"c{i}"] = pd.Series(data.draw(st.lists(_INTS, min_size=rows, max_size=rows)), dtype="int64")
+        elif kind == "text":
+            columns[f"c{i}"] = pd.Series(data.draw(st.lists(_TEXTS, min_size=rows, max_size=rows)), dtype="str")
+        else:
+            columns[f"c{i}"] = pd.Series(data.draw(st.lists(_TEXTS | st.none(), min_size=rows, max_size=rows)), dtype=object)
+    frame = pd.DataFrame(columns)
+    direct = _plain_frame_csv(frame, sep, header)
+    assert direct is None or direct == _pandas_frame_csv(frame, sep, header, None)
+
+
+def test_the_round_of_ranked_lists_figures_is_written_directly():
+    frame = pd.DataFrame({"run": ["a", "=b"] * 2, "topic": ["T1"] * 4, "value": [0.1, -0.0, 1e-7, 2.0], "cutoff": [20] * 4})
+    assert _plain_frame_csv(frame, "\t", True) == _pandas_frame_csv(frame, "\t", True, None) == (
+        "run\ttopic\tvalue\tcutoff\na\tT1\t0.1\t20\n'=b\tT1\t-0.0\t20\na\tT1\t1e-07\t20\n'=b\tT1\t2.0\t20\n")
