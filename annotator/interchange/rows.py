@@ -24,7 +24,7 @@ from django.db.backends.base.operations import BaseDatabaseOperations
 __all__ = ["BATCH", "insert_rows", "select_rows", "update_rows"]
 
 BATCH = 5000  # rows of one executemany: bounded memory, few round trips
-ROWS_PER_STATEMENT = 500  # at most (PostgreSQL takes 65,535 parameters a statement; SQLite fewer: the backend says)
+ROWS_PER_STATEMENT = 500  # SQLite's many-row INSERTs: at most this, or fewer as its parameter limit says (PostgreSQL COPYs)
 PREPARED_TYPES = {"JSONField", "DateTimeField"}
 SHARED = 4096  # lists given again whose JSON is kept (an import's distinct membership vectors: a few dozen)
 
