@@ -28,9 +28,10 @@ import hashlib
 import json
 from collections import defaultdict
 from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 from django.db.models import Count, Max, Q, Sum, TextField
 from django.db.models.functions import Cast
 
@@ -49,12 +50,16 @@ from annotator.models import (
 )
 from scoring import gfr
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 LONG_COLUMNS = ["run", "topic", "attribute_set", "measure", "value"]
 NO_ATTRIBUTE_SET = "-"
 # The campaign-wide measures of a run (reports, run comparison): for a topic type without a
 # nominal attribute set, a "+JSD" variant takes that type's variant without "+JSD" (its JSD
 # part is empty), so every topic has one figure per variant.
 MEASURES = ["ERR", "iRBU", *gfr.variant_names(True)]
+WIDE_COLUMNS = ["run", "topic", "topic_type", *MEASURES]
 CHUNK = 300_000  # ranks x lists gathered at once: memory stays bounded (about 10 MB an array)
 IN_BATCH = 500  # ids in one IN (...): SQLite caps the parameters of a query
 
@@ -62,11 +67,27 @@ IN_BATCH = 500  # ids in one IN (...): SQLite caps the parameters of a query
 @dataclass
 class RankedListScores:
     """`figures`: one row per run, topic, attribute set and measure (NTCIREVAL's figures, the
-    LONG_COLUMNS); `table`: one row per run and topic (run, topic, topic_type, MEASURES)."""
+    LONG_COLUMNS); `table`: one row per run and topic (run, topic, topic_type, MEASURES). Both are
+    kept as whole columns (`long`, `wide`: name -> numpy array) and made frames when first read:
+    `score_runs` writes the columns and never imports pandas (a quarter of a second a start)."""
 
-    figures: pd.DataFrame
-    table: pd.DataFrame
+    long: dict[str, np.ndarray]
+    wide: dict[str, np.ndarray]
     cutoff: int
+
+    @cached_property
+    def figures(self) -> pd.DataFrame:
+        return _frame(self.long, LONG_COLUMNS)
+
+    @cached_property
+    def table(self) -> pd.DataFrame:
+        return _frame(self.wide, WIDE_COLUMNS)
+
+
+def _frame(columns: dict[str, np.ndarray], names: list[str]) -> pd.DataFrame:
+    import pandas as pd
+
+    return pd.DataFrame(columns) if columns else pd.DataFrame(columns=names)
 
 
 @dataclass
@@ -93,25 +114,37 @@ def document_judgments(campaign: Campaign, judge=None, topic_ids=None) -> pd.Dat
     """The judgment that counts for each (topic, key) a document can have (JUDGMENT_COLUMNS):
     of the entities graded or given a membership, `judge`'s, or by default the one of the
     annotator first in line for the topic: people before automatic judges, then the one who
-    graded more of the topic's entities, then the earliest account."""
+    graded more of the topic's entities, then the earliest account. By topic and key, except
+    `judge`'s (as read)."""
+    import pandas as pd
+
+    entities = pd.DataFrame(judgment_rows(campaign, judge, topic_ids), columns=JUDGMENT_COLUMNS)
+    if judge is not None or entities.empty:
+        return entities
+    return entities.sort_values(["topic_id", "key"], kind="stable", ignore_index=True)
+
+
+def judgment_rows(campaign: Campaign, judge=None, topic_ids=None) -> list[tuple]:
+    """`document_judgments` as plain rows (JUDGMENT_COLUMNS), in no particular order."""
     query = Entity.objects.filter(topic__campaign=campaign).filter(Q(grade__isnull=False) | Q(memberships__isnull=False))
     if topic_ids is not None:
         query = query.filter(topic_id__in=list(topic_ids))
     if judge is not None:
         query = query.filter(annotator=judge)
-    entities = pd.DataFrame(query.order_by().distinct().values_list("pk", "topic_id", "annotator_id", "key", "grade_id"),
-                            columns=JUDGMENT_COLUMNS)
-    if judge is not None or entities.empty:
-        return entities
-    if not entities.duplicated(["topic_id", "key"]).any():  # one judge a document (a qrels round): none to choose
-        return entities.sort_values(["topic_id", "key"], kind="stable", ignore_index=True)
+    rows = list(query.order_by().distinct().values_list("pk", "topic_id", "annotator_id", "key", "grade_id"))
+    if judge is not None or len({(topic_id, key) for _, topic_id, _, key, _ in rows}) == len(rows):
+        return rows  # one judge a document (a qrels round): none to choose
+    import pandas as pd
+
+    entities = pd.DataFrame(rows, columns=JUDGMENT_COLUMNS)
     automatic = set(AnnotatorProfile.objects.filter(is_automatic=True).values_list("user_id", flat=True))
     graded = entities.assign(graded=entities["grade_id"].notna()).groupby(["topic_id", "annotator_id"])["graded"].sum()
     order = entities.assign(
         automatic=entities["annotator_id"].isin(automatic),
         graded=-entities.set_index(["topic_id", "annotator_id"]).index.map(graded).to_numpy(dtype=float),
     ).sort_values(["topic_id", "key", "automatic", "graded", "annotator_id"], kind="stable")
-    return order.drop_duplicates(["topic_id", "key"])[JUDGMENT_COLUMNS].reset_index(drop=True)
+    chosen = order.drop_duplicates(["topic_id", "key"])
+    return [row for row in zip(*(chosen[column].tolist() for column in JUDGMENT_COLUMNS))]
 
 
 def ranked_list_runs(campaign: Campaign) -> list[Run]:
@@ -146,13 +179,14 @@ def compute_figures(campaign: Campaign, topic_ids, cutoffs, as_ntcireval: bool =
         for topic_id, key in TopicDocument.objects.filter(topic_id__in=batch).order_by("topic_id", "number").values_list("topic_id", "key"):
             catalogue[topic_id].append(key)
     gain_of, max_gain = ranked_list_gains(campaign)
-    entities = document_judgments(campaign, judge, lists)
-    entities = entities.assign(gain=entities["grade_id"].map(gain_of).fillna(0.0).astype(float))
-    relevant = set(entities.loc[entities["gain"] > 0, "topic_id"])
-    memberships = _membership_rows(entities)
     judged: dict[int, dict[str, tuple[int, float]]] = defaultdict(dict)  # topic -> key -> (entity, gain)
-    for topic_id, key, entity_id, gain in entities[["topic_id", "key", "entity_id", "gain"]].itertuples(index=False):
-        judged[topic_id][key] = (int(entity_id), gain)
+    relevant: set[int] = set()
+    for entity_id, topic_id, _annotator_id, key, grade_id in judgment_rows(campaign, judge, lists):
+        gain = float(gain_of.get(grade_id) or 0.0)  # ungraded: 0
+        judged[topic_id][key] = (entity_id, gain)
+        if gain:  # a relevant document (gains are never negative): its topic is evaluated
+            relevant.add(topic_id)
+    memberships = _membership_rows(judged)
 
     out: dict[tuple[int, int], TopicFigures] = {}
     topics = list(Topic.objects.filter(pk__in=list(lists)).select_related("topic_type").order_by("code"))
@@ -169,13 +203,14 @@ def compute_figures(campaign: Campaign, topic_ids, cutoffs, as_ntcireval: bool =
     return out
 
 
-def _membership_rows(entities: pd.DataFrame) -> dict[int, dict[int, list[float]]]:
-    """attribute set id -> entity id -> vector, for the judged entities: read by topic as JSON
-    text (a campaign's vectors repeat: one-hot and uniform ones), each distinct text parsed once."""
+def _membership_rows(judged: dict[int, dict[str, tuple[int, float]]]) -> dict[int, dict[int, list[float]]]:
+    """attribute set id -> entity id -> vector, for the judged entities (topic -> key ->
+    (entity, gain)): read by topic as JSON text (a campaign's vectors repeat: one-hot and uniform
+    ones), each distinct text parsed once."""
     result: dict[int, dict[int, list[float]]] = defaultdict(dict)
-    wanted = set(entities["entity_id"].tolist())
+    wanted = {entity_id for keys in judged.values() for entity_id, _ in keys.values()}
     parsed: dict[str, list[float]] = {}
-    for batch in _batches(set(entities["topic_id"].tolist())):
+    for batch in _batches(judged):
         for entity_id, attribute_set_id, text in Membership.objects.filter(entity__topic_id__in=batch).annotate(
                 text=Cast("vector", TextField())).values_list("entity_id", "attribute_set_id", "text"):
             if entity_id in wanted:
@@ -370,7 +405,7 @@ def _tables(runs: list[Run], topics: dict[int, Topic], figures: dict[int, TopicF
     runs = sorted(runs, key=lambda run: run.name)
     run_index = {run.pk: i for i, run in enumerate(runs)}
     run_names = np.array([run.name for run in runs], dtype=object)
-    blocks, codes, measure_names, set_names, wide = [], [], [], [], {name: [] for name in MEASURES}
+    blocks, codes, measure_names, set_names, wide_columns = [], [], [], [], {name: [] for name in MEASURES}
     type_codes = []
     for topic in sorted((topics[t] for t, f in figures.items() if f.evaluated), key=lambda t: t.code):
         f = figures[topic.pk]
@@ -384,20 +419,19 @@ def _tables(runs: list[Run], topics: dict[int, Topic], figures: dict[int, TopicF
         type_codes.append((topic.code, topic.topic_type.code))
         column = {m: i for i, (m, s) in enumerate(f.measures) if s == NO_ATTRIBUTE_SET}
         for name in MEASURES:
-            wide[name].append(values[:, column[name if name in column else name.removesuffix("+JSD")]])
+            wide_columns[name].append(values[:, column[name if name in column else name.removesuffix("+JSD")]])
     if not blocks:
-        return RankedListScores(pd.DataFrame(columns=LONG_COLUMNS),
-                                pd.DataFrame(columns=["run", "topic", "topic_type", *MEASURES]), cutoff)
+        return RankedListScores({}, {}, cutoff)
     per_run = len(codes)
-    figures_frame = pd.DataFrame({
+    long = {
         "run": np.repeat(run_names, per_run), "topic": np.tile(np.array(codes, dtype=object), len(runs)),
         "attribute_set": np.tile(np.array(set_names, dtype=object), len(runs)),
         "measure": np.tile(np.array(measure_names, dtype=object), len(runs)), "value": np.hstack(blocks).ravel(),
-    })
-    table = pd.DataFrame({
+    }
+    wide = {
         "run": np.repeat(run_names, len(type_codes)),
         "topic": np.tile(np.array([code for code, _ in type_codes], dtype=object), len(runs)),
         "topic_type": np.tile(np.array([kind for _, kind in type_codes], dtype=object), len(runs)),
-        **{name: np.column_stack(columns).ravel() for name, columns in wide.items()},
-    })
-    return RankedListScores(figures_frame, table, cutoff)
+        **{name: np.column_stack(columns).ravel() for name, columns in wide_columns.items()},
+    }
+    return RankedListScores(long, wide, cutoff)

@@ -6,6 +6,10 @@ import csv
 import io
 import json
 import math
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +19,7 @@ from .helpers import refused, run, write
 from .pilot import GMEMB, PILOT, PILOT_CAMPAIGN, QRELS, RUN_FILES, load_pilot
 
 pytestmark = pytest.mark.django_db
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _rows(out: str, sep: str = "\t") -> list[dict]:
@@ -145,3 +150,24 @@ def test_as_ntcireval_gives_the_same_rows_and_on_the_pilot_the_same_figures():
     six, _ = run("score_runs", "--campaign", "fairweb1pilot", "--as-ntcireval")
     assert [(r["run"], r["topic"], r["measure"]) for r in _rows(six)] == [(r["run"], r["topic"], r["measure"]) for r in _rows(exact)]
     assert all(float(a["value"]) == pytest.approx(float(b["value"]), abs=1e-12) for a, b in zip(_rows(six), _rows(exact)))
+
+
+def test_a_round_with_one_judge_a_document_is_scored_and_written_without_pandas(monkeypatch):
+    # pandas' import is a quarter of a second of every `score_runs` start (docs/benchmarks.md)
+    load_pilot()
+    expected = {fmt: run("score_runs", "--campaign", "fairweb1pilot", "--format", fmt, "--cutoff", "5", "--cutoff", "20")[0]
+                for fmt in ("tsv", "json")}
+    from annotator.models import RankedListFigures
+
+    RankedListFigures.objects.all().delete()  # computed again, not read
+    monkeypatch.setitem(sys.modules, "pandas", None)  # any `import pandas` now fails
+    for fmt, text in expected.items():
+        assert run("score_runs", "--campaign", "fairweb1pilot", "--format", fmt, "--cutoff", "5", "--cutoff", "20")[0] == text
+
+
+def test_the_command_and_what_it_reads_import_no_pandas():
+    start = ("import django, sys; django.setup(); import annotator.management.commands.score_runs; "
+             "print('pandas' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", start], cwd=ROOT, capture_output=True, text=True, check=True, timeout=60,
+                         env={**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings"})
+    assert out.stdout.split()[-1] == "False"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 
+import numpy as np
 import pandas as pd
 import pytest
 from django.contrib.auth import get_user_model
@@ -136,3 +137,21 @@ def test_the_round_of_ranked_lists_figures_is_written_directly():
     frame = pd.DataFrame({"run": ["a", "=b"] * 2, "topic": ["T1"] * 4, "value": [0.1, -0.0, 1e-7, 2.0], "cutoff": [20] * 4})
     assert _plain_frame_csv(frame, "\t", True) == _pandas_frame_csv(frame, "\t", True, None) == (
         "run\ttopic\tvalue\tcutoff\na\tT1\t0.1\t20\n'=b\tT1\t-0.0\t20\na\tT1\t1e-07\t20\n'=b\tT1\t2.0\t20\n")
+
+
+@settings(max_examples=200, deadline=None)
+@given(rows=st.integers(min_value=0, max_value=6), kinds=st.lists(st.sampled_from(["float", "int", "text", "object"]), min_size=1, max_size=4),
+       data=st.data(), sep=st.sampled_from([",", "\t"]), header=st.booleans())
+def test_columns_are_written_as_the_frame_of_them_is(rows, kinds, data, sep, header):
+    from annotator.interchange.csvsafe import columns_csv
+
+    columns = {}
+    for i, kind in enumerate(kinds):
+        if kind == "float":
+            columns[f"c{i}"] = np.array(data.draw(st.lists(_FLOATS, min_size=rows, max_size=rows)), dtype=np.float64)
+        elif kind == "int":
+            columns[f"c{i}"] = np.array(data.draw(st.lists(_INTS, min_size=rows, max_size=rows)), dtype=np.int64)
+        else:
+            texts = _TEXTS if kind == "text" else _TEXTS | st.none()
+            columns[f"c{i}"] = np.array(data.draw(st.lists(texts, min_size=rows, max_size=rows)) + ["x"], dtype=object)[:rows]
+    assert columns_csv(columns, sep=sep, header=header) == frame_csv(pd.DataFrame(columns), sep=sep, header=header)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 from django.core.management.base import CommandError
 
-from annotator.interchange.csvsafe import frame_csv
+from annotator.interchange.csvsafe import columns_csv
 from annotator.management.commands._files import CampaignCommand
 from annotator.scores.ranked_lists import LONG_COLUMNS, score_ranked_lists_at
 
@@ -43,15 +44,14 @@ class Command(CampaignCommand):
         cutoffs = list(dict.fromkeys(cutoff or [campaign_obj.ranked_list_cutoff]))
         judge = self.user(annotator) if annotator is not None else None
         scored = score_ranked_lists_at(campaign_obj, cutoffs, judge, as_ntcireval)
-        if len(cutoffs) == 1:
-            figures = scored[cutoffs[0]].figures[LONG_COLUMNS]
-        else:
-            import pandas as pd
-
-            figures = pd.concat([scored[c].figures[LONG_COLUMNS].assign(cutoff=c) for c in cutoffs], ignore_index=True)
-        if figures.empty:
+        figures = {name: np.concatenate([scored[c].long.get(name, np.zeros(0, dtype=object)) for c in cutoffs])
+                   for name in LONG_COLUMNS}
+        if len(cutoffs) > 1:
+            figures["cutoff"] = np.repeat(np.array(cutoffs, dtype=np.int64), [len(scored[c].long.get("run", ())) for c in cutoffs])
+        if not figures["run"].size:
             self.stderr.write(f"{campaign}: no ranked-list run scored (import runs with import_runs, judgments with import_ntcireval)")
         if format == "json":
-            self.stdout.write(json.dumps(figures.to_dict(orient="records"), indent=1))
+            records = [dict(zip(figures, row)) for row in zip(*(column.tolist() for column in figures.values()))]
+            self.stdout.write(json.dumps(records, indent=1))
         else:
-            self.stdout.write(frame_csv(figures, sep="\t" if format == "tsv" else ","), ending="")
+            self.stdout.write(columns_csv(figures, sep="\t" if format == "tsv" else ","), ending="")
