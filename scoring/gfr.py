@@ -171,12 +171,13 @@ def score_cutoffs(gains: np.ndarray, memberships: Sequence[np.ndarray], attribut
     # whatever its divergence, so the divergences are taken at the other ranks only: the same
     # sums, bit for bit, for a quarter of the logarithms on a FairWeb round (docs/benchmarks.md).
     contributing = np.flatnonzero(weights.ravel())
+    rank_of = np.tile(ranks, n)[contributing, None]  # a_i = (memberships summed to i) / i, at those ranks only
     contributions = np.zeros(n * depth)
     for spec, vectors in zip(attribute_sets, memberships):
         vectors = np.asarray(vectors, dtype=float).reshape(n, -1, spec.size)[:, :depth]
         if vectors.shape[1] < depth:  # no membership past the lists' ends: their weights are 0
             vectors = np.concatenate([vectors, np.broadcast_to(uniform_membership(spec.size), (n, depth - vectors.shape[1], spec.size))], axis=1)
-        achieved = achieved_distributions(vectors).reshape(n * depth, spec.size)[contributing]
+        achieved = np.cumsum(vectors, axis=1).reshape(n * depth, spec.size)[contributing] / rank_of
         for name in DIVERGENCE_NAMES:
             similarity = 1.0 - np.asarray(DIVERGENCES[name.lower()](achieved, spec.target))
             contributions[contributing] = weights.ravel()[contributing] * similarity

@@ -171,8 +171,11 @@ def compute_figures(campaign: Campaign, topic_ids, cutoffs, as_ntcireval: bool =
     cutoffs = sorted({int(c) for c in cutoffs})
     lists: dict[int, list[tuple[int, np.ndarray, str]]] = defaultdict(list)  # topic -> (run, places, unjudged)
     for batch in _batches(topic_ids):
-        for run_id, topic_id, documents, unjudged in _ranked(campaign).filter(topic_id__in=batch).order_by(
-                "topic_id", "run_id").values_list("run_id", "topic_id", "documents", "unjudged"):
+        # in (topic, run) order, sorted here: an ORDER BY has SQLite copy every list's arrays
+        # into a sort (0.10 s of a round's 50 MB, against 0.06 s read as they lie)
+        rows = sorted(_ranked(campaign).filter(topic_id__in=batch).order_by().values_list(
+            "topic_id", "run_id", "documents", "unjudged"), key=lambda row: row[:2])
+        for topic_id, run_id, documents, unjudged in rows:
             lists[topic_id].append((run_id, np.frombuffer(bytes(documents), dtype="<i4"), unjudged))
     catalogue: dict[int, list[str]] = defaultdict(list)
     for batch in _batches(lists):
