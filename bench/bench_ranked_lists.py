@@ -154,6 +154,43 @@ def edit_one_judgment(slug: str, tsv: Path) -> dict:
             "score_runs_s": command["wall_s"]}
 
 
+STORED_TABLES = {"import_ntcireval": ["annotator_entity", "annotator_membership", "annotator_annotationevent"],
+                 "import_runs": ["annotator_topicdocument", "annotator_rankedlist"]}
+
+
+def server_floor(directory: Path) -> dict:
+    """PostgreSQL only: how long the server alone takes to store what each import stored, its
+    rows COPYed back in from the server's own binary dump (no Python, no parsing, no network
+    text), with the app's constraints and indexes, and the commit that runs the deferred
+    foreign-key checks. Run last: it empties and refills the tables."""
+    from django.db import connection, transaction
+
+    with connection.cursor() as cursor:
+        for tables in STORED_TABLES.values():
+            for table in tables:
+                with (directory / f"{table}.bin").open("wb") as out, cursor.cursor.copy(f"COPY {table} TO STDOUT (FORMAT binary)") as copy:
+                    for data in copy:
+                        out.write(data)
+        cursor.execute("DELETE FROM annotator_rankedlistfigures")
+        for tables in reversed(STORED_TABLES.values()):
+            for table in reversed(tables):
+                cursor.execute(f"DELETE FROM {table}")
+        for tables in STORED_TABLES.values():
+            for table in tables:
+                cursor.execute(f"VACUUM FULL {table}")  # as empty as before the import
+    floor = {}
+    for step, tables in STORED_TABLES.items():
+        started = time.perf_counter()
+        with transaction.atomic(), connection.cursor() as cursor:
+            for table in tables:
+                with (directory / f"{table}.bin").open("rb") as dump, cursor.cursor.copy(f"COPY {table} FROM STDIN (FORMAT binary)") as copy:
+                    while data := dump.read(1 << 20):
+                        copy.write(data)
+            copied = time.perf_counter()
+        floor[step] = {"copy_s": round(copied - started, 3), "commit_s": round(time.perf_counter() - copied, 3)}
+    return floor
+
+
 def run(runs: int, topics: int, documents: int) -> dict:
     with bench_database() as tmp:
         pack = tmp / "pack"
@@ -191,6 +228,10 @@ def run(runs: int, topics: int, documents: int) -> dict:
         result["agreement_as_ntcireval"] = compare(read_figures(tmp / "app6.tsv"), read_figures(tmp / "reference6.tsv"))
         result["database_mb"] = round(database_size() / 2**20, 1)
         result["edit"] = edit_one_judgment("bench-gfr", tmp / "after-edit.tsv")
+        from django.db import connection
+
+        if connection.vendor == "postgresql":
+            result["server_floor"] = server_floor(tmp)
     return result
 
 
@@ -224,6 +265,12 @@ def main() -> None:
     e = r["edit"]
     print(f"One judgment edited (L1 -> L2, topic {e['topic']}, {e['lists_changed']} lists' GFR changed): new GFR read "
           f"{e['in_process_s']} s after the edit in a running process; `score_runs` as a new process {e['score_runs_s']} s.")
+    if "server_floor" in r:
+        f = r["server_floor"]
+        print("The server alone storing what each import stored (its rows COPYed back from its own binary dump; "
+              "the commit runs the deferred foreign-key checks): "
+              + "; ".join(f"`{step}` {t['copy_s'] + t['commit_s']:.2f} s ({t['copy_s']} + commit {t['commit_s']})" for step, t in f.items())
+              + f"; {sum(t['copy_s'] + t['commit_s'] for t in f.values()):.2f} s in all.")
     print(f"\nLoad average {r['load_average_before']} before, {r['load_average']} after. Raw numbers: {path}")
 
 
