@@ -265,7 +265,7 @@ def _import(campaign: Campaign, files, name, result: RunImport) -> None:
         result.imported.append((run_name, len(rows), sum(row[2] for row in rows), replaced))
 
 
-_FILES_AT_ONCE = 8  # files looked up together (`_Catalogue.look_up`); 1, 4, 8: 2.51, 2.32, 2.24 s of CPU a FairWeb-size round
+_FILES_AT_ONCE = 8  # files looked up together (`_Catalogue.look_up`); 1, 4, 8: a FairWeb-size round imported in 2.51, 2.32, 2.24 s of CPU (in process, loaded machine)
 
 
 def _read(files, topics: dict[str, int], catalogue: _Catalogue):
