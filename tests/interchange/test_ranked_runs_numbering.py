@@ -70,3 +70,31 @@ def test_a_key_judged_for_two_topics_is_numbered_in_each_and_numbers_carry_over_
     again = f"P001 Q0 {shared} 1 2 b\nP002 Q0 {shared} 1 2 b\nP002 Q0 {other} 2 1 b\n".encode()
     assert not import_runs(pilot, [("b", again)]).errors
     assert _stored("b", "P001") == ([1], "") and _stored("b", "P002") == ([0, -1], other)
+
+
+@pytest.mark.parametrize("files_at_once", [1, 2, 8])
+def test_files_looked_up_together_are_numbered_as_one_at_a_time_and_each_problem_comes_in_file_order(
+        pilot, monkeypatch, files_at_once):
+    monkeypatch.setattr("annotator.interchange.ranked_runs._FILES_AT_ONCE", files_at_once)
+    j1, j2 = _judged("P001")[:2]
+    k1 = _judged("P002")[0]
+    files = [("a", f"P001 Q0 {j2} 1 2 a\nP001 Q0 {j1} 2 1 a\nP002 Q0 {j1} 1 1 a\n".encode()),
+             ("b", f"P001 Q0 u 1 2 b\nP001 Q0 {j1} 2 1 b\nP002 Q0 {k1} 1 1 b\nP002 Q0 u 2 0 b\n".encode()),
+             ("c", f"P002 Q0 {k1} 1 2 c\nP001 Q0 {j2} 1 1 c\n".encode())]
+    assert not import_runs(pilot, files).errors
+    assert _numbers("P001") == {j2: 0, j1: 1} and _numbers("P002") == {k1: 0}
+    assert _stored("b", "P001") == ([-1, 1], "u") and _stored("b", "P002") == ([0, -1], "u")
+    assert _stored("c", "P001") == ([0], "") and _stored("c", "P002") == ([0], "")
+    # a page twice for a topic (an id twice, or two URLs of one page) is read line by line, where it is
+    bad = [("d", f"P001 Q0 {j1} 1 2 d\nP002 Q0 {j1} 1 1 d\n".encode()),  # twice in the file, once a topic: sound
+           ("e", b"P001 Q0 x 1 2 e\nP002 Q0 y 1 1 e\nP001 Q0 x 2 0 e\n"),
+           ("f", b"Z9 Q0 x 1 1 f\n"),
+           ("g", b"P001 Q0 http://example.org/p 1 2 g\nP001 Q0 https://EXAMPLE.org/p/ 2 1 g\n"),
+           ("h", b"P001 Q0 x 1 1 d\n")]
+    result = import_runs(pilot, bad)
+    assert [(e.path, e.line, e.message) for e in result.errors] == [
+        ("e", 3, "x is ranked twice for P001 (first at line 1)"),
+        ("f", 1, "no topic 'Z9' in the campaign"),
+        ("g", 2, "https://EXAMPLE.org/p/ is the page ranked at line 1 for P001"),
+        ("h", 0, "run d is also in d")]
+    assert not Run.objects.filter(name__in=["d", "e", "f", "g"]).exists()

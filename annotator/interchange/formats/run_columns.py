@@ -19,7 +19,7 @@ import pyarrow.csv as pa_csv
 from annotator.interchange.formats import arrow
 from annotator.interchange.formats.ntcireval import MAX_ID, RunFile, RunLine
 
-__all__ = ["RunColumns", "TopicColumns", "read_run_columns", "run_columns"]
+__all__ = ["RunColumns", "TopicColumns", "read_run_columns", "run_columns", "twice_for_a_topic"]
 
 
 class TopicColumns(NamedTuple):
@@ -46,7 +46,7 @@ _CSV_CONVERT = pa_csv.ConvertOptions(  # every field as written (text): the numb
     quoted_strings_can_be_null=False)
 
 
-def read_run_columns(data: bytes, path: str) -> RunColumns | None:
+def read_run_columns(data: bytes, path: str, *, check_documents: bool = True) -> RunColumns | None:
     """A run file read as columns by pyarrow's CSV reader (no Python string a line), when it is
     plain and sound: printable ASCII, every line blank or of six fields, whole ranks (digits),
     finite scores, one tag, no document twice for a topic and no rank or score out of the
@@ -54,7 +54,11 @@ def read_run_columns(data: bytes, path: str) -> RunColumns | None:
 
     None for any other file: `read_run` then reads it line by line and says what is wrong
     where (`run_columns` turns what it read into the same columns). The two agree on every
-    file this one accepts (tests/interchange/formats/test_ntcireval_format.py)."""
+    file this one accepts (tests/interchange/formats/test_ntcireval_format.py).
+
+    `check_documents=False` leaves "no document twice for a topic" to the caller: the importer
+    checks the documents' keys with the hash it looks them up in (`ranked_runs._Catalogue`),
+    one hash a file fewer."""
     if not data:
         return None
     other = data.translate(None, _PLAIN)
@@ -88,16 +92,22 @@ def read_run_columns(data: bytes, path: str) -> RunColumns | None:
     same = topic_of[1:] == topic_of[:-1]
     if np.any(same & (np.diff(ranks) <= 0)) or np.any(same & (np.diff(scores) > 0)):
         return None
-    distinct = documents.dictionary_encode()
-    if len(distinct.dictionary) < len(documents):  # an id twice in the file: twice for a topic?
-        pairs = np.sort(topic_of.astype(np.int64) * len(documents) + arrow.to_numpy(distinct.indices))
-        if np.any(pairs[1:] == pairs[:-1]):
+    if check_documents:
+        distinct = documents.dictionary_encode()
+        if len(distinct.dictionary) < len(documents) and twice_for_a_topic(topic_of, arrow.to_numpy(distinct.indices)):
             return None
     bounds = np.flatnonzero(np.diff(topic_of)).tolist()
     starts, stops = [0, *(b + 1 for b in bounds)], [*(b + 1 for b in bounds), len(documents)]
     return RunColumns(tag[0].as_py(), {
         topic: TopicColumns(documents.slice(a, b - a), ranks[a:b], scores[a:b])
         for topic, a, b in zip(topics.dictionary.to_pylist(), starts, stops)})
+
+
+def twice_for_a_topic(topic_of: np.ndarray, codes: np.ndarray) -> bool:
+    """Whether a code (a document's, a key's) comes twice for one topic, given each row's topic
+    and code (both numbered from 0)."""
+    pairs = np.sort(topic_of.astype(np.int64) * (int(codes.max()) + 1) + codes)
+    return bool(np.any(pairs[1:] == pairs[:-1]))
 
 
 def _array(column: pa.ChunkedArray) -> pa.Array:

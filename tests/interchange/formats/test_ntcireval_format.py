@@ -98,6 +98,16 @@ def _same(a, b) -> bool:
         for x, y in zip(a.topics.values(), b.topics.values()))
 
 
+def _unchecked_documents_agree(data: bytes, checked) -> None:
+    """Without the documents check (left to the importer), the reader accepts what it accepts
+    with it, and the files with a document twice for a topic alone, and reads the same columns."""
+    unchecked = read_run_columns(data, "r", check_documents=False)
+    twice = unchecked is not None and any(len(set(t.documents.to_pylist())) < len(t.documents) for t in unchecked.topics.values())
+    assert (checked is not None) == (unchecked is not None and not twice)
+    if checked is not None:
+        assert _same(unchecked, checked)
+
+
 @pytest.mark.parametrize("data", [
     b"T1 Q0 a 1 3.5 sys\nT1 Q0 b 2 3.5 sys\n\nT2 Q0 a 1 -1e3 sys",
     b"T2 Q0 a 1 3 sys\nT1 Q0 b 1 2 sys\nT2\tQ0  c 2 2 sys\nT1 Q0 c 3 1 sys\n",  # topics interleaved
@@ -107,6 +117,7 @@ def _same(a, b) -> bool:
 def test_a_sound_file_read_as_columns_gives_what_reading_it_line_by_line_gives(data):
     fast = read_run_columns(data, "r")
     assert fast is not None and _same(fast, run_columns(read_run(data, "r").content))
+    _unchecked_documents_agree(data, fast)
 
 
 @pytest.mark.parametrize("data", [
@@ -123,6 +134,7 @@ def test_a_sound_file_read_as_columns_gives_what_reading_it_line_by_line_gives(d
 ])
 def test_anything_unusual_is_left_to_the_line_by_line_reader(data):
     assert read_run_columns(data, "r") is None
+    _unchecked_documents_agree(data, None)
 
 
 @given(st.lists(st.tuples(st.sampled_from(["T1", "T2", "T3"]), st.sampled_from(["a", "b", "c", "d", "e"]),
@@ -131,6 +143,7 @@ def test_anything_unusual_is_left_to_the_line_by_line_reader(data):
 def test_the_columns_are_read_exactly_when_the_line_by_line_reader_finds_nothing_to_say(lines):
     data = "".join(f"{t}{sep}Q0{sep}{d} {r} {s} {tag}\n" for t, d, r, s, tag, sep in lines).encode()
     fast, slow = read_run_columns(data, "r"), read_run(data, "r")
+    _unchecked_documents_agree(data, fast)
     if fast is not None:
         assert not slow.errors and not slow.warnings and _same(fast, run_columns(slow.content))
     elif lines:
@@ -151,6 +164,7 @@ def test_whatever_the_blanks_ranks_and_scores_a_file_read_as_columns_is_what_the
     data = "".join(f"{edge}{t}{b[0]}Q0{b[1]}{d}{b[2]}{r}{b[3]}{s}{b[4]}{tag}{end}\n"
                    for t, d, r, s, tag, b, edge, end in lines).encode()
     fast, slow = read_run_columns(data, "r"), read_run(data, "r")
+    _unchecked_documents_agree(data, fast)
     if fast is not None:  # (else the line reader reads it: `+1` is a rank it takes, the columns do not)
         assert not slow.errors and not slow.warnings and _same(fast, run_columns(slow.content))
 
@@ -195,6 +209,7 @@ def test_a_file_of_any_layout_read_as_columns_is_what_the_line_reader_reads_and_
         lines = [*sound[:at], wrong(sound[at], earlier), *sound[at + 1:]]
         data = "".join("".join(b + f for b, f in zip(blanks, fields)).lstrip(" ") + "\n" for fields in lines).encode()
         fast, slow = read_run_columns(data, "r"), read_run(data, "r")
+        _unchecked_documents_agree(data, fast)
         if fast is not None:
             assert not slow.errors and not slow.warnings and _same(fast, run_columns(slow.content)), defect
         if defect == "none":
