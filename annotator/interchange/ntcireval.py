@@ -187,11 +187,12 @@ class _History:
     rows: list[tuple] = field(default_factory=list)
 
     def record(self, kind, action, object_id, topic_id, before=None, after=None) -> None:
-        self.rows.append((topic_id, None, self.annotator_id, self.actor_id, self.at, action, kind, object_id, before, after, True))
+        self.rows.append((topic_id, action, kind, object_id, before, after))
 
     def write(self) -> None:
-        insert_rows(AnnotationEvent, ["topic_id", "conversation_id", "annotator_id", "actor_id", "at", "action", "kind",
-                                      "object_id", "before", "after", "imported"], self.rows)
+        insert_rows(AnnotationEvent, ["topic_id", "action", "kind", "object_id", "before", "after"], self.rows,
+                    same={"conversation_id": None, "annotator_id": self.annotator_id, "actor_id": self.actor_id,
+                          "at": self.at, "imported": True})
         self.rows.clear()
 
 
@@ -223,8 +224,8 @@ def _write_batch(topic_id: int, documents: list[_Document], history: _History, r
     existing = {row.key: row for row in map(_EntityRow._make, select_rows(
         Entity, _EntityRow._fields, mine, "key", [d.key for d in documents]))} if judged else {}
     new = [d for d in documents if d.key not in existing]
-    insert_rows(Entity, ["topic_id", "annotator_id", "key", "name", "grade_id", "comment", "version", "updated_at"],
-                [(topic_id, annotator_id, d.key, d.name, d.grade_id, "", 1, history.at) for d in new])
+    insert_rows(Entity, ["key", "name", "grade_id"], [(d.key, d.name, d.grade_id) for d in new],
+                same={**mine, "comment": "", "version": 1, "updated_at": history.at})
     created = dict(select_rows(Entity, ["key", "pk"], mine, "key", [d.key for d in new])) if new else {}
     for d in new:
         entity = existing[d.key] = _EntityRow(created[d.key], topic_id, d.key, d.name, d.grade_id, "")
@@ -261,7 +262,7 @@ def _write_batch(topic_id: int, documents: list[_Document], history: _History, r
             if d.key not in created:
                 changed.setdefault(entity.pk, entity)
     update_rows(Entity, ["grade_id"], [(entity.grade_id, pk) for pk, entity in changed.items()], bump="version")
-    insert_rows(Membership, ["entity_id", "attribute_set_id", "vector", "evidence"], [m[1:] for m in fresh])
+    insert_rows(Membership, ["entity_id", "attribute_set_id", "vector"], [m[1:4] for m in fresh], same={"evidence": ""})
     update_rows(Membership, ["vector"], updated)
     if fresh:
         ids = {(entity_id, attribute_set_id): pk for entity_id, attribute_set_id, pk in select_rows(
