@@ -195,9 +195,12 @@ class _History:
 
     def write(self, topic_id: int) -> None:
         for kind, action, events in self.runs:
-            insert_rows(AnnotationEvent, ["object_id", "before", "after"], events,
-                        same={"topic_id": topic_id, "kind": kind, "action": action, "conversation_id": None,
-                              "annotator_id": self.annotator_id, "actor_id": self.actor_id, "at": self.at, "imported": True})
+            same = {"topic_id": topic_id, "kind": kind, "action": action, "conversation_id": None,
+                    "annotator_id": self.annotator_id, "actor_id": self.actor_id, "at": self.at, "imported": True}
+            if action == Event.Action.CREATE:  # nothing before
+                insert_rows(AnnotationEvent, ["object_id", "after"], [(pk, after) for pk, _, after in events], same={**same, "before": None})
+            else:
+                insert_rows(AnnotationEvent, ["object_id", "before", "after"], events, same=same)
         self.runs.clear()
 
 

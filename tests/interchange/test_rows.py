@@ -78,3 +78,13 @@ def test_rows_written_under_djangos_debug_cursor_are_logged_as_the_statements_ru
         stored = _events([(None, [i]) for i in range(3)])
     assert stored == [(None, [i]) for i in range(3)]
     assert any("INSERT INTO" in query["sql"] for query in queries.captured_queries)
+
+
+@pytest.mark.parametrize("column", [
+    [{"i": i, "s": "\u2014"} for i in range(5)],  # only dicts: encoded all together
+    [[0.5, 0.5], [1.0, 0.0], [0.5, 0.5]] + [[0.0, 1.0]] * 2,  # only lists, some given again
+    [{"i": 1}, [1.0], None, 3, "text", [1.0]],  # anything: a value at a time
+], ids=["dicts", "lists", "mixed"])
+def test_a_json_column_of_dicts_lists_or_anything_is_stored_as_the_field_stores_it(column):
+    rows = [(None, value) for value in column]
+    assert _events(rows) == rows
