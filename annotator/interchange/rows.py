@@ -39,8 +39,9 @@ def insert_rows(model: type[models.Model], columns: Sequence[str], rows: Iterabl
     25 s, and the server parses its 5,500 parameters again (docs/benchmarks.md).
     SQLite: many rows a statement, as many as it takes parameters (999): half the time of one
     row a statement. The `same` values are numbered parameters (``?1``) every row of the
-    statement names, bound once: binding a value is a fifth of a microsecond, and the 126,000
-    history events of `import_ntcireval` have five such columns of eleven."""
+    statement names, bound once: binding a value costs about a fifth of a microsecond, and the
+    126,000 history events of `import_ntcireval` bind two or three values a row, not eleven
+    (SQLite's time on them 0.64 -> 0.43 s of CPU, docs/benchmarks.md)."""
     connection = connections[DEFAULT_DB_ALIAS]
     quote = connection.ops.quote_name
     same = dict(same or {})
@@ -124,19 +125,19 @@ def _column(model: type[models.Model], name: str) -> str:
 
 def _prepared(connection, fields: Sequence[models.Field], rows: Iterable[Sequence], size: int) -> Iterator[tuple[int, list[Sequence]]]:
     """The rows `size` at a time as (how many, their columns), the JSON and date-time columns
-    prepared a column at a time: a comprehension a column, not a Python call a row (a tenth of
-    a second of `import_ntcireval`'s 252,000 rows, docs/benchmarks.md)."""
-    preparations = [(i, _json_column(connection, field) if field.get_internal_type() == "JSONField" else _repeated_column(connection, field))
+    prepared a column at a time: a comprehension or a `map` a column, not a Python call a row
+    (`import_ntcireval`'s history events and memberships: 0.40 -> 0.19 s, docs/benchmarks.md)."""
+    preparations = [(i, _json_column(connection, field) if field.get_internal_type() == "JSONField" else _date_time_column(connection, field))
                     for i, field in enumerate(fields) if field.get_internal_type() in PREPARED_TYPES]
     rows = iter(rows)
     while batch := list(islice(rows, size)):
-        columns = list(zip(*batch)) if fields else []
+        columns = list(zip(*batch))
         for i, prepare in preparations:
             columns[i] = prepare(columns[i])
         yield len(batch), columns
 
 
-def _repeated_column(connection, field: models.Field) -> Callable[[Sequence], Sequence]:
+def _date_time_column(connection, field: models.Field) -> Callable[[Sequence], Sequence]:
     """A date-time column: an import stamps its rows with one time, prepared once."""
     def prepare(values: Sequence) -> Sequence:
         prepared = {value: field.get_db_prep_save(value, connection) for value in set(values)}
@@ -168,8 +169,8 @@ def _json_texts(connection, encoder) -> Callable[[Sequence[list | dict]], list]:
     """What JSONField.get_db_prep_save ends in for each of some lists and dicts (`adapt_json_value`),
     without its three layers of calls a value. Where that is `json.dumps` (SQLite), the text of
     json.dumps itself (the same C encoder, made once, not once a value, called by `map`: no
-    Python call a value): 126,000 history states in 0.15 s, not 0.29 s (docs/benchmarks.md);
-    elsewhere (a jsonb on PostgreSQL) the backend's own adapter."""
+    Python call a value): 126,000 history states in 0.18 s, not json.dumps' 0.30 s
+    (docs/benchmarks.md); elsewhere (a jsonb on PostgreSQL) the backend's own adapter."""
     adapt = connection.ops.adapt_json_value
     make = json.encoder.c_make_encoder
     if type(connection.ops).adapt_json_value is not BaseDatabaseOperations.adapt_json_value or encoder is not None or make is None:
