@@ -47,6 +47,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from annotator.interchange.annotators import default_annotator
 from annotator.interchange.campaign_file import topic_type_for
 from annotator.rules.citations import CITATIONS_DESCRIPTION, CITATIONS_JUDGE, Citation, choose_cited_spans
 from annotator.rules.evidence import EvidenceError, vector_from_evidence
@@ -80,7 +81,6 @@ from annotator.scores import stored
 
 __all__ = ["ImportResult", "import_files", "import_parsed", "default_annotator", "run_from_filename", "read_as"]
 
-GOLD_USERNAME = "gold"
 log = logging.getLogger(__name__)
 
 # progress(stage, conversations done so far): stage is "parsing", "checking", "writing" (staging
@@ -167,25 +167,6 @@ def run_from_filename(path: str, topic: str) -> str:
         if stem.startswith(topic + sep) and len(stem) > len(topic) + 1:
             return stem[len(topic) + 1 :]
     return stem
-
-
-def default_annotator(campaign: Campaign, actor=None, *, create: bool = True):
-    """Whose judgments a file holds when nobody is named: the uploader, else the campaign's
-    first organiser, else the user "gold" (created, without a usable password, if missing;
-    with create=False it is returned unsaved)."""
-    if actor is not None and getattr(actor, "is_authenticated", False):
-        return actor
-    organiser = campaign.organisers.order_by("pk").first()
-    if organiser is not None:
-        return organiser
-    User = get_user_model()
-    user = User.objects.filter(username=GOLD_USERNAME).first()
-    if user is None:
-        user = User(username=GOLD_USERNAME)
-        user.set_unusable_password()
-        if create:
-            user.save()
-    return user
 
 
 # -- the plan: everything checked before anything is written ---------------------------------

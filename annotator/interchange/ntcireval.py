@@ -25,7 +25,7 @@ from django.utils import timezone
 
 from annotator.interchange.formats.model import FormatError
 from annotator.interchange.formats.ntcireval import gmemb_name, read_gmemb, read_qrels
-from annotator.interchange.importing import default_annotator
+from annotator.interchange.annotators import default_annotator
 from annotator.interchange.rows import insert_rows, select_rows, update_rows
 from annotator.interchange.staging import no_collection
 from annotator.judgments.edits import Event, entity_state, membership_state
@@ -179,20 +179,29 @@ class _MembershipRow(NamedTuple):
 
 @dataclass
 class _History:
-    """The AnnotationEvents of the import, one per change, written batch by batch."""
+    """The AnnotationEvents of the import, one per change, written a topic's batch at a time.
+    Events are recorded kind and action at a time (entities created, then updated, ...) and
+    written in that order, each run's topic, kind and action given once (`insert_rows`' `same`)."""
 
     annotator_id: int
     actor_id: int | None
     at: datetime
-    rows: list[tuple] = field(default_factory=list)
+    runs: list[tuple[str, str, list[tuple]]] = field(default_factory=list)  # (kind, action, [(object id, before, after)])
 
-    def record(self, kind, action, object_id, topic_id, before=None, after=None) -> None:
-        self.rows.append((topic_id, None, self.annotator_id, self.actor_id, self.at, action, kind, object_id, before, after, True))
+    def record(self, kind: str, action: str, events: list[tuple]) -> None:
+        """Events (object id, state before, state after) of one kind and action."""
+        if events:
+            self.runs.append((kind, action, events))
 
-    def write(self) -> None:
-        insert_rows(AnnotationEvent, ["topic_id", "conversation_id", "annotator_id", "actor_id", "at", "action", "kind",
-                                      "object_id", "before", "after", "imported"], self.rows)
-        self.rows.clear()
+    def write(self, topic_id: int) -> None:
+        for kind, action, events in self.runs:
+            same = {"topic_id": topic_id, "kind": kind, "action": action, "conversation_id": None,
+                    "annotator_id": self.annotator_id, "actor_id": self.actor_id, "at": self.at, "imported": True}
+            if action == Event.Action.CREATE:  # nothing before
+                insert_rows(AnnotationEvent, ["object_id", "after"], [(pk, after) for pk, _, after in events], same={**same, "before": None})
+            else:
+                insert_rows(AnnotationEvent, ["object_id", "before", "after"], events, same=same)
+        self.runs.clear()
 
 
 @transaction.atomic
@@ -212,7 +221,7 @@ def _write(documents: list[_Document], annotator, actor, result: JudgmentImport)
     for topic_id, topic_documents in by_topic.items():
         for start in range(0, len(topic_documents), LOOKUP):
             _write_batch(topic_id, topic_documents[start : start + LOOKUP], history, result, topic_id in judged)
-            history.write()
+            history.write(topic_id)
     # entities and memberships a topic's conversations may name: their stored figures
     stored.refresh_topics(documents[0].topic.campaign_id if documents else 0, by_topic)
 
@@ -223,12 +232,12 @@ def _write_batch(topic_id: int, documents: list[_Document], history: _History, r
     existing = {row.key: row for row in map(_EntityRow._make, select_rows(
         Entity, _EntityRow._fields, mine, "key", [d.key for d in documents]))} if judged else {}
     new = [d for d in documents if d.key not in existing]
-    insert_rows(Entity, ["topic_id", "annotator_id", "key", "name", "grade_id", "comment", "version", "updated_at"],
-                [(topic_id, annotator_id, d.key, d.name, d.grade_id, "", 1, history.at) for d in new])
+    insert_rows(Entity, ["key", "name", "grade_id"], [(d.key, d.name, d.grade_id) for d in new],
+                same={**mine, "comment": "", "version": 1, "updated_at": history.at})
     created = dict(select_rows(Entity, ["key", "pk"], mine, "key", [d.key for d in new])) if new else {}
-    for d in new:
-        entity = existing[d.key] = _EntityRow(created[d.key], topic_id, d.key, d.name, d.grade_id, "")
-        history.record(Event.Kind.ENTITY, Event.Action.CREATE, entity.pk, topic_id, after=entity_state(entity))
+    entities = [_EntityRow(created[d.key], topic_id, d.key, d.name, d.grade_id, "") for d in new]
+    existing.update((entity.key, entity) for entity in entities)
+    history.record(Event.Kind.ENTITY, Event.Action.CREATE, [(entity.pk, None, entity_state(entity)) for entity in entities])
     result.entities_created += len(new)
 
     # The entity's version guards its memberships too (judgments.edits): a changed grade or
@@ -238,35 +247,36 @@ def _write_batch(topic_id: int, documents: list[_Document], history: _History, r
         entity = existing[d.key]
         if d.key not in created and d.grade_id is not None and entity.grade_id != d.grade_id:
             changed[entity.pk] = entity._replace(grade_id=d.grade_id)
-            history.record(Event.Kind.ENTITY, Event.Action.UPDATE, entity.pk, topic_id, before=entity_state(entity),
-                           after=entity_state(changed[entity.pk]))
+    history.record(Event.Kind.ENTITY, Event.Action.UPDATE, [(pk, entity_state(existing[entity.key]), entity_state(entity))
+                                                            for pk, entity in changed.items()])
 
     with_vectors = [d for d in documents if d.vectors]
     stored = [existing[d.key].pk for d in with_vectors if d.key not in created]
     present = {(m.entity_id, m.attribute_set_id): m for m in map(_MembershipRow._make, Membership.objects.filter(
         entity_id__in=stored).values_list("pk", "entity_id", "attribute_set_id", "vector", "evidence"))} if stored else {}
-    fresh, updated = [], []
+    fresh, updated, updates = [], [], []
     for d in with_vectors:
         entity = existing[d.key]
         for attribute_set_id, vector in d.vectors.items():
             membership = present.get((entity.pk, attribute_set_id))
             if membership is None:
-                fresh.append(_MembershipRow(None, entity.pk, attribute_set_id, vector, ""))
+                fresh.append((entity.pk, attribute_set_id, vector))
             elif membership.vector != vector:
                 updated.append((vector, membership.pk))
-                history.record(Event.Kind.MEMBERSHIP, Event.Action.UPDATE, membership.pk, topic_id,
-                               before=membership_state(membership), after=membership_state(membership._replace(vector=vector)))
+                updates.append((membership.pk, membership_state(membership), membership_state(membership._replace(vector=vector))))
             else:
                 continue
             if d.key not in created:
                 changed.setdefault(entity.pk, entity)
+    history.record(Event.Kind.MEMBERSHIP, Event.Action.UPDATE, updates)
     update_rows(Entity, ["grade_id"], [(entity.grade_id, pk) for pk, entity in changed.items()], bump="version")
-    insert_rows(Membership, ["entity_id", "attribute_set_id", "vector", "evidence"], [m[1:] for m in fresh])
+    insert_rows(Membership, ["entity_id", "attribute_set_id", "vector"], fresh, same={"evidence": ""})
     update_rows(Membership, ["vector"], updated)
     if fresh:
         ids = {(entity_id, attribute_set_id): pk for entity_id, attribute_set_id, pk in select_rows(
-            Membership, ["entity_id", "attribute_set_id", "pk"], {}, "entity_id", {m.entity_id for m in fresh})}
-        for _, entity_id, attribute_set_id, vector, evidence in fresh:
-            membership = _MembershipRow(ids[(entity_id, attribute_set_id)], entity_id, attribute_set_id, vector, evidence)
-            history.record(Event.Kind.MEMBERSHIP, Event.Action.CREATE, membership.pk, topic_id, after=membership_state(membership))
+            Membership, ["entity_id", "attribute_set_id", "pk"], {}, "entity_id", {entity_id for entity_id, _, _ in fresh})}
+        history.record(Event.Kind.MEMBERSHIP, Event.Action.CREATE, [
+            (membership.pk, None, membership_state(membership)) for membership in
+            (_MembershipRow(ids[(entity_id, attribute_set_id)], entity_id, attribute_set_id, vector, "")
+             for entity_id, attribute_set_id, vector in fresh)])
     result.entities_updated += len(changed)

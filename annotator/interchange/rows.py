@@ -15,8 +15,8 @@ JSON text on SQLite and a jsonb on PostgreSQL; a datetime gets the database's ti
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
-from itertools import chain, islice
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from itertools import islice, repeat
 
 from django.db import DEFAULT_DB_ALIAS, connections, models
 from django.db.backends.base.operations import BaseDatabaseOperations
@@ -26,49 +26,64 @@ __all__ = ["BATCH", "insert_rows", "select_rows", "update_rows"]
 BATCH = 5000  # rows of one executemany: bounded memory, few round trips
 ROWS_PER_STATEMENT = 500  # SQLite's many-row INSERTs: at most this, or fewer as its parameter limit says (PostgreSQL COPYs)
 PREPARED_TYPES = {"JSONField", "DateTimeField"}
-SHARED = 4096  # lists given again whose JSON is kept (an import's distinct membership vectors: a few dozen)
 
 
-def insert_rows(model: type[models.Model], columns: Sequence[str], rows: Iterable[Sequence]) -> int:
+def insert_rows(model: type[models.Model], columns: Sequence[str], rows: Iterable[Sequence],
+                same: Mapping[str, object] | None = None) -> int:
     """INSERT the rows (one value per column, by attname: ``topic_id``); returns how many.
+    `same` gives the columns whose value is one for all the rows (an import's annotator, its
+    time) once, not in every row.
 
     PostgreSQL: one COPY ... FROM STDIN. Its client-side binding re-parses a many-row INSERT's
     text on every statement (a statement that long is never cached): 7 of `import_ntcireval`'s
     25 s, and the server parses its 5,500 parameters again (docs/benchmarks.md).
-    SQLite: many rows a statement, as many as it takes parameters (999 // columns): half the
-    time of one row a statement."""
+    SQLite: many rows a statement, as many as it takes parameters (999): half the time of one
+    row a statement. The `same` values are numbered parameters (``?1``) every row of the
+    statement names, bound once: binding a value costs about a fifth of a microsecond, and the
+    126,000 history events of `import_ntcireval` bind two or three values a row, not eleven
+    (SQLite's time on them 0.64 -> 0.43 s of CPU, docs/benchmarks.md)."""
     connection = connections[DEFAULT_DB_ALIAS]
     quote = connection.ops.quote_name
+    same = dict(same or {})
     fields = [model._meta.get_field(c) for c in columns]
-    table, names = quote(model._meta.db_table), ", ".join(quote(f.column) for f in fields)
-    rows = _prepared(model, columns, rows)
+    same_fields = [model._meta.get_field(c) for c in same]
+    constants = [field.get_db_prep_save(value, connection) if field.get_internal_type() in PREPARED_TYPES else value
+                 for field, value in zip(same_fields, same.values())]
+    table = quote(model._meta.db_table)
     if connection.vendor == "postgresql":
-        return _copy(connection, f"COPY {table} ({names}) FROM STDIN", rows)
-    head = f"INSERT INTO {table} ({names}) VALUES "
-    group = f"({', '.join(['%s'] * len(columns))})"
-    per_statement = max(1, min(BATCH, ROWS_PER_STATEMENT, connection.ops.bulk_batch_size(fields, range(BATCH))))
+        names = ", ".join(quote(f.column) for f in [*fields, *same_fields])
+        return _copy(connection, f"COPY {table} ({names}) FROM STDIN", _prepared(connection, fields, rows, BATCH), constants)
+    # The same values first in each row's group, numbered: a plain ? after them is the next
+    # number not taken (SQLite's rule), so every row's ? are its own values, one row after another.
+    head = f"INSERT INTO {table} ({', '.join(quote(f.column) for f in [*same_fields, *fields])}) VALUES "
+    group = f"({', '.join([*(f'?{i}' for i in range(1, len(constants) + 1)), *['?'] * len(fields)])})"
+    width = len(fields)
+    per_statement = max(1, min(BATCH, ROWS_PER_STATEMENT, (connection.features.max_query_params - len(constants)) // max(1, width)))
     many = head + ", ".join([group] * per_statement)
     count = 0
-    rows = iter(rows)
     with connection.cursor() as cursor:
-        while batch := list(islice(rows, BATCH - BATCH % per_statement)):
-            whole = len(batch) - len(batch) % per_statement
+        for size, batch in _prepared(connection, fields, rows, BATCH - BATCH % per_statement):
+            values = [None] * (size * width)  # the rows' values one row after another
+            for i, column in enumerate(batch):
+                values[i::width] = column
+            step = per_statement * width
+            whole = size - size % per_statement
             if whole:
-                cursor.executemany(many, [list(chain.from_iterable(batch[i : i + per_statement]))
-                                          for i in range(0, whole, per_statement)])
-            if whole < len(batch):
-                cursor.execute(head + ", ".join([group] * (len(batch) - whole)), list(chain.from_iterable(batch[whole:])))
-            count += len(batch)
+                cursor.executemany(many, [constants + values[start : start + step] for start in range(0, whole * width, step)])
+            if whole < size:  # executemany here too: Django's debug cursor renders one execute's SQL with %s
+                cursor.executemany(head + ", ".join([group] * (size - whole)), [constants + values[whole * width :]])
+            count += size
     return count
 
 
-def _copy(connection, sql: str, rows: Iterable[Sequence]) -> int:
+def _copy(connection, sql: str, batches: Iterable[tuple[int, list[Sequence]]], constants: list) -> int:
     """COPY the rows in (psycopg adapts each value as it would a parameter: Jsonb, bytea, ...)."""
     count = 0
     with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
-        for row in rows:
-            copy.write_row(row)
-            count += 1
+        for _, columns in batches:
+            for row in zip(*columns):
+                copy.write_row((*row, *constants))
+                count += 1
     return count
 
 
@@ -81,7 +96,8 @@ def update_rows(model: type[models.Model], columns: Sequence[str], rows: Iterabl
         assignments.append(f"{quote(_column(model, bump))} = {quote(_column(model, bump))} + 1")
     sql = (f"UPDATE {quote(model._meta.db_table)} SET {', '.join(assignments)} "
            f"WHERE {quote(model._meta.pk.column)} = %s")
-    return _execute_many(sql, _prepared(model, [*columns, model._meta.pk.attname], rows))
+    fields = [model._meta.get_field(c) for c in [*columns, model._meta.pk.attname]]
+    return _execute_many(sql, _prepared(connections[DEFAULT_DB_ALIAS], fields, rows, BATCH))
 
 
 def select_rows(model: type[models.Model], columns: Sequence[str], equal: dict[str, object], column: str,
@@ -107,64 +123,71 @@ def _column(model: type[models.Model], name: str) -> str:
     return model._meta.pk.column if name == "pk" else model._meta.get_field(name).column
 
 
-def _prepared(model: type[models.Model], columns: Sequence[str], rows: Iterable[Sequence]) -> Iterable[Sequence]:
-    connection = connections[DEFAULT_DB_ALIAS]
-    converters = [(i, field) for i, field in enumerate(model._meta.get_field(c) for c in columns)
-                  if field.get_internal_type() in PREPARED_TYPES]
-    if not converters:
-        return rows
-    json_values = {i: _json_value(connection, field.encoder) for i, field in converters if field.get_internal_type() == "JSONField"}
-    shared: dict[int, tuple] = {}  # id(list) -> (the list, its value): a list given again is encoded once
-    steps = [(i, field, json_values.get(i), {}) for i, field in converters]  # {}: other values, prepared once each
-
-    def convert(row: Sequence) -> list:
-        values = list(row)
-        for i, field, json_value, prepared in steps:
-            value = values[i]
-            kind = value.__class__
-            if kind is dict:  # JSON: unhashable, and rarely repeated
-                values[i] = json_value(value)
-            elif kind is list:  # JSON: a membership vector repeats as one object (interchange.ntcireval)
-                held = shared.get(id(value))
-                if held is None:
-                    if len(shared) >= SHARED:  # many distinct lists: bounded memory
-                        shared.clear()
-                    held = shared[id(value)] = (value, json_value(value))
-                values[i] = held[1]
-            elif isinstance(value, (list, dict)):
-                values[i] = json_value(value)
-            else:  # an import stamps its rows with one time: prepared once
-                if value not in prepared:
-                    prepared[value] = field.get_db_prep_save(value, connection)
-                values[i] = prepared[value]
-        return values
-
-    return map(convert, rows)
+def _prepared(connection, fields: Sequence[models.Field], rows: Iterable[Sequence], size: int) -> Iterator[tuple[int, list[Sequence]]]:
+    """The rows `size` at a time as (how many, their columns), the JSON and date-time columns
+    prepared a column at a time: a comprehension or a `map` a column, not a Python call a row
+    (`import_ntcireval`'s history events and memberships: 0.40 -> 0.19 s, docs/benchmarks.md)."""
+    preparations = [(i, _json_column(connection, field) if field.get_internal_type() == "JSONField" else _date_time_column(connection, field))
+                    for i, field in enumerate(fields) if field.get_internal_type() in PREPARED_TYPES]
+    rows = iter(rows)
+    while batch := list(islice(rows, size)):
+        columns = list(zip(*batch))
+        for i, prepare in preparations:
+            columns[i] = prepare(columns[i])
+        yield len(batch), columns
 
 
-def _json_value(connection, encoder) -> Callable[[list | dict], object]:
-    """What JSONField.get_db_prep_save ends in for a list or a dict (`adapt_json_value`), without
-    its three layers of calls. Where that is `json.dumps` (SQLite), the text of json.dumps itself
-    (the same C encoder, made once, not once a value): 126,000 history states in 0.17 s, not 0.29 s
+def _date_time_column(connection, field: models.Field) -> Callable[[Sequence], Sequence]:
+    """A date-time column: an import stamps its rows with one time, prepared once."""
+    def prepare(values: Sequence) -> Sequence:
+        prepared = {value: field.get_db_prep_save(value, connection) for value in set(values)}
+        return list(map(prepared.__getitem__, values))
+    return prepare
+
+
+def _json_column(connection, field: models.Field) -> Callable[[Sequence], list]:
+    """A JSON column: a list or a dict becomes what `get_db_prep_save` makes of it, by one
+    encoder made once (`_json_texts`); a list given again (a membership vector repeats as one
+    object: interchange.ntcireval) is encoded once; a dict (a history state, rarely repeated)
+    each time; anything else (None, a number) through the field."""
+    texts = _json_texts(connection, field.encoder)
+
+    def prepare(values: Sequence) -> list:
+        kinds = set(map(type, values))
+        if kinds == {dict}:  # history states
+            return texts(values)
+        lists = {id(value): value for value in values if value.__class__ is list}  # alive in `values`: ids are theirs
+        text = dict(zip(lists, texts(list(lists.values()))))
+        if kinds == {list}:  # membership vectors
+            return [text[id(value)] for value in values]
+        return [None if value is None else text[id(value)] if value.__class__ is list else texts([value])[0]
+                if isinstance(value, (list, dict)) else field.get_db_prep_save(value, connection) for value in values]
+    return prepare
+
+
+def _json_texts(connection, encoder) -> Callable[[Sequence[list | dict]], list]:
+    """What JSONField.get_db_prep_save ends in for each of some lists and dicts (`adapt_json_value`),
+    without its three layers of calls a value. Where that is `json.dumps` (SQLite), the text of
+    json.dumps itself (the same C encoder, made once, not once a value, called by `map`: no
+    Python call a value): 126,000 history states in 0.18 s, not json.dumps' 0.30 s
     (docs/benchmarks.md); elsewhere (a jsonb on PostgreSQL) the backend's own adapter."""
     adapt = connection.ops.adapt_json_value
     make = json.encoder.c_make_encoder
     if type(connection.ops).adapt_json_value is not BaseDatabaseOperations.adapt_json_value or encoder is not None or make is None:
-        return lambda value: adapt(value, encoder)
+        return lambda values: [adapt(value, encoder) for value in values]
     # json.dumps(value) is JSONEncoder().encode(value): for a list or a dict, this encoder's
     # chunks joined (JSONEncoder.iterencode, one-shot, no indent).
     default = json.JSONEncoder()
     chunks = make({} if default.check_circular else None, default.default, json.encoder.encode_basestring_ascii,
                   default.indent, default.key_separator, default.item_separator, default.sort_keys, default.skipkeys,
                   default.allow_nan)
-    return lambda value: "".join(chunks(value, 0))
+    return lambda values: list(map("".join, map(chunks, values, repeat(0))))
 
 
-def _execute_many(sql: str, rows: Iterable[Sequence]) -> int:
+def _execute_many(sql: str, batches: Iterable[tuple[int, list[Sequence]]]) -> int:
     count = 0
-    rows = iter(rows)
     with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
-        while batch := list(islice(rows, BATCH)):
-            cursor.executemany(sql, batch)
-            count += len(batch)
+        for size, columns in batches:
+            cursor.executemany(sql, list(zip(*columns)))
+            count += size
     return count
