@@ -114,21 +114,30 @@ _FLOATS = st.sampled_from([float("nan"), -0.0, 0.0, 1e-5, 1e16, 0.1 + 0.2, float
 _INTS = st.integers(min_value=-2**63, max_value=2**63 - 1)
 
 
-@settings(max_examples=300, deadline=None)
-@given(rows=st.integers(min_value=0, max_value=6), kinds=st.lists(st.sampled_from(["float", "int", "text", "object"]), min_size=1, max_size=4),
-       data=st.data(), sep=st.sampled_from([",", "\t"]), header=st.booleans())
-def test_a_frame_written_directly_is_what_pandas_writes_or_is_left_to_pandas(rows, kinds, data, sep, header):
+_KINDS = st.lists(st.sampled_from(["float", "int", "text", "object"]), min_size=1, max_size=4)
+
+
+def _drawn_columns(data, rows: int, kinds: list[str]) -> dict[str, np.ndarray]:
+    """Columns of each kind as numpy arrays: floats (NaN, infinities), 64-bit integers, texts
+    (formula starts, separators, quotes, line breaks) and objects (texts or None)."""
     columns = {}
     for i, kind in enumerate(kinds):
         if kind == "float":
-            columns[f"c{i}"] = pd.Series(data.draw(st.lists(_FLOATS, min_size=rows, max_size=rows)), dtype="float64")
+            columns[f"c{i}"] = np.array(data.draw(st.lists(_FLOATS, min_size=rows, max_size=rows)), dtype=np.float64)
         elif kind == "int":
-            columns[f"c{i}"] = pd.Series(data.draw(st.lists(_INTS, min_size=rows, max_size=rows)), dtype="int64")
-        elif kind == "text":
-            columns[f"c{i}"] = pd.Series(data.draw(st.lists(_TEXTS, min_size=rows, max_size=rows)), dtype="str")
+            columns[f"c{i}"] = np.array(data.draw(st.lists(_INTS, min_size=rows, max_size=rows)), dtype=np.int64)
         else:
-            columns[f"c{i}"] = pd.Series(data.draw(st.lists(_TEXTS | st.none(), min_size=rows, max_size=rows)), dtype=object)
-    frame = pd.DataFrame(columns)
+            texts = _TEXTS if kind == "text" else _TEXTS | st.none()
+            columns[f"c{i}"] = np.array(data.draw(st.lists(texts, min_size=rows, max_size=rows)) + ["x"], dtype=object)[:rows]
+    return columns
+
+
+@settings(max_examples=300, deadline=None)
+@given(rows=st.integers(min_value=0, max_value=6), kinds=_KINDS, data=st.data(), sep=st.sampled_from([",", "\t"]), header=st.booleans())
+def test_a_frame_written_directly_is_what_pandas_writes_or_is_left_to_pandas(rows, kinds, data, sep, header):
+    drawn = _drawn_columns(data, rows, kinds)
+    dtypes = {"float": "float64", "int": "int64", "text": "str", "object": object}
+    frame = pd.DataFrame({name: pd.Series(values, dtype=dtypes[kind]) for (name, values), kind in zip(drawn.items(), kinds)})
     direct = _plain_frame_csv(frame, sep, header)
     assert direct is None or direct == _pandas_frame_csv(frame, sep, header, None)
 
@@ -140,18 +149,9 @@ def test_the_round_of_ranked_lists_figures_is_written_directly():
 
 
 @settings(max_examples=200, deadline=None)
-@given(rows=st.integers(min_value=0, max_value=6), kinds=st.lists(st.sampled_from(["float", "int", "text", "object"]), min_size=1, max_size=4),
-       data=st.data(), sep=st.sampled_from([",", "\t"]), header=st.booleans())
+@given(rows=st.integers(min_value=0, max_value=6), kinds=_KINDS, data=st.data(), sep=st.sampled_from([",", "\t"]), header=st.booleans())
 def test_columns_are_written_as_the_frame_of_them_is(rows, kinds, data, sep, header):
     from annotator.interchange.csvsafe import columns_csv
 
-    columns = {}
-    for i, kind in enumerate(kinds):
-        if kind == "float":
-            columns[f"c{i}"] = np.array(data.draw(st.lists(_FLOATS, min_size=rows, max_size=rows)), dtype=np.float64)
-        elif kind == "int":
-            columns[f"c{i}"] = np.array(data.draw(st.lists(_INTS, min_size=rows, max_size=rows)), dtype=np.int64)
-        else:
-            texts = _TEXTS if kind == "text" else _TEXTS | st.none()
-            columns[f"c{i}"] = np.array(data.draw(st.lists(texts, min_size=rows, max_size=rows)) + ["x"], dtype=object)[:rows]
+    columns = _drawn_columns(data, rows, kinds)
     assert columns_csv(columns, sep=sep, header=header) == frame_csv(pd.DataFrame(columns), sep=sep, header=header)
