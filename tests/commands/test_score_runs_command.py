@@ -171,3 +171,11 @@ def test_the_command_and_what_it_reads_import_no_pandas():
     out = subprocess.run([sys.executable, "-c", start], cwd=ROOT, capture_output=True, text=True, check=True, timeout=60,
                          env={**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings"})
     assert out.stdout.split()[-1] == "False"
+
+
+def test_a_campaign_without_runs_gives_the_header_alone_and_says_why():
+    load_pilot(runs=False)
+    out, err = run("score_runs", "--campaign", "fairweb1pilot", "--cutoff", "5", "--cutoff", "20")
+    assert out == "run\ttopic\tattribute_set\tmeasure\tvalue\tcutoff\n"
+    assert "no ranked-list run scored" in err
+    assert json.loads(run("score_runs", "--campaign", "fairweb1pilot", "--format", "json")[0]) == []
