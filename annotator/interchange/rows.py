@@ -153,15 +153,11 @@ def _json_column(connection, field: models.Field) -> Callable[[Sequence], list]:
     texts = _json_texts(connection, field.encoder)
 
     def prepare(values: Sequence) -> list:
-        kinds = set(map(type, values))
-        if kinds == {dict}:  # history states
+        if all(value.__class__ is dict for value in values):  # history states
             return texts(values)
         lists = {id(value): value for value in values if value.__class__ is list}  # alive in `values`: ids are theirs
         text = dict(zip(lists, texts(list(lists.values()))))
-        if kinds == {list}:  # membership vectors
-            return [text[id(value)] for value in values]
-        return [None if value is None else text[id(value)] if value.__class__ is list else texts([value])[0]
-                if isinstance(value, (list, dict)) else field.get_db_prep_save(value, connection) for value in values]
+        return [text[id(value)] if value.__class__ is list else field.get_db_prep_save(value, connection) for value in values]
     return prepare
 
 

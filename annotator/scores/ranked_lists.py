@@ -144,7 +144,7 @@ def judgment_rows(campaign: Campaign, judge=None, topic_ids=None) -> list[tuple]
         graded=-entities.set_index(["topic_id", "annotator_id"]).index.map(graded).to_numpy(dtype=float),
     ).sort_values(["topic_id", "key", "automatic", "graded", "annotator_id"], kind="stable")
     chosen = order.drop_duplicates(["topic_id", "key"])
-    return [row for row in zip(*(chosen[column].tolist() for column in JUDGMENT_COLUMNS))]
+    return list(zip(*(chosen[column].tolist() for column in JUDGMENT_COLUMNS)))
 
 
 def ranked_list_runs(campaign: Campaign) -> list[Run]:

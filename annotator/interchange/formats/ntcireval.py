@@ -96,8 +96,7 @@ def _lines(data: bytes, path: str, errors: list[FormatError]):
 
 def _first_mention(topic: str, document: str, path: str, number: int, seen: dict[tuple[str, str], int],
                    errors: list[FormatError], twice: str) -> bool:
-    """Whether a line's document is fine and new for its topic (the readers test this inline
-    first: 126,000 lines of a FairWeb pool, a call each); else the error, `twice` saying
+    """Whether a line's document is fine and new for its topic; else the error, `twice` saying
     how (with {topic}, {document} and {first}, the line of the first mention)."""
     if len(document) > MAX_ID:
         errors.append(FormatError(path, number, f"the document id is longer than {MAX_ID} characters"))
@@ -124,10 +123,8 @@ def read_qrels(data: bytes, path: str) -> Read:
                 read.errors.append(FormatError(path, number, f"{level[:20]!r} is not a relevance level (L0, L1, ...)"))
                 continue
             levels.add(level)
-        if len(document) <= MAX_ID and seen.setdefault((topic, document), number) == number:  # `_first_mention`'s test: no call a line
+        if _first_mention(topic, document, path, number, seen, read.errors, "{topic} {document} is judged twice (first at line {first})"):
             read.content.append(QrelsLine(topic, document, level, number))
-        else:
-            _first_mention(topic, document, path, number, seen, read.errors, "{topic} {document} is judged twice (first at line {first})")
     return read
 
 
@@ -153,10 +150,8 @@ def read_gmemb(data: bytes, path: str, groups: tuple[str, int] | None = None) ->
         except VectorError as error:
             read.errors.append(FormatError(path, number, f"the membership vector: {error}"))
             continue
-        if len(document) <= MAX_ID and seen.setdefault((topic, document), number) == number:  # `_first_mention`'s test: no call a line
+        if _first_mention(topic, document, path, number, seen, read.errors, "{topic} {document} is given twice (first at line {first})"):
             read.content.append(MembershipLine(topic, document, vector, number))
-        else:
-            _first_mention(topic, document, path, number, seen, read.errors, "{topic} {document} is given twice (first at line {first})")
     return read
 
 
