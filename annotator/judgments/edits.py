@@ -225,7 +225,7 @@ def check_span(turn: Turn, annotator, start_word: int, end_word: int, exclude: i
 
     The overlap depends on what others just saved, so it is judged once, by the service, with
     the turn locked; forms judge the bounds only (check_span_bounds)."""
-    others = Nugget.objects.filter(turn=turn, annotator=annotator)
+    others = Nugget.objects.filter(turn=turn, annotator=annotator).order_by()  # unordered: no joins to sort
     if exclude is not None:
         others = others.exclude(pk=exclude)
     check_span_among(turn, start_word, end_word, others=list(others.values_list("start_word", "end_word")))
@@ -270,7 +270,7 @@ def entity_for_key(topic_id: int, annotator, key: str, name: str, *, actor, conv
     problem = id_problem(ENTITY, key) if key is not None else None
     if problem is not None:
         raise AnnotationRefused(f"The entity cannot be named so: {problem}.")
-    entity = Entity.objects.filter(topic_id=topic_id, annotator=annotator, key=key).first()
+    entity = _entity_with_key(topic_id, annotator, key)
     if entity is not None:
         return entity
     try:
@@ -278,7 +278,7 @@ def entity_for_key(topic_id: int, annotator, key: str, name: str, *, actor, conv
             entity = Entity.objects.create(topic_id=topic_id, annotator=annotator, key=key, name=name[:1000])
     except IntegrityError:
         # Another tab created it a moment ago (PostgreSQL lets both look before either writes).
-        entity = Entity.objects.filter(topic_id=topic_id, annotator=annotator, key=key).first()
+        entity = _entity_with_key(topic_id, annotator, key)
         if entity is None:
             raise
         return entity
@@ -294,6 +294,11 @@ def entity_for_key(topic_id: int, annotator, key: str, name: str, *, actor, conv
         after=entity_state(entity),
     )
     return entity
+
+
+def _entity_with_key(topic_id: int, annotator, key: str) -> Entity | None:
+    # one at most (entity_key_unique): by pk, not Entity's ordering, which joins two tables to sort
+    return Entity.objects.filter(topic_id=topic_id, annotator=annotator, key=key).order_by("pk").first()
 
 
 @keeps_figures

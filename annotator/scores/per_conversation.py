@@ -300,10 +300,15 @@ def attribute_sets_of(topic_type_id: int) -> list[AttributeSet]:
     answer: `scores_kept_for_answer`)."""
     kept = _kept_for_answer.get()
     if kept is None:
-        return list(AttributeSet.objects.filter(topic_type_id=topic_type_id))
+        return _attribute_sets(topic_type_id)
     if topic_type_id not in kept.attribute_sets:
-        kept.attribute_sets[topic_type_id] = list(AttributeSet.objects.filter(topic_type_id=topic_type_id))
+        kept.attribute_sets[topic_type_id] = _attribute_sets(topic_type_id)
     return list(kept.attribute_sets[topic_type_id])
+
+
+def _attribute_sets(topic_type_id: int) -> list[AttributeSet]:
+    # AttributeSet's ordering without its first key: one topic type's sets need no join to sort
+    return list(AttributeSet.objects.filter(topic_type_id=topic_type_id).order_by("position", "name"))
 
 
 def _nugget_rows(rows: Sequence[tuple]) -> list[NuggetRow]:
