@@ -29,17 +29,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bench_import import write_file  # noqa: E402
 from bench.common import (  # noqa: E402
-    PYTHON, ROOT, bench_database, database_label, machine, make_annotator, make_campaign_with, percentile, write_result,
+    PYTHON, ROOT, bench_database, checkout, database_label, machine, make_annotator, make_campaign_with, percentile,
+    write_result,
 )
 
 BEFORE = "1437c62"  # main before issue 26: an import is one transaction
-
-
-def checkout(revision: str, into: Path) -> Path:
-    """The tree of `revision` (git archive), to run its manage.py against the same database."""
-    archive = subprocess.run(["git", "archive", revision], cwd=ROOT, capture_output=True, check=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
-    return into
 
 
 def saves_during(command: list[str], cwd: Path, turn, annotator, interval: float) -> dict:

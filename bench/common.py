@@ -29,6 +29,13 @@ PYTHON = sys.executable
 PASSWORD = "bench-password-1"
 
 
+def checkout(revision: str, into: Path) -> Path:
+    """The tree of `revision` (git archive) in `into`: older code to run beside this checkout's."""
+    archive = subprocess.run(["git", "archive", revision], cwd=ROOT, capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into
+
+
 # -- database -------------------------------------------------------------------------------
 
 

@@ -84,3 +84,12 @@ def test_the_load_benchmark_compares_the_annotators_alone_with_organisers_reload
     assert result["exactly_once"] and result["errors"] == 0 and result["campaign_conversations"] == 42
     loaded = result["phases"]["annotators while 1 organisers reload the report"]
     assert loaded["changes_made"] > 0 and loaded["report_loads"]["n"] > 0 and result["throughput_kept"] > 0
+
+
+def test_the_paired_save_benchmark_runs_a_checkout_against_itself(tmp_path):
+    completed = _run(tmp_path, "bench/ab_save.py", "--before", str(ROOT), "--nuggets", "20", "--iterations", "2",
+                     "--warmup", "1")  # a directory, not a commit: CI may clone shallow
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "20 nuggets, save: before" in completed.stdout and "20 nuggets, page: before" in completed.stdout
+    result = json.loads((tmp_path / "ab_save.json").read_text())
+    assert result["sizes"]["20"]["save"]["after_slower_in"].endswith("of 2 pairs")

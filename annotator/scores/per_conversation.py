@@ -23,6 +23,7 @@ import numpy as np
 from django.db import transaction
 
 from annotator.models import AnnotatorProfile, Assignment, AttributeSet, Campaign, Conversation, Membership, Nugget, Turn
+from annotator.scores.compiled_reads import CompiledRows
 from annotator.rules.relevance import needs_every_membership
 from scoring import gfrc
 from scoring.words import turn_offsets, word_position
@@ -326,22 +327,6 @@ def _nugget_rows(rows: Sequence[tuple]) -> list[NuggetRow]:
     return result
 
 
-NUGGET_COLUMNS = _NUGGET_COLUMNS  # what nugget_rows reads of a nugget (a values_list)
-
-
-def nugget_rows(rows: Sequence[tuple]) -> list[NuggetRow]:
-    """Light read-only nugget rows (with entity and grade) from rows of NUGGET_COLUMNS."""
-    return _nugget_rows(rows)
-
-
-def memberships_of(query) -> dict[int, dict[int, list[float]]]:
-    """entity id -> attribute set id -> vector, for the memberships `query` selects (one query)."""
-    result: dict[int, dict[int, list[float]]] = defaultdict(dict)
-    for entity_id, attribute_set_id, vector in query.values_list("entity_id", "attribute_set_id", "vector"):
-        result[entity_id][attribute_set_id] = vector
-    return result
-
-
 def score_conversation(
     conversation: Conversation, annotator, attribute_sets: Sequence[AttributeSet] | None = None
 ) -> ConversationScore:
@@ -361,22 +346,28 @@ def score_conversation(
     campaign = conversation.topic.campaign
     if attribute_sets is None:
         attribute_sets = attribute_sets_of(conversation.topic.topic_type_id)
-    turn_rows = list(
-        Turn.objects.filter(conversation_id=conversation.pk).order_by("position")
-        .values_list("pk", "conversation_id", "position", "role", "number", "text")
-    )
-    nugget_rows = list(
-        Nugget.objects.filter(turn__conversation_id=conversation.pk, annotator_id=annotator_id)
-        .order_by("turn__position", "start_word").values_list(*_NUGGET_COLUMNS)
-    )
-    # by topic and annotator rather than by a list of entity ids: one join, no parameter list
-    # that grows with the nuggets
-    memberships = memberships_of(
-        Membership.objects.filter(entity__topic_id=conversation.topic_id, entity__annotator_id=annotator_id)
-    )
+    turn_rows = _TURNS.rows(conversation.pk)
+    nugget_rows = _NUGGETS.rows(conversation.pk, annotator_id)
+    memberships: dict[int, dict[int, list[float]]] = defaultdict(dict)
+    for entity_id, attribute_set_id, vector in _MEMBERSHIPS.rows(conversation.topic_id, annotator_id):
+        memberships[entity_id][attribute_set_id] = vector
     return _score(conversation, [TurnRow(*row) for row in turn_rows], _nugget_rows(nugget_rows),
                   memberships, attribute_sets, campaign_settings(campaign),
                   attribute_specs(attribute_sets))
+
+
+# score_conversation's three reads, compiled once (compiled_reads: compiling them cost more than
+# running them)
+_TURNS = CompiledRows(lambda conversation_id: Turn.objects.filter(conversation_id=conversation_id)
+                      .order_by("position").values_list("pk", "conversation_id", "position", "role", "number", "text"))
+_NUGGETS = CompiledRows(lambda conversation_id, annotator_id: Nugget.objects.filter(
+    turn__conversation_id=conversation_id, annotator_id=annotator_id,
+).order_by("turn__position", "start_word").values_list(*_NUGGET_COLUMNS))
+# by topic and annotator rather than by a list of entity ids: one join, no parameter list that
+# grows with the nuggets
+_MEMBERSHIPS = CompiledRows(lambda topic_id, annotator_id: Membership.objects.filter(
+    entity__topic_id=topic_id, entity__annotator_id=annotator_id,
+).values_list("entity_id", "attribute_set_id", "vector"))
 
 
 def _score(conversation, turns, nuggets, memberships, attribute_sets, settings, specs) -> ConversationScore:
