@@ -140,6 +140,8 @@ def paired(before: Path, after: Path, nuggets: int, iterations: int, warmup: int
             result[what] = {
                 "before_p50_ms": round(1000 * statistics.median(times["before"]), 2),
                 "after_p50_ms": round(1000 * statistics.median(times["after"]), 2),
+                "before_p95_ms": round(1000 * statistics.quantiles(times["before"], n=20)[-1], 2),
+                "after_p95_ms": round(1000 * statistics.quantiles(times["after"], n=20)[-1], 2),
                 "median_difference_ms": round(1000 * statistics.median(differences), 3),
                 "after_slower_in": f"{sum(d > 0 for d in differences)} of {len(differences)} pairs",
             }
@@ -173,7 +175,8 @@ def main() -> None:
         for n in args.nuggets:
             results["sizes"][n] = paired(before.resolve(), ROOT, n, args.iterations, args.warmup, args.over)
             for what, r in results["sizes"][n].items():
-                print(f"{n} nuggets, {what}: before {r['before_p50_ms']} ms, after {r['after_p50_ms']} ms; "
+                print(f"{n} nuggets, {what}: p50 before {r['before_p50_ms']} ms, after {r['after_p50_ms']} ms "
+                      f"(p95 {r['before_p95_ms']} / {r['after_p95_ms']} ms); "
                       f"median paired difference {r['median_difference_ms']:+.3f} ms "
                       f"(after slower in {r['after_slower_in']})")
     finally:

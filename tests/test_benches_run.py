@@ -90,6 +90,6 @@ def test_the_paired_save_benchmark_runs_a_checkout_against_itself(tmp_path):
     completed = _run(tmp_path, "bench/ab_save.py", "--before", str(ROOT), "--nuggets", "20", "--iterations", "2",
                      "--warmup", "1")  # a directory, not a commit: CI may clone shallow
     assert completed.returncode == 0, completed.stdout + completed.stderr
-    assert "20 nuggets, save: before" in completed.stdout and "20 nuggets, page: before" in completed.stdout
+    assert "20 nuggets, save: p50 before" in completed.stdout and "20 nuggets, page: p50 before" in completed.stdout
     result = json.loads((tmp_path / "ab_save.json").read_text())
     assert result["sizes"]["20"]["save"]["after_slower_in"].endswith("of 2 pairs")
