@@ -23,8 +23,8 @@ import numpy as np
 from django.db import transaction
 
 from annotator.models import AnnotatorProfile, Assignment, AttributeSet, Campaign, Conversation, Membership, Nugget, Turn
-from annotator.scores.compiled_reads import CompiledRows
 from annotator.rules.relevance import needs_every_membership
+from annotator.scores.compiled_reads import CompiledRows
 from scoring import gfrc
 from scoring.words import turn_offsets, word_position
 
