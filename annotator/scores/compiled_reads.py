@@ -52,7 +52,9 @@ class CompiledRows:
             cursor.execute(compiled.sql, params)
             rows = cursor.fetchall()
         if not compiled.converters:
-            return [tuple(row) for row in rows]
+            return rows  # the drivers' rows are tuples already
+        # as the compiler's apply_converters, which would need the compiler kept, and with it the
+        # connection it holds: what is compiled must not keep a finished thread's connection alive
         converted = []
         for row in rows:
             row = list(row)

@@ -77,3 +77,27 @@ def test_another_thread_compiles_for_its_own_connection_and_reads_the_same_rows(
     thread.start()
     thread.join()
     assert there == [here, 2]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_what_a_thread_compiled_goes_with_its_connection_when_the_thread_ends():
+    import gc
+    import weakref
+
+    (conversation, annotator), _ = _two_conversations()
+    gone: list = []
+
+    def read():  # a server that gives each request a thread of its own (runserver) does this per request
+        try:
+            per_conversation._NUGGETS.rows(conversation.pk, annotator.pk)
+            per_conversation._MEMBERSHIPS.rows(conversation.topic_id, annotator.pk)  # a JSON column: converters
+            gone.append(weakref.ref(connections["default"]))
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=read)
+    thread.start()
+    thread.join()
+    del thread
+    gc.collect()
+    assert gone[0]() is None  # the thread's connection is not kept alive by what was compiled on it
