@@ -30,7 +30,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 
 import pandas as pd
-from django.db.models import Q
+from django.db import connection
+from django.db.models import BooleanField, ExpressionWrapper, F, Q, Value
 
 from annotator.interchange.csvsafe import csv_text, frame_csv
 from annotator.interchange.formats import ParsedConversation, ParsedMembership, ParsedNugget, ParsedTurn
@@ -63,11 +64,14 @@ __all__ = [
     "qrels_id",
 ]
 
-# Conversations read per batch. Each batch's queries cost PostgreSQL a scan of the campaign's
-# conversations (the planner's choice for a range of topics), so fewer, larger batches pay there:
-# 2,000 against 500 took the paper export of 10,000 conversations from 1.03 s to 0.82 s, SQLite
-# the same either way (bench_campaign_pages.py); the first chunk still leaves within 0.18 s.
+# Conversations read per batch (`_batch_size`). SQLite finds a batch's rows through indexes: its
+# size changes only the memory held and the wait for the first chunk (2,000: within 0.18 s).
+# PostgreSQL hash-joins whole tables for a batch's range of topics, scanning every turn, nugget,
+# label and membership of the campaign again for each batch, so it reads 10,000 at once: at
+# 10,000 conversations the paper export took 0.53 s against 0.61 s in batches of 2,000, the TSV
+# 0.61 against 0.65 s (bench_campaign_pages.py), for 35 MB at most instead of 16 MB.
 BATCH = 2000
+POSTGRESQL_BATCH = 10_000
 KINDS = ("paper", "jsonl", "nuggets-tsv", "qrels", "scores-csv", "scores-json", "nuggets-csv", "turns-csv")
 
 
@@ -142,14 +146,24 @@ class _ConversationRow:
         return f"{self.topic.code} / {self.run.name}"
 
 
+# A nugget whose entity is the one its words name (Nugget.text_*, stored for its span as it is
+# now): compared in SQL, so the paper writer does not derive every nugget's entity again.
+_NAMED_BY_ITS_WORDS = ExpressionWrapper(
+    Q(text_start=F("start_word"), text_end=F("end_word"), text_key=F("entity__key"), text_name=F("entity__name")),
+    output_field=BooleanField(),
+)
+
+
 class _Batch:
     """One batch of conversations with their turns and one judge's judgments each, read as
     plain rows (tuples: never a model instance, nor an object, per row)."""
 
-    def __init__(self, campaign: Campaign, conversations: list[_ConversationRow], judge: dict[int, int | None]):
+    def __init__(self, campaign: Campaign, conversations: list[_ConversationRow], judge: dict[int, int | None],
+                 named: bool = False):
         """`conversations` come in topic order: the batch reads the rows of its range of topic
         codes (two parameters, not an IN list of ids, which Django resolves one by one) and
-        keeps those of its conversations."""
+        keeps those of its conversations. `named`: with whether each nugget's entity is the one
+        its words name (ParsedNugget.entity_named_by_text, for the paper writer)."""
         self.conversations = conversations
         wanted = {c.pk for c in conversations}
         self.judge = judge = {c.pk: judge.get(c.pk) for c in conversations}
@@ -174,17 +188,18 @@ class _Batch:
                 kept.append(row)
                 turn_conversation[row[0]] = current
         # conversation -> its judge's nuggets (turn id, start, end, entity id, key, name, comment,
-        # grade label or None), in turn and word order
+        # grade label or None, named by its words), in turn and word order
         self.nuggets: dict[int, list[tuple]] = defaultdict(list)
-        for turn_id, annotator_id, start, end, entity_id, key, name, comment, grade_id, label in (
+        for turn_id, annotator_id, start, end, entity_id, key, name, comment, grade_id, label, named in (
             Nugget.objects.filter(**where("turn__conversation__")).order_by("turn__position", "start_word")
+            .annotate(named=_NAMED_BY_ITS_WORDS if named else Value(False))
             .values_list("turn_id", "annotator_id", "start_word", "end_word", "entity_id", "entity__key",
-                         "entity__name", "entity__comment", "entity__grade_id", "entity__grade__label")
+                         "entity__name", "entity__comment", "entity__grade_id", "entity__grade__label", "named")
         ):
             conversation_id = turn_conversation.get(turn_id)
             if conversation_id is not None and annotator_id == judge[conversation_id]:
                 self.nuggets[conversation_id].append(
-                    (turn_id, start, end, entity_id, key, name, comment, label if grade_id else None))
+                    (turn_id, start, end, entity_id, key, name, comment, label if grade_id else None, named))
         self.labels: dict[int, str] = {}
         for turn_id, annotator_id, label in TurnLabel.objects.filter(**where("turn__conversation__")).values_list(
             "turn_id", "annotator_id", "label"
@@ -216,7 +231,7 @@ class _Batch:
             index = {t[0]: i for i, t in enumerate(turns)}
             words: dict[int, list[str]] = {}  # a turn's words, split once however many nuggets it holds
             memberships = self.memberships
-            for turn_id, start, end, entity_id, key, name, comment, grade in turn_nuggets:
+            for turn_id, start, end, entity_id, key, name, comment, grade, named in turn_nuggets:
                 i = index[turn_id]
                 turn_words = words.get(i)
                 if turn_words is None:
@@ -232,6 +247,7 @@ class _Batch:
                         memberships=self._memberships(entity_id) if entity_id in memberships else {},
                         entity_key=key,
                         entity_name=name,
+                        entity_named_by_text=bool(named),
                     )
                 )
         return ParsedConversation(
@@ -265,15 +281,21 @@ def _conversation_rows(campaign: Campaign, annotator=None) -> tuple[list[_Conver
     return rows, judge
 
 
-def _conversation_batches(campaign: Campaign, annotator=None) -> Iterator[_Batch]:
+def _conversation_batches(campaign: Campaign, annotator=None, named: bool = False) -> Iterator[_Batch]:
     rows, judge = _conversation_rows(campaign, annotator)
-    for i in range(0, len(rows), BATCH):
-        yield _Batch(campaign, rows[i : i + BATCH], judge)
+    size = _batch_size()
+    for i in range(0, len(rows), size):
+        yield _Batch(campaign, rows[i : i + size], judge, named)
 
 
-def iter_conversations(campaign: Campaign, annotator=None) -> Iterator[ParsedConversation]:
-    """Every conversation of the campaign with its judge's judgments, as the formats hold them."""
-    for batch in _conversation_batches(campaign, annotator):
+def _batch_size() -> int:
+    return POSTGRESQL_BATCH if connection.vendor == "postgresql" else BATCH
+
+
+def iter_conversations(campaign: Campaign, annotator=None, named: bool = False) -> Iterator[ParsedConversation]:
+    """Every conversation of the campaign with its judge's judgments, as the formats hold them
+    (`named`: ParsedNugget.entity_named_by_text set where it holds)."""
+    for batch in _conversation_batches(campaign, annotator, named):
         for conversation in batch.conversations:
             yield batch.parsed(conversation)
 
@@ -285,7 +307,7 @@ CONVERSATIONS_PER_CHUNK = 200
 
 
 def iter_paper_export(campaign: Campaign, annotator=None) -> Iterator[str]:
-    yield from _in_chunks(iter_paper(iter_conversations(campaign, annotator)), CONVERSATIONS_PER_CHUNK)
+    yield from _in_chunks(iter_paper(iter_conversations(campaign, annotator, named=True)), CONVERSATIONS_PER_CHUNK)
 
 
 def iter_jsonl_export(campaign: Campaign, annotator=None) -> Iterator[str]:
@@ -601,8 +623,9 @@ def _judged_batches(campaign: Campaign, annotator=None, *, memberships: bool) ->
     rows, judge = _conversation_rows(campaign, annotator)
     usernames = dict(get_user_model().objects.filter(pk__in={j for j in judge.values() if j is not None})
                      .values_list("pk", "username"))
-    for i in range(0, len(rows), BATCH):
-        yield _JudgedBatch(campaign, rows[i : i + BATCH], judge, usernames, memberships)
+    size = _batch_size()
+    for i in range(0, len(rows), size):
+        yield _JudgedBatch(campaign, rows[i : i + size], judge, usernames, memberships)
 
 
 def _csv_chunks(columns: list[str], rows_of_batches: Iterator[list[list]]) -> Iterator[str]:

@@ -78,6 +78,7 @@ from annotator.rules.relevance import needs_every_membership
 from annotator.rules.spans import SpanSweep
 from annotator.rules.vectors import VectorError, check_distribution, format_vector
 from annotator.scores import stored
+from scoring.words import tokenise
 
 __all__ = ["ImportResult", "import_files", "import_parsed", "default_annotator", "run_from_filename", "read_as"]
 
@@ -887,10 +888,12 @@ class _Importer:
 
         nuggets, labels, assignments = [], [], []
         for ci, p in enumerate(plans):
+            words = _TurnWords(p.conv)
             for n in p.conv.nuggets:
                 nuggets.append(Nugget(turn_id=turn_of[(ci, n.turn)].pk, annotator_id=annotator.pk,
                                       entity_id=entity_of[(p.topic, n.entity_key)].pk,
-                                      start_word=n.start_word, end_word=n.end_word))
+                                      start_word=n.start_word, end_word=n.end_word,
+                                      **Nugget.words_naming(words[n.turn], n.start_word, n.end_word)))
             for ti, t in enumerate(p.conv.turns):
                 if t.role == "S" and t.label:
                     labels.append(TurnLabel(turn_id=turn_of[(ci, ti)].pk, annotator_id=annotator.pk, label=t.label))
@@ -996,8 +999,8 @@ class _Importer:
                            after={**entity_state(entity), "topic": topic_id})
         nuggets = [
             Nugget(turn_id=turn_of[(ci, c.turn)].pk, annotator_id=judge.pk, entity_id=entity_of[(p.topic, c.key)].pk,
-                   start_word=c.start, end_word=c.end)
-            for ci, p in cited for c in p.citations
+                   start_word=c.start, end_word=c.end, **Nugget.words_naming(words[c.turn], c.start, c.end))
+            for ci, p in cited for words in (_TurnWords(p.conv),) for c in p.citations
         ]
         conversation_of_turn = {turn_of[(ci, c.turn)].pk: (conversations[ci].pk, self.final_topic[p.topic])
                                 for ci, p in cited for c in p.citations}
@@ -1110,6 +1113,18 @@ def import_parsed(campaign: Campaign, files: Iterable[tuple[str, ParseResult]], 
     """Like import_files, for files already parsed: (name, ParseResult) pairs."""
     importer = _Importer(campaign, **{"run": None, "annotator": None, "replace": False, "actor": None, **options})
     return importer.import_parsed(files)
+
+
+class _TurnWords(dict):
+    """A conversation's turns' words (scoring.words.tokenise), each split when first asked for."""
+
+    def __init__(self, conv: ParsedConversation):
+        super().__init__()
+        self.conv = conv
+
+    def __missing__(self, turn: int) -> list[str]:
+        words = self[turn] = tokenise(self.conv.turns[turn].text)
+        return words
 
 
 def _chunks(items, size: int = 500):

@@ -453,20 +453,24 @@ def create_nugget(
     system cited on them (`cited`: its key and name), else to the entity its text names."""
     _lock_turn(turn)
     check_span(turn, annotator, start_word, end_word)
+    words = tokenise(turn.text)
     if entity is None and cited is not None:
         entity = entity_for_key(turn.conversation.topic_id, annotator, *cited, actor=actor,
                                 conversation_id=turn.conversation_id)
     elif entity is None:
-        entity = entity_for_text(turn, annotator, span_text(tokenise(turn.text), start_word, end_word), actor=actor)
+        entity = entity_for_text(turn, annotator, span_text(words, start_word, end_word), actor=actor)
     return _write_nugget(annotator=annotator, actor=actor, turn=turn, start_word=start_word, end_word=end_word,
-                         entity=entity)
+                         entity=entity, words=words)
 
 
-def _write_nugget(*, annotator, actor, turn: Turn, start_word: int, end_word: int, entity: Entity) -> Nugget:
-    """The nugget of a span already checked (create_nugget, or a whole submission at once)."""
+def _write_nugget(*, annotator, actor, turn: Turn, start_word: int, end_word: int, entity: Entity,
+                  words: list[str]) -> Nugget:
+    """The nugget of a span already checked (create_nugget, or a whole submission at once);
+    `words`: its turn's (scoring.words.tokenise), split once however many nuggets it gets."""
     if entity.topic_id != turn.conversation.topic_id or entity.annotator_id != annotator.pk:
         raise AnnotationRefused("That entity belongs to another topic or annotator.")
-    nugget = Nugget(turn=turn, annotator=annotator, entity=entity, start_word=start_word, end_word=end_word)
+    nugget = Nugget(turn=turn, annotator=annotator, entity=entity, start_word=start_word, end_word=end_word,
+                    **Nugget.words_naming(words, start_word, end_word))
     _save_nugget(nugget)
     _record(
         kind=Event.Kind.NUGGET,
@@ -502,6 +506,8 @@ def update_nugget(
         raise AnnotationRefused("That entity belongs to another topic or annotator.")
     before = nugget_state(nugget)
     changes: dict[str, Any] = {"start_word": start, "end_word": end, "updated_at": timezone.now()}
+    if (start, end) != (nugget.text_start, nugget.text_end):  # other words: the entity they name
+        changes.update(Nugget.words_naming(tokenise(nugget.turn.text), start, end))
     if entity is not None:
         changes["entity"] = entity
     _bump(Nugget, nugget, expected_version, "nugget", **changes)
@@ -846,7 +852,8 @@ def set_conversation_judgments(
                 raise AnnotationRefused(f"{given.entity!r} names no entity (give a URL or a name).")
             text = given.entity or span_text(words[turn.pk], given.start_word, given.end_word)
             nugget = _write_nugget(annotator=annotator, actor=actor, turn=turn, start_word=given.start_word,
-                                   end_word=given.end_word, entity=entity_for_text(turn, annotator, text, actor=actor))
+                                   end_word=given.end_word, entity=entity_for_text(turn, annotator, text, actor=actor),
+                                   words=words[turn.pk])
         except AnnotationRefused as refused:
             raise AnnotationRefused(f"{where}: {refused}") from refused
         entity = nugget.entity  # read (or made) by create_nugget, in this transaction

@@ -310,4 +310,5 @@ def test_every_export_is_the_same_whatever_its_batches_cut_through_a_topic(db, m
     whole = _every_export(campaign), _every_export(campaign, second)
     assert "M001" in whole[0]["paper"] and "#L" in whole[1]["paper"]
     monkeypatch.setattr(exporting, "BATCH", 5)  # batches of 5 conversations: 4 + 1, 3 + 2, 2
+    monkeypatch.setattr(exporting, "POSTGRESQL_BATCH", 5)
     assert (_every_export(campaign), _every_export(campaign, second)) == whole

@@ -172,6 +172,10 @@ class ParsedNugget:
     entity_name: str = ""
     grade_line: int | None = None
     field: str | None = None  # JSONL: "nuggets[3]"
+    # True: entity_key and entity_name are what annotator.rules.identity.entity_key_and_name
+    # gives for `text`, known to whoever built this nugget (an export, from Nugget.text_*): the
+    # paper writer then need not derive them again to know whether to write #ENTITY:.
+    entity_named_by_text: bool = False
 
 
 @dataclass

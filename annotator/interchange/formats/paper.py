@@ -121,14 +121,16 @@ def escape_line(line: str) -> str:
 # --- entity of a nugget ----------------------------------------------------------------------
 
 
-def derive_entity(lines: list[str], anchor: int, nugget_text: str, whole_line: bool) -> tuple[str | None, str]:
+def derive_entity(lines: list[str], anchor: int, nugget_text: str, whole_line: bool,
+                  named: tuple[str | None, str] | None = None) -> tuple[str | None, str]:
     """The entity (key, name) a nugget names when its file says nothing more.
 
-    From the nugget's own text (URL -> key, the rest -> name); when a whole-line nugget is only
-    a URL, the name is taken from the nearest non-blank line above it in the turn if that line
-    has no URL (Bard's "Looper (2012)" / "https://www.imdb.com/title/..." layout).
+    From the nugget's own text (URL -> key, the rest -> name; `named`: that, when known); when
+    a whole-line nugget is only a URL, the name is taken from the nearest non-blank line above
+    it in the turn if that line has no URL (Bard's "Looper (2012)" / "https://www.imdb.com/title/..."
+    layout).
     """
-    key, name = entity_key_and_name(nugget_text)
+    key, name = entity_key_and_name(nugget_text) if named is None else named
     if key is not None and not name and whole_line:
         for prev in range(anchor - 1, -1, -1):
             if word_count(lines[prev]):
@@ -542,20 +544,22 @@ def _conversation_lines(conv: ParsedConversation, out: list[str], seen: _Seen) -
     by_turn: dict[int, list[ParsedNugget]] = {}
     for n in conv.nuggets:
         by_turn.setdefault(n.turn, []).append(n)
-    turns = conv.turns
-    turn_words = [tokenise(t.text) for t in turns]  # split once: the offsets and the nuggets' texts
-    offsets = offsets_of_counts([len(w) for w in turn_words])  # words before each turn
-    for index, turn in enumerate(turns):
+    last_with_nuggets = max(by_turn, default=-1)
+    before = 0  # words before this turn: counted up to the last turn that holds a nugget
+    for index, turn in enumerate(conv.turns):
         add(f"### {turn.role}{turn.number} {turn.label}\n" if turn.label else f"### {turn.role}{turn.number}\n")
-        lines = turn.text.split("\n") if turn.text else []
+        text = turn.text
         turn_nuggets = by_turn.get(index)
         if not turn_nuggets:
-            for line in lines:
-                add(escape_line(line) + "\n")
+            if text:
+                add(_escaped_text(text))
+                if index < last_with_nuggets:
+                    before += len(tokenise(text))
             continue
         if turn.role != "S":
             raise ValueError(f"{conv.topic}: nugget in user turn {turn.role}{turn.number}")
-        words = turn_words[index]
+        words = tokenise(text)
+        lines = text.split("\n") if text else []
         if len(lines) == 1:  # most turns: the line's words are the turn's
             counts, starts = [len(words)], [0]
         else:
@@ -571,7 +575,6 @@ def _conversation_lines(conv: ParsedConversation, out: list[str], seen: _Seen) -
             if anchor is None or not 0 <= n.start_word <= end:
                 raise ValueError(f"{conv.topic}: nugget words {n.start_word}-{n.end_word} outside {turn.role}{turn.number}")
             per_line.setdefault(anchor, []).append(n)
-        before = offsets[index]
         for i, line in enumerate(lines):
             add(escape_line(line) + "\n")
             nuggets = per_line.get(i)
@@ -585,6 +588,14 @@ def _conversation_lines(conv: ParsedConversation, out: list[str], seen: _Seen) -
                 whole = n.start_word == first and n.end_word == last and not whole_done
                 whole_done = whole_done or whole
                 _block_lines(n, lines, i, whole, before, words, seen, add)
+        before += len(words)
+
+
+def _escaped_text(text: str) -> str:
+    """A turn's text as written, each line escaped (escape_line), with its line break."""
+    if "\n" not in text:
+        return ("\\" + text if _needs_escape(text) else text) + "\n"
+    return "".join([escape_line(line) + "\n" for line in text.split("\n")])
 
 
 def _block_lines(n: ParsedNugget, lines: list[str], anchor: int, whole: bool, before: int, words: list[str],
@@ -604,9 +615,12 @@ def _block_lines(n: ParsedNugget, lines: list[str], anchor: int, whole: bool, be
     else:
         lines_after = f"wc= {wc}\n"
     add(lines_after if whole else f"#SPAN: {word_position(before, n.start_word)}-{wc}\n{lines_after}")
-    text = span_text(words, n.start_word, n.end_word)
-    derived = derive_entity(lines, anchor, text, whole)
-    if (n.entity_key, n.entity_name) != derived:
+    entity = (n.entity_key, n.entity_name)
+    if n.entity_named_by_text:
+        derived = derive_entity(lines, anchor, "", whole, named=entity)
+    else:
+        derived = derive_entity(lines, anchor, span_text(words, n.start_word, n.end_word), whole)
+    if entity != derived:
         value = json.dumps({"key": n.entity_key, "name": n.entity_name}, ensure_ascii=False)
         add(f"#ENTITY: {value}\n")
     for name, m in n.memberships.items():
