@@ -997,11 +997,14 @@ class _Importer:
             topic_id = self.final_topic[code]
             history.record(Event.Kind.ENTITY, Event.Action.CREATE, entity.pk, topic_id, None, judge.pk,
                            after={**entity_state(entity), "topic": topic_id})
-        nuggets = [
-            Nugget(turn_id=turn_of[(ci, c.turn)].pk, annotator_id=judge.pk, entity_id=entity_of[(p.topic, c.key)].pk,
-                   start_word=c.start, end_word=c.end, **Nugget.words_naming(words[c.turn], c.start, c.end))
-            for ci, p in cited for words in (_TurnWords(p.conv),) for c in p.citations
-        ]
+        nuggets = []
+        for ci, p in cited:
+            words = _TurnWords(p.conv)
+            nuggets.extend(
+                Nugget(turn_id=turn_of[(ci, c.turn)].pk, annotator_id=judge.pk, entity_id=entity_of[(p.topic, c.key)].pk,
+                       start_word=c.start, end_word=c.end, **Nugget.words_naming(words[c.turn], c.start, c.end))
+                for c in p.citations
+            )
         conversation_of_turn = {turn_of[(ci, c.turn)].pk: (conversations[ci].pk, self.final_topic[p.topic])
                                 for ci, p in cited for c in p.citations}
         add = self.stage_judgments(area, [n for n in nuggets if n.turn_id in staged_turns],

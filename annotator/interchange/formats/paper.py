@@ -544,21 +544,20 @@ def _conversation_lines(conv: ParsedConversation, out: list[str], seen: _Seen) -
     by_turn: dict[int, list[ParsedNugget]] = {}
     for n in conv.nuggets:
         by_turn.setdefault(n.turn, []).append(n)
-    last_with_nuggets = max(by_turn, default=-1)
-    before = 0  # words before this turn: counted up to the last turn that holds a nugget
-    for index, turn in enumerate(conv.turns):
+    turns = conv.turns
+    turn_words = [tokenise(t.text) for t in turns]  # split once: the offsets and the nuggets' texts
+    offsets = offsets_of_counts([len(w) for w in turn_words])  # words before each turn
+    for index, turn in enumerate(turns):
         add(f"### {turn.role}{turn.number} {turn.label}\n" if turn.label else f"### {turn.role}{turn.number}\n")
         text = turn.text
         turn_nuggets = by_turn.get(index)
         if not turn_nuggets:
             if text:
                 add(_escaped_text(text))
-                if index < last_with_nuggets:
-                    before += len(tokenise(text))
             continue
         if turn.role != "S":
             raise ValueError(f"{conv.topic}: nugget in user turn {turn.role}{turn.number}")
-        words = tokenise(text)
+        words = turn_words[index]
         lines = text.split("\n") if text else []
         if len(lines) == 1:  # most turns: the line's words are the turn's
             counts, starts = [len(words)], [0]
@@ -587,8 +586,7 @@ def _conversation_lines(conv: ParsedConversation, out: list[str], seen: _Seen) -
             for n in nuggets:
                 whole = n.start_word == first and n.end_word == last and not whole_done
                 whole_done = whole_done or whole
-                _block_lines(n, lines, i, whole, before, words, seen, add)
-        before += len(words)
+                _block_lines(n, lines, i, whole, offsets[index], words, seen, add)
 
 
 def _escaped_text(text: str) -> str:
