@@ -1,6 +1,7 @@
 """The scoring core, the annotation rules (annotator/rules/) and the file formats
 (annotator/interchange/formats/) must run where Django cannot even be imported (numpy + stdlib only;
-the run-file reader also pyarrow, a large file's columns read without a Python string a field)."""
+the formats also orjson, which writes the JSONL lines; the run-file reader also pyarrow, a large
+file's columns read without a Python string a field)."""
 
 from __future__ import annotations
 
@@ -71,17 +72,17 @@ def test_the_statistics_modules_compare_runs_and_take_intervals_with_django_made
 ARROW_MODULES = {"annotator.interchange.formats.run_columns", "annotator.interchange.formats.arrow"}
 
 
-def test_the_annotation_rules_and_the_file_formats_import_with_django_made_unimportable_and_load_only_numpy_and_stdlib():
+def test_the_annotation_rules_and_the_file_formats_import_with_django_made_unimportable_and_load_only_numpy_orjson_and_stdlib():
     assert {"annotator.rules.spans", "annotator.interchange.formats.paper", "annotator.interchange.formats.harvest"} <= set(PURE_ANNOTATOR_MODULES)
     others = [m for m in PURE_ANNOTATOR_MODULES if m not in ARROW_MODULES]
-    assert _loaded(others, ("numpy", "scoring", "annotator")) == {"django": [], "outside": []}
+    assert _loaded(others, ("numpy", "orjson", "scoring", "annotator")) == {"django": [], "outside": []}
 
 
 def test_the_run_file_reader_reads_with_django_made_unimportable_using_numpy_and_pyarrow_only():
     assert ARROW_MODULES <= set(PURE_ANNOTATOR_MODULES)
     call = ("from annotator.interchange.formats.run_columns import read_run_columns; "
             "assert read_run_columns(b'P1 Q0 d 1 1.0 t\\nP1 Q0 e 2 0.5 t\\n', 'r').tag == 't'")
-    loaded = _loaded(sorted(ARROW_MODULES), ("numpy", "pyarrow", "cython_runtime", "scoring", "annotator"), call)
+    loaded = _loaded(sorted(ARROW_MODULES), ("numpy", "orjson", "pyarrow", "cython_runtime", "scoring", "annotator"), call)
     assert loaded == {"django": [], "outside": []}
 
 
