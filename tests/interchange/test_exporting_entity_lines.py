@@ -12,7 +12,7 @@ from annotator.judgments import edits
 from annotator.models import Nugget
 from annotator.rules.identity import entity_key_and_name
 from tests.factories import make_campaign, make_conversation, make_user
-from tests.interchange.test_exporting import copy_campaign, judged, judgments  # noqa: F401 (a fixture)
+from tests.interchange.test_exporting import judged, judgments  # noqa: F401 (judged: a fixture)
 
 pytestmark = pytest.mark.django_db
 
@@ -32,6 +32,14 @@ def answer(db):
 
 def paper(campaign) -> str:
     return "".join(exporting.stream(campaign, "paper"))
+
+
+def assert_comes_back(campaign, gold) -> None:
+    """Imported into another campaign, the paper export gives the same judgments."""
+    copy = make_campaign(slug="copy")
+    result = import_files(copy, [("export.txt", paper(campaign).encode())], annotator=gold)
+    assert result.ok, result.errors
+    assert judgments(copy, gold) == judgments(campaign, gold)
 
 
 def entity_lines(campaign) -> list[str]:
@@ -76,10 +84,7 @@ def test_an_entity_renamed_after_its_nugget_was_marked_is_named_in_the_export_an
     edits.update_entity(nugget.entity, actor=gold, expected_version=nugget.entity.version, name="Tenet")
     assert named_by_text(campaign) == [False]
     assert entity_lines(campaign) == ['#ENTITY: {"key": "https://imdb.com/title/tt6723592", "name": "Tenet"}']
-    copy = make_campaign(slug="copy")
-    result = import_files(copy, [("export.txt", paper(campaign).encode())], annotator=gold)
-    assert result.ok, result.errors
-    assert judgments(copy, gold) == judgments(campaign, gold)
+    assert_comes_back(campaign, gold)
 
 
 def test_an_undone_move_of_a_nuggets_words_still_names_its_entity(answer):
@@ -98,10 +103,7 @@ def test_an_undone_move_of_a_nuggets_words_still_names_its_entity(answer):
     assert (nugget.start_word, nugget.end_word, nugget.text_start, nugget.entity_id) == (0, 2, 3, looper.pk)
     assert named_by_text(campaign) == [False]
     assert entity_lines(campaign) == ['#ENTITY: {"key": "https://imdb.com/title/tt1276104", "name": "Looper (2012)"}']
-    copy = make_campaign(slug="copy")
-    result = import_files(copy, [("export.txt", paper(campaign).encode())], annotator=gold)
-    assert result.ok, result.errors
-    assert judgments(copy, gold) == judgments(campaign, gold)
+    assert_comes_back(campaign, gold)
 
 
 def test_the_paper_export_is_the_same_whether_or_not_the_words_entities_are_stored(judged):  # noqa: F811
