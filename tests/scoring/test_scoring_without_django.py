@@ -25,6 +25,10 @@ STATISTICS_MODULES = ["scoring.significance", "scoring.intervals"]
 PROBE = """
 import importlib, json, sys
 
+# What the interpreter loaded before the probe (a distribution's sitecustomize, as Debian's python3
+# has) is not loaded by the modules under test.
+at_start = set(sys.modules)
+
 class RefuseDjango:
     '''Make every django import fail, as in an environment where Django is not installed.'''
     def find_spec(self, name, path=None, target=None):
@@ -36,7 +40,7 @@ sys.meta_path.insert(0, RefuseDjango())
 for module in MODULES:
     importlib.import_module(module)
 CALL
-top_level = sorted({name.split(".")[0] for name in sys.modules})
+top_level = sorted({name.split(".")[0] for name in set(sys.modules) - at_start})
 outside = [n for n in top_level if n not in sys.stdlib_module_names and n not in ALLOWED
            and not n.startswith("_")]
 print(json.dumps({"django": [n for n in sys.modules if n.startswith("django")], "outside": outside}))
