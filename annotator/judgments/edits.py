@@ -42,7 +42,7 @@ from annotator.rules.ids import ENTITY, id_problem
 from annotator.rules.spans import SpanProblem, SpanSweep, span_problem
 from annotator.rules.vectors import VectorError, check_distribution, format_vector, read_vector
 from annotator.scores import stored
-from scoring.words import span_text, tokenise
+from scoring.words import tokenise
 
 Event = AnnotationEvent
 
@@ -453,24 +453,30 @@ def create_nugget(
     system cited on them (`cited`: its key and name), else to the entity its text names."""
     _lock_turn(turn)
     check_span(turn, annotator, start_word, end_word)
-    words = tokenise(turn.text)
+    naming = Nugget.words_naming(tokenise(turn.text), start_word, end_word)
     if entity is None and cited is not None:
         entity = entity_for_key(turn.conversation.topic_id, annotator, *cited, actor=actor,
                                 conversation_id=turn.conversation_id)
     elif entity is None:
-        entity = entity_for_text(turn, annotator, span_text(words, start_word, end_word), actor=actor)
+        entity = _entity_its_words_name(turn, annotator, naming, actor=actor)
     return _write_nugget(annotator=annotator, actor=actor, turn=turn, start_word=start_word, end_word=end_word,
-                         entity=entity, words=words)
+                         entity=entity, naming=naming)
+
+
+def _entity_its_words_name(turn: Turn, annotator, naming: dict, *, actor) -> Entity:
+    """The annotator's entity that a nugget's words name (`naming`: Nugget.words_naming, the
+    one derivation of them), new if unknown."""
+    return entity_for_key(turn.conversation.topic_id, annotator, naming["text_key"], naming["text_name"], actor=actor,
+                          conversation_id=turn.conversation_id)
 
 
 def _write_nugget(*, annotator, actor, turn: Turn, start_word: int, end_word: int, entity: Entity,
-                  words: list[str]) -> Nugget:
+                  naming: dict) -> Nugget:
     """The nugget of a span already checked (create_nugget, or a whole submission at once);
-    `words`: its turn's (scoring.words.tokenise), split once however many nuggets it gets."""
+    `naming`: what its words name (Nugget.words_naming), stored with it."""
     if entity.topic_id != turn.conversation.topic_id or entity.annotator_id != annotator.pk:
         raise AnnotationRefused("That entity belongs to another topic or annotator.")
-    nugget = Nugget(turn=turn, annotator=annotator, entity=entity, start_word=start_word, end_word=end_word,
-                    **Nugget.words_naming(words, start_word, end_word))
+    nugget = Nugget(turn=turn, annotator=annotator, entity=entity, start_word=start_word, end_word=end_word, **naming)
     _save_nugget(nugget)
     _record(
         kind=Event.Kind.NUGGET,
@@ -850,10 +856,11 @@ def set_conversation_judgments(
         try:
             if given.entity and entity_key_and_name(given.entity)[0] is None:
                 raise AnnotationRefused(f"{given.entity!r} names no entity (give a URL or a name).")
-            text = given.entity or span_text(words[turn.pk], given.start_word, given.end_word)
+            naming = Nugget.words_naming(words[turn.pk], given.start_word, given.end_word)
+            entity = (entity_for_text(turn, annotator, given.entity, actor=actor) if given.entity
+                      else _entity_its_words_name(turn, annotator, naming, actor=actor))
             nugget = _write_nugget(annotator=annotator, actor=actor, turn=turn, start_word=given.start_word,
-                                   end_word=given.end_word, entity=entity_for_text(turn, annotator, text, actor=actor),
-                                   words=words[turn.pk])
+                                   end_word=given.end_word, entity=entity, naming=naming)
         except AnnotationRefused as refused:
             raise AnnotationRefused(f"{where}: {refused}") from refused
         entity = nugget.entity  # read (or made) by create_nugget, in this transaction
