@@ -12,7 +12,7 @@ the handful of attribute sets):
 distributions, DistrSim per turn, GF per attribute set) so that a UI can show the paper's
 Tables 1 and 2 rather than only the final numbers.
 
-The formulas are those of `/work/shared/reference/GFRC-SPEC.md`; `scoring.reference` is a
+The formulas are those of the GFRC specification (docs/scoring.md); `scoring.reference` is a
 plain-Python, formula-by-formula twin used as the test oracle. Only numpy and the standard
 library are imported: the Django layer (annotator.scores.per_conversation) sits on top, never underneath.
 """

@@ -1,7 +1,7 @@
 """GFRC written out formula by formula in plain Python: the oracle for `scoring.gfrc.score`.
 
 Deliberately naive: loops, lists, dicts and the `math` module, no numpy, one conversation at a
-time, each step named after the spec (`/work/shared/reference/GFRC-SPEC.md`). It makes no
+time, each step named after the GFRC specification (docs/scoring.md). It makes no
 attempt at speed (clarity first), which also makes it the baseline of `bench/bench_scoring.py`.
 The property tests assert the vectorised `score` agrees with it on random campaigns under
 every combination of settings.

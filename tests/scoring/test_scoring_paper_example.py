@@ -19,7 +19,7 @@ from scoring.gfrc import AttributeSet, NuggetTable, Settings, TurnTable, hard_no
 from scoring.reference import score_reference
 from scoring.words import turn_offsets, word_count
 
-EXAMPLE = Path("/work/shared/reference/examples/M002-bing-trial1.txt")
+EXAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "demo" / "M002-bing-trial1.txt"  # the paper's Figure 5 file
 
 FAIRWEB_ORIGIN_TARGET = np.array(
     [0.244725738, 0.111814346, 0.008438819, 0.154008439, 0.099156118, 0.200421941, 0.080168776, 0.101265823]
