@@ -10,10 +10,14 @@ conversations already carry their assignments): every helper here leaves it out,
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
-from django.db.models import Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.http import Http404
 
-from annotator.models import Assignment, AttributeSet, Campaign, Conversation, Entity, ImportJob, LlmJudgeRun, Nugget, Turn
+from annotator.models import (
+    AnnotatorProfile, Assignment, AttributeSet, Campaign, CampaignMember, Conversation, Entity, ImportJob, LlmJudgeRun,
+    Nugget, Turn,
+)
+from annotator.rules.accounts import CITATIONS_JUDGE, IMPORT_GOLD
 
 
 def organised_campaigns(user) -> QuerySet[Campaign]:
@@ -180,27 +184,73 @@ def _annotator_accounts() -> QuerySet:
     return get_user_model().objects.filter(is_staff=False, is_superuser=False)
 
 
+def _reserved_accounts() -> Q:
+    """The app's own accounts (annotator.rules.accounts): the systems' citations, the import's
+    "gold" and the adjudicated gold. Nobody's to change, nobody's to import as."""
+    return Q(username__in=[CITATIONS_JUDGE, IMPORT_GOLD]) | Q(annotator_profile__is_adjudicated_gold=True)
+
+
+def _campaigns_of(campaigns: QuerySet[Campaign]) -> Q:
+    """Campaign rows that are `campaigns` or what an import into one of them is staging."""
+    return Q(pk__in=campaigns.values("pk")) | Q(staging_for__in=campaigns.values("pk"))
+
+
 def assignable_annotators(user, campaign: Campaign) -> QuerySet:
-    """Active accounts the user may assign in the campaign: people who work in (or organise) one
-    of the user's campaigns, and accounts that work in no campaign yet; never staff, superusers
-    or other campaigns' people."""
+    """Active accounts the user may assign in the campaign: people who annotate in (members,
+    assignees) or organise one of the user's campaigns, and the campaign's own automatic judges;
+    never staff, superusers, the app's own accounts, other campaigns' people, nor accounts that
+    work nowhere yet (an organiser brings a person in by name, on the campaign's accounts page)."""
     campaigns = organised_campaigns(user)
-    mine = Q(assignments__conversation__topic__campaign__in=campaigns) | Q(organised_campaigns__in=campaigns)
-    unattached = ~Q(pk__in=Assignment.objects.values("annotator_id")) & ~Q(pk__in=Campaign.organisers.through.objects.values("user_id"))
-    return _annotator_accounts().filter(is_active=True).filter(mine | unattached).distinct()
+    mine = (Q(pk__in=_people_of(campaigns)) | Q(organised_campaigns__in=campaigns)
+            | Q(annotator_profile__campaign=campaign))
+    return _annotator_accounts().filter(is_active=True).filter(mine).exclude(_reserved_accounts()).distinct()
+
+
+def _people_of(campaigns) -> QuerySet:
+    """Ids of the accounts that annotate in `campaigns` (a queryset, or one campaign): members
+    (added on an accounts page) and assignees."""
+    if isinstance(campaigns, Campaign):
+        campaigns = Campaign.objects.filter(pk=campaigns.pk)
+    return get_user_model().objects.filter(
+        Q(memberships__campaign__in=campaigns) | Q(assignments__conversation__topic__campaign__in=campaigns)
+    ).values("pk")
 
 
 def campaign_annotators(campaign: Campaign) -> QuerySet:
-    """The accounts an organiser of the campaign sees and acts on (tokens, lockouts): those with
-    an assignment in it, never staff or superusers."""
-    return _annotator_accounts().filter(assignments__conversation__topic__campaign=campaign).distinct()
+    """The accounts an organiser of the campaign sees on its accounts page: its members, those
+    with an assignment in it and its own automatic judges, never staff or superusers."""
+    return _annotator_accounts().filter(Q(pk__in=_people_of(campaign)) | Q(annotator_profile__campaign=campaign)).distinct()
+
+
+def judgment_holders(campaign: Campaign) -> QuerySet:
+    """Whose judgments an organiser may import into the campaign: its annotators (an assignment
+    there) and its own automatic judges; never staff, superusers, the app's own accounts or
+    people of other campaigns only."""
+    return campaign_annotators(campaign).filter(is_active=True).exclude(_reserved_accounts())
+
+
+def managed_accounts(user, campaign: Campaign) -> QuerySet:
+    """The campaign's accounts whose account the user may change (mark an automatic judge or a
+    person, revoke the API token, lift a login lockout): those whose every campaign (assignments,
+    organising, the campaign a judge belongs to) is one the user organises. Never staff,
+    superusers or the app's own accounts: an account shared with another organiser's campaign
+    is an administrator's to change."""
+    if not is_organiser_of(user, campaign):
+        return get_user_model().objects.none()
+    mine = organised_campaigns(user)
+    elsewhere = (
+        Exists(Assignment.objects.filter(annotator_id=OuterRef("pk")).exclude(
+            Q(conversation__topic__campaign__in=Campaign.objects.filter(_campaigns_of(mine)))))
+        | Exists(CampaignMember.objects.filter(user_id=OuterRef("pk")).exclude(campaign__in=mine))
+        | Exists(Campaign.organisers.through.objects.filter(user_id=OuterRef("pk")).exclude(campaign__in=mine))
+        | Exists(AnnotatorProfile.objects.filter(user_id=OuterRef("pk"), campaign__isnull=False).exclude(campaign__in=mine))
+    )
+    return campaign_annotators(campaign).exclude(_reserved_accounts()).exclude(elsewhere)
 
 
 def annotator_for_organiser(user, campaign: Campaign, annotator_id: int):
-    """An annotator (never staff or a superuser) with an assignment in a campaign the user organises."""
-    if not is_organiser_of(user, campaign):
-        raise Http404("No such annotator in this campaign.")
-    annotator = campaign_annotators(campaign).filter(pk=annotator_id).first()
+    """An account of the campaign the user may change (`managed_accounts`); 404 otherwise."""
+    annotator = managed_accounts(user, campaign).filter(pk=annotator_id).first()
     if annotator is None:
-        raise Http404("No such annotator in this campaign.")
+        raise Http404("No such annotator in this campaign, or one an administrator manages.")
     return annotator

@@ -8,7 +8,8 @@ class AnnotatorConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from annotator import tokens  # noqa: F401  (connects the rule that revokes tokens)
+        from annotator import throttling, tokens  # noqa: F401  (connect the rules of failed logins and tokens)
+        from annotator.llm_judge import servers  # noqa: F401  (registers the check of the listed LLM servers)
         from annotator.converters import IdConverter
 
         register_converter(IdConverter, "id")

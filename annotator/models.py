@@ -71,6 +71,12 @@ class Campaign(models.Model):
     organisers = models.ManyToManyField(
         settings.AUTH_USER_MODEL, related_name="organised_campaigns", blank=True
     )
+    annotators = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, through="CampaignMember", through_fields=("campaign", "user"),
+        related_name="annotated_campaigns", blank=True,
+        help_text="The people who annotate in it: added on its accounts page (by name, or made there); its "
+                  "conversations are assigned among them",
+    )
     proposals_from = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
         verbose_name="show the proposals of",
@@ -105,6 +111,24 @@ class Campaign(models.Model):
 
     def is_organiser(self, user) -> bool:
         return user.is_superuser or self.organisers.filter(pk=user.pk).exists()
+
+
+class CampaignMember(models.Model):
+    """An annotator of a campaign: someone an organiser added (by name, or a new account made for
+    it). Their assignments are dealt out among the campaign's members; an account belongs to the
+    campaigns it is a member, an assignee or an organiser of (annotator.access)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="members")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    added_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                                 related_name="+")
+    added_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["campaign", "user"], name="campaign_member_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.campaign}"
 
 
 class Grade(models.Model):
@@ -586,6 +610,12 @@ class AnnotatorProfile(models.Model):
         "adjudicated gold", default=False,
         help_text="The account whose judgments are the organisers' adjudicated gold (no login).",
     )
+    campaign = models.ForeignKey(
+        "Campaign", on_delete=models.SET_NULL, null=True, blank=True, related_name="judges",
+        help_text="The campaign whose automatic judge this is (it was made there, by an LLM judge run or an upload): "
+                  "only that campaign's organisers use it. Empty: a person's account, the judge of the systems' "
+                  "citations (every campaign's), or a judge only an administrator may use.",
+    )
 
     def __str__(self) -> str:
         if self.is_adjudicated_gold:
@@ -605,11 +635,15 @@ class AnnotatorProfile(models.Model):
             Conversation.objects.filter(gold_annotator_id=self.user_id).update(gold_annotator=None)
 
     @classmethod
-    def mark(cls, user, *, automatic: bool = True, description: str | None = None) -> AnnotatorProfile:
+    def mark(cls, user, *, automatic: bool = True, description: str | None = None, campaign=None) -> AnnotatorProfile:
+        """Mark `user` an automatic judge (or a person again); `campaign`: the campaign it belongs
+        to from now on (left as it is when None)."""
         profile, _ = cls.objects.get_or_create(user=user)
         profile.is_automatic = automatic
         if description is not None:
             profile.description = description
+        if campaign is not None:
+            profile.campaign = campaign
         profile.save()
         return profile
 
@@ -652,6 +686,7 @@ class ImportJob(models.Model):
         RUNNING = "running", "running"
         DONE = "done", "imported"
         FAILED = "failed", "nothing imported"
+        CANCELLED = "cancelled", "cancelled: nothing imported"
 
     class Stage(models.TextChoices):
         WAITING = "waiting", "Waiting for the worker"
@@ -669,7 +704,7 @@ class ImportJob(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
-    status = models.CharField(max_length=8, choices=Status, default=Status.QUEUED)
+    status = models.CharField(max_length=9, choices=Status, default=Status.QUEUED)
     stage = models.CharField(max_length=8, choices=Stage, default=Stage.WAITING)
     run = models.CharField(max_length=100, blank=True, help_text="The run of every conversation; empty: from the files")
     topic = models.CharField(
@@ -689,11 +724,18 @@ class ImportJob(models.Model):
         max_length=300, blank=True, help_text="The process running it: host, pid and start time (annotator.interchange.import_jobs)"
     )
     heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="Last sign of life of that process")
+    cancel_requested_at = models.DateTimeField(
+        null=True, blank=True, help_text="An organiser asked to cancel it: the worker stops before publishing anything")
+    cancelled_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                                     related_name="+")
+    published_at = models.DateTimeField(
+        null=True, blank=True, help_text="When its conversations became visible: from then on it can no longer be cancelled")
 
     class Meta:
         ordering = ["-created_at", "-id"]
         constraints = [
-            models.CheckConstraint(condition=Q(status__in=["queued", "running", "done", "failed"]), name="import_job_status_valid"),
+            models.CheckConstraint(condition=Q(status__in=["queued", "running", "done", "failed", "cancelled"]),
+                                   name="import_job_status_valid"),
             models.CheckConstraint(
                 condition=Q(parsed__lte=F("conversations")) & Q(checked__lte=F("conversations"))
                 & Q(written__lte=F("conversations")),
@@ -706,7 +748,11 @@ class ImportJob(models.Model):
 
     @property
     def finished(self) -> bool:
-        return self.status in (self.Status.DONE, self.Status.FAILED)
+        return self.status in (self.Status.DONE, self.Status.FAILED, self.Status.CANCELLED)
+
+    @property
+    def cancellable(self) -> bool:
+        return not self.finished and self.cancel_requested_at is None and self.published_at is None
 
     @property
     def percent(self) -> int:
@@ -732,9 +778,16 @@ class LlmAnswer(models.Model):
     """An LLM server's answer to one request, kept so that a run asks nothing twice: an
     interrupted run resumes from here, and running again with the same prompt, model and
     parameters reads the same answers (annotator.llm_judge.client). The key is the SHA-256 of
-    the request (messages, schema, model, temperature, seed, token limit); no API key is in it."""
+    the request (messages, schema, model, temperature, seed, token limit) with the server (its
+    name and address) and the campaign that asked: one campaign's run never reads another's
+    answers, nor one server's answers for another's. No API key is in it."""
 
     key = models.CharField(max_length=64, unique=True)
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, null=True, blank=True, related_name="+",
+                                 help_text="The campaign whose run asked (part of the key: a cache never crosses campaigns)")
+    server = models.CharField(max_length=64, blank=True,
+                              help_text="The listed server's name (GFRC_LLM_SERVERS); empty: a command line's --base-url")
+    base_url = models.CharField(max_length=500, blank=True, help_text="The address asked (part of the key too)")
     model = models.CharField(max_length=200)
     prompt_version = models.CharField(max_length=50)
     text = models.TextField(help_text="The answer's content, as the server sent it")
@@ -759,6 +812,7 @@ class LlmJudgeRun(models.Model):
         RUNNING = "running", "running"
         DONE = "done", "finished"
         FAILED = "failed", "stopped"
+        CANCELLED = "cancelled", "cancelled"
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="llm_runs")
     judge = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
@@ -766,11 +820,16 @@ class LlmJudgeRun(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
-    status = models.CharField(max_length=8, choices=Status, default=Status.QUEUED)
-    base_url = models.CharField("server", max_length=500)
+    status = models.CharField(max_length=9, choices=Status, default=Status.QUEUED)
+    server = models.CharField(max_length=64, blank=True,
+                              help_text="The deployment's listed server (GFRC_LLM_SERVERS) it runs on; empty: a command "
+                                        "line's --base-url (never run by the worker)")
+    base_url = models.CharField("server address", max_length=500,
+                                help_text="For the record: the worker asks the address listed for `server` when it runs")
     model = models.CharField(max_length=200)
     key_variable = models.CharField(max_length=100, default="OPENAI_API_KEY",
-                                    help_text="The environment variable holding the API key (the key itself is never stored)")
+                                    help_text="For the record: the environment variable holding the API key (the key "
+                                              "itself is never stored; the worker reads the variable listed for `server`)")
     prompt_version = models.CharField(max_length=50)
     temperature = models.FloatField(default=0.0)
     seed = models.BigIntegerField(null=True, blank=True)
@@ -797,11 +856,15 @@ class LlmJudgeRun(models.Model):
     task_id = models.CharField(max_length=64, blank=True)
     worker = models.CharField(max_length=300, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
+    cancel_requested_at = models.DateTimeField(null=True, blank=True,
+                                               help_text="An organiser asked to stop it: no new request is sent")
+    cancelled_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                                     related_name="+")
 
     class Meta:
         ordering = ["-created_at", "-id"]
         constraints = [
-            models.CheckConstraint(condition=Q(status__in=["queued", "running", "done", "failed"]),
+            models.CheckConstraint(condition=Q(status__in=["queued", "running", "done", "failed", "cancelled"]),
                                    name="llm_judge_run_status_valid"),
         ]
 
@@ -810,7 +873,11 @@ class LlmJudgeRun(models.Model):
 
     @property
     def finished(self) -> bool:
-        return self.status in (self.Status.DONE, self.Status.FAILED)
+        return self.status in (self.Status.DONE, self.Status.FAILED, self.Status.CANCELLED)
+
+    @property
+    def cancellable(self) -> bool:
+        return not self.finished and self.cancel_requested_at is None
 
     @property
     def percent(self) -> int:
@@ -827,7 +894,8 @@ class LlmJudgeRun(models.Model):
     def describe(self) -> str:
         """What produced the judgments: the line the judge's description and reports carry."""
         seed = "none" if self.seed is None else str(self.seed)
-        return (f"LLM judge: model {self.model} at {self.base_url}, prompt {self.prompt_version} (quotes: {self.quotes}), "
+        where = f"server {self.server} ({self.base_url})" if self.server else self.base_url
+        return (f"LLM judge: model {self.model} at {where}, prompt {self.prompt_version} (quotes: {self.quotes}), "
                 f"temperature {self.temperature:g}, seed {seed}, at most {self.max_tokens} tokens an answer "
                 f"(run {self.pk}, {self.created_at:%Y-%m-%d %H:%M} UTC)")
 

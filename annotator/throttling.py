@@ -1,4 +1,16 @@
-"""Login throttling around django-axes: which address an attempt comes from, and when to try again."""
+"""Login throttling around django-axes: which address an attempt comes from, when to try again,
+and whose failures a successful login or an organiser's "Unlock" clears.
+
+django-axes counts failures per (user name, address, browser) row and locks a name, and
+separately an address, once either's rows add up to AXES_FAILURE_LIMIT. Its own resets delete
+rows: on a successful login every row of the name *and of the address* (so whoever knows one
+password could log in between guesses at another and guess without end), and
+`axes.utils.reset(username=...)` every row of the name (so an organiser's unlock also wiped
+what the guessing address had counted). Here an account's failures are cleared and nothing
+else: its rows keep counting for their addresses, under no name (`clear_account_failures`),
+after a successful login (AXES_RESET_ON_SUCCESS is off, `_cleared_on_login` does it) and when
+an organiser unlocks the account.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +18,9 @@ import math
 from collections.abc import Callable
 
 from axes.helpers import get_cool_off
+from axes.models import AccessAttempt
+from django.contrib.auth.signals import user_logged_in
+from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse
 
 
@@ -31,3 +46,14 @@ def retry_after(get_response: Callable[[HttpRequest], HttpResponse]) -> Callable
         return response
 
     return middleware
+
+
+def clear_account_failures(username: str) -> int:
+    """The account `username` is no longer locked by its failed logins; the addresses they came
+    from keep counting them (the rows stay, without a name). Returns how many rows were cleared."""
+    return AccessAttempt.objects.filter(username=username).update(username=None)
+
+
+@receiver(user_logged_in, dispatch_uid="annotator.throttling.cleared_on_login")
+def _cleared_on_login(sender, request, user, **kwargs) -> None:
+    clear_account_failures(user.get_username())

@@ -63,7 +63,7 @@ def main() -> None:
                           quotes=args.quotes)
             load = os.getloadavg()[0]
             started = time.perf_counter()
-            execute(run)
+            execute(run, settings=settings)  # a command line's own server, as judge_with_llm --base-url
             return run, time.perf_counter() - started, load
 
         asked, asked_seconds, load = timed_run()

@@ -2,7 +2,8 @@
 
 Configured through the environment so one file serves a laptop, CI and a server:
 DATABASE_URL (default: SQLite in the project folder), SECRET_KEY, DEBUG, ALLOWED_HOSTS,
-GFRC_MAX_UPLOAD_MB, GFRC_BACKGROUND_IMPORT_CONVERSATIONS, GFRC_BACKGROUND_IMPORT_BYTES, and for a server behind HTTPS the
+GFRC_MAX_UPLOAD_MB, GFRC_BACKGROUND_IMPORT_CONVERSATIONS, GFRC_BACKGROUND_IMPORT_BYTES, GFRC_LLM_SERVERS
+(the LLM servers organisers may run a judge on: docs/security.md), and for a server behind HTTPS the
 SECURE_* and CSRF_* variables below
 (README, "Running it for a campaign"). With DEBUG off every HTTPS protection is on unless the
 environment turns it off.
@@ -10,6 +11,7 @@ environment turns it off.
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from pathlib import Path
@@ -139,7 +141,9 @@ AXES_ENABLED = env_flag("AXES_ENABLED", True)
 AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "10"))
 AXES_COOLOFF_TIME = float(os.environ.get("AXES_COOLOFF_MINUTES", "15")) / 60  # hours
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
-AXES_RESET_ON_SUCCESS = True
+# Not axes' reset, which also deletes every failure counted for the address: the account's own
+# failures are cleared on a successful login instead (annotator.throttling).
+AXES_RESET_ON_SUCCESS = False
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 if proxy_header:
     # Behind the proxy every request comes from it: the client's address is the X-Real-IP the
@@ -189,6 +193,17 @@ GFRC_BACKGROUND_IMPORT_CONVERSATIONS = int(os.environ.get("GFRC_BACKGROUND_IMPOR
 # work grows with the bytes, not the conversations. 256 KiB of the densest nuggets (5,000, one
 # word each) took 2.3 s to import at load average 10 (bench/bench_nugget_import.py --sizes 5200).
 GFRC_BACKGROUND_IMPORT_BYTES = int(os.environ.get("GFRC_BACKGROUND_IMPORT_BYTES", str(256 * 1024)))
+
+# The LLM servers an organiser may run a judge on, the deployment's own: a JSON object
+#   {"NAME": {"base_url": "http://gpu-host:8000/v1", "key_variable": "VLLM_KEY", "models": ["qwen2.5-7b"]}}
+# ("key_variable": the environment variable of the worker holding the API key, optional;
+# "models": optional, any model when absent). Pages, forms and the API offer them by name only:
+# nothing an organiser types chooses an address or a variable (annotator.llm_judge.servers
+# checks the shape; `manage.py check` says what is wrong).
+try:
+    GFRC_LLM_SERVERS = json.loads(os.environ.get("GFRC_LLM_SERVERS", "").strip() or "{}")
+except ValueError as error:
+    raise RuntimeError(f"GFRC_LLM_SERVERS is not JSON: {error}") from None
 
 # Background jobs (django-tasks) are rows in the database: no broker to install.
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}

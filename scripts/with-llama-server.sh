@@ -13,6 +13,7 @@
 # into $GFRC_LLM_CACHE (default ~/.cache/gfrc-llm/), starts the server on 127.0.0.1 and a
 # spare port, waits until /v1/models answers, exports
 #   GFRC_LLM_BASE_URL=http://127.0.0.1:PORT/v1   GFRC_LLM_MODEL=<the model's name>
+#   GFRC_LLM_SERVERS={"local": {"base_url": ..., "models": [<the model's name>]}}   (the deployment's list)
 # runs CMD, and always stops the server afterwards. Exits with CMD's exit code.
 #
 # --optional: when the server cannot be had (no network for the install, a failed build,
@@ -43,7 +44,7 @@ unavailable() {
   if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
   if [ "$optional" = 1 ]; then
     echo "*** No local LLM server ($why): the real-server tests are skipped. ***" >&2
-    unset GFRC_LLM_BASE_URL GFRC_LLM_MODEL
+    unset GFRC_LLM_BASE_URL GFRC_LLM_MODEL GFRC_LLM_SERVERS
     trap - EXIT
     exec "$@"
   fi
@@ -131,6 +132,7 @@ python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$por
 
 export GFRC_LLM_BASE_URL="http://127.0.0.1:$port/v1"
 export GFRC_LLM_MODEL="$alias"
+export GFRC_LLM_SERVERS="{\"local\": {\"base_url\": \"$GFRC_LLM_BASE_URL\", \"models\": [\"$alias\"]}}"
 echo "llama.cpp server (llama-cpp-python $("$venv/bin/python" -c 'import llama_cpp; print(llama_cpp.__version__)')) with $GFRC_LLM_MODEL on 127.0.0.1:$port" >&2
 set +e
 "$@"

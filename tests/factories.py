@@ -6,7 +6,9 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 
 from annotator.judgments import edits
-from annotator.models import Assignment, AttributeSet, Campaign, Conversation, Grade, Run, Topic, TopicType, Turn
+from annotator.models import (
+    Assignment, AttributeSet, Campaign, CampaignMember, Conversation, Grade, Run, Topic, TopicType, Turn,
+)
 from scoring.gfr import DEFAULT_GAINS
 
 FAIRWEB_ORIGIN_TARGET = [
@@ -18,6 +20,12 @@ ORIGIN_REGIONS = ["Africa", "America", "Antarctica", "Asia", "Caribbean", "Europ
 
 def make_user(username: str, **extra):
     return get_user_model().objects.create_user(username=username, password=username + "-pw", **extra)
+
+
+def join(campaign: Campaign, *users) -> None:
+    """Add the users to the campaign's people, as its organiser does on the accounts page."""
+    for user in users:
+        CampaignMember.objects.get_or_create(campaign=campaign, user=user)
 
 
 def make_campaign(slug: str = "fw", organiser=None, **settings) -> Campaign:

@@ -4,7 +4,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
-from annotator.api import views
+from annotator.api import llm_runs, views
 
 router = DefaultRouter()
 router.include_format_suffixes = False  # no /api/campaigns.json twins: ?format=json does it
@@ -12,6 +12,7 @@ router.register("campaigns", views.CampaignViewSet, basename="api-campaign")
 router.register("conversations", views.ConversationViewSet, basename="api-conversation")
 router.register("entities", views.EntityViewSet, basename="api-entity")
 router.register("nuggets", views.NuggetViewSet, basename="api-nugget")
+router.register(r"campaigns/(?P<slug>[-a-zA-Z0-9_]+)/llm-runs", llm_runs.LlmRunViewSet, basename="api-llm-run")
 
 urlpatterns = [
     path("token/", views.obtain_token, name="api-token"),

@@ -16,10 +16,12 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import F
 
+from annotator.access import judgment_holders
+from annotator.accounts import judge_account, judge_problem
 from annotator.rules.evidence import EvidenceError, derived_target
 from annotator.rules.ids import ATTRIBUTE_SET, id_problem
 from annotator.models import (
-    AnnotatorProfile, Assignment, AttributeSet, Campaign, Grade, Run, Topic, TopicType, is_automatic_judge,
+    AnnotatorProfile, AttributeSet, Campaign, Grade, Run, Topic, TopicType, is_automatic_judge,
 )
 from annotator.rules.vectors import VectorError, format_vector, parse_number, parse_target, parse_vector
 from annotator.scores import stored
@@ -414,8 +416,13 @@ class UploadForm(forms.Form):
     )
     annotator = forms.ModelChoiceField(
         queryset=get_user_model().objects.none(), required=False, label="Whose judgments (optional)",
-        help_text="Empty: yours. Someone else (a second annotator, an automatic judge): their judgments, "
+        help_text="Empty: yours. One of the campaign's annotators or automatic judges: their judgments, "
                   "added to conversations already there when the text is the same.",
+    )
+    new_judge = forms.CharField(
+        required=False, max_length=150, label="Or a new automatic judge named",
+        help_text="The judgments of an automatic judge of this campaign made for them (a pipeline, a model run "
+                  "elsewhere); never a person's name.",
     )
 
     def __init__(self, *args, campaign=None, **kwargs):
@@ -423,12 +430,36 @@ class UploadForm(forms.Form):
         # the campaign's topics, offered as the topic field's datalist (a new id is fine too)
         self.topics = list(campaign.topics.order_by("code").values_list("code", flat=True)) if campaign is not None else []
         self.fields["topic"].widget.attrs.update({"list": "campaign-topics", "placeholder": "e.g. M003", "autocomplete": "off"})
-        self.fields["annotator"].queryset = get_user_model().objects.filter(is_active=True).order_by("username")
-        self.fields["annotator"].label_from_instance = lambda u: u.get_username()
+        self.campaign = campaign
+        self.fields["annotator"].queryset = (
+            judgment_holders(campaign).select_related("annotator_profile").order_by("username") if campaign is not None
+            else get_user_model().objects.none())
+        self.fields["annotator"].label_from_instance = (
+            lambda u: f"{u.get_username()} (automatic judge)" if is_automatic_judge(u) else u.get_username())
         self.fields["files"].help_text += (
             f" More than {settings.GFRC_BACKGROUND_IMPORT_CONVERSATIONS:,} conversations, or more than"
             f" {settings.GFRC_BACKGROUND_IMPORT_BYTES / 1024:,.0f} KB, are imported in the background, with a progress page."
         )
+
+    def clean_new_judge(self):
+        name = self.cleaned_data["new_judge"].strip()
+        if name and (problem := judge_problem(name, self.campaign)) is not None:
+            raise forms.ValidationError(problem)
+        return name
+
+    def clean(self):
+        data = super().clean()
+        if data.get("annotator") is not None and data.get("new_judge"):
+            self.add_error("new_judge", "Either one of the campaign's accounts or a new judge, not both.")
+        return data
+
+    def judgments_of(self):
+        """Whose judgments the files hold: the account chosen, the new judge (made now, this
+        campaign's), or None (the uploader's)."""
+        data = self.cleaned_data
+        if data.get("new_judge"):
+            return judge_account(data["new_judge"], self.campaign, description="automatic judge (uploaded judgments)")
+        return data.get("annotator")
 
     def clean_topic(self):
         topic = self.cleaned_data["topic"].strip()
@@ -636,125 +667,3 @@ class AnalysisForm(MeasureForm, ComparisonForm, RunPickForm):
         label="Minimum difference", min_value=0.001, max_value=1.0, initial=0.05,
         help_text="The smallest difference between runs the next round must detect (topic set size).",
     )
-
-def _campaign_annotators(campaign: Campaign):
-    return (
-        get_user_model().objects.filter(assignments__conversation__topic__campaign=campaign)
-        .distinct().select_related("annotator_profile").order_by("username")
-    )
-
-
-class JudgeComparisonForm(forms.Form):
-    """Which automatic judge to compare with which gold (a GET form: the page is a report)."""
-
-    judge = forms.ModelChoiceField(queryset=get_user_model().objects.none(), empty_label=None, label="Automatic judge")
-    gold = forms.ChoiceField(label="Gold", help_text="One human annotator, or each conversation's adjudicated gold.")
-
-    def __init__(self, *args, campaign: Campaign, **kwargs):
-        super().__init__(*args, **kwargs)
-        annotators = _campaign_annotators(campaign)
-        self.fields["judge"].queryset = annotators.filter(AnnotatorProfile.automatic())
-        self.fields["judge"].label_from_instance = lambda u: u.get_username()
-        humans = annotators.exclude(AnnotatorProfile.automatic())
-        self.fields["gold"].choices = [("adjudicated", "adjudicated gold")] + [(str(u.pk), u.get_username()) for u in humans]
-        self.humans = {str(u.pk): u for u in humans}
-
-    def gold_user(self):
-        """The chosen human annotator, or None for the adjudicated gold."""
-        return self.humans.get(self.cleaned_data["gold"])
-
-
-class AutomaticJudgeForm(forms.Form):
-    """Organisers mark one of the campaign's annotator accounts as an automatic judge (or back)."""
-
-    annotator = forms.ModelChoiceField(queryset=get_user_model().objects.none(), label="Annotator account")
-    is_automatic = forms.BooleanField(label="Automatic judge (an LLM or a pipeline)", required=False)
-    description = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 3}), required=False, max_length=5000,
-        help_text="Model, version, prompt: what produced its judgments. Left empty: the account keeps the one it has.",
-    )
-
-    def __init__(self, *args, campaign: Campaign, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.campaign = campaign
-        self.fields["annotator"].queryset = _campaign_annotators(campaign)
-        self.fields["annotator"].label_from_instance = lambda u: u.get_username()
-
-    def clean_annotator(self):
-        # The mark is the account's, in every campaign: an organiser may set it only for an
-        # account that works in their campaign alone (never for staff).
-        annotator = self.cleaned_data["annotator"]
-        elsewhere = Assignment.objects.filter(annotator=annotator).exclude(conversation__topic__campaign=self.campaign)
-        if annotator.is_staff or annotator.is_superuser or elsewhere.exists() or (
-            annotator.organised_campaigns.exclude(pk=self.campaign.pk).exists()
-        ):
-            raise forms.ValidationError(
-                f"{annotator.get_username()} also works in other campaigns: marking it here would change their "
-                "scores. Only an administrator can mark such an account (admin, annotator profiles)."
-            )
-        return annotator
-
-    def save(self) -> AnnotatorProfile:
-        data = self.cleaned_data
-        return AnnotatorProfile.mark(data["annotator"], automatic=data["is_automatic"], description=data["description"] or None)
-
-
-class LlmJudgeForm(forms.Form):
-    """An LLM judge run over the campaign, started from the console (annotator.llm_judge.jobs):
-    the same choices as `manage.py judge_with_llm`. The API key is never typed here: the worker
-    reads it from its environment, in the variable named."""
-
-    judge = forms.CharField(label="Judge account", max_length=150, initial="llm",
-                            help_text="The automatic judge whose judgments these are (made if unknown); its earlier ones are replaced.")
-    base_url = forms.URLField(label="Server (OpenAI-compatible)", max_length=500, assume_scheme="http",
-                              help_text="e.g. http://127.0.0.1:8080/v1 (llama.cpp), http://gpu-host:8000/v1 (vLLM), http://127.0.0.1:11434/v1 (Ollama)")
-    model = forms.CharField(max_length=200)
-    key_variable = forms.RegexField(regex=r"^[A-Za-z_][A-Za-z0-9_]*$", max_length=100, initial="OPENAI_API_KEY",
-                                    label="API key variable", help_text="The environment variable of the worker holding the key (none needed locally).")
-    topics = forms.ModelMultipleChoiceField(queryset=Topic.objects.none(), required=False, help_text="None chosen: every topic.")
-    runs = forms.ModelMultipleChoiceField(queryset=Run.objects.none(), required=False, help_text="None chosen: every run.")
-    limit = forms.IntegerField(min_value=1, max_value=1_000_000, required=False, help_text="At most this many conversations.")
-    concurrency = forms.IntegerField(min_value=1, max_value=64, initial=1, help_text="Requests at once.")
-    quotes = forms.ChoiceField(choices=[("free", "any words of the turn"), ("lines", "one of the turn's lines (small models)")],
-                               initial="free")
-    response_format = forms.ChoiceField(
-        choices=[("json_object", "json_object with a schema (llama.cpp's server)"), ("json_schema", "json_schema (vLLM, Ollama, vendors)")],
-        initial="json_object")
-    temperature = forms.FloatField(min_value=0, max_value=2, initial=0.0)
-    seed = forms.IntegerField(min_value=0, max_value=2**31 - 1, initial=0, required=False)
-    max_tokens = forms.IntegerField(min_value=16, max_value=32768, initial=1024, label="Tokens per answer, at most")
-    timeout = forms.FloatField(min_value=1, max_value=3600, initial=120, label="Timeout per request (s)")
-
-    def __init__(self, *args, campaign: Campaign, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.campaign = campaign
-        self.fields["topics"].queryset = Topic.objects.filter(campaign=campaign).order_by("code")
-        self.fields["runs"].queryset = Run.objects.filter(campaign=campaign, kind=Run.Kind.CONVERSATIONS).order_by("name")
-
-    def clean_judge(self):
-        name = self.cleaned_data["judge"]
-        user = get_user_model().objects.filter(username=name).first()
-        if user is not None and (
-            user.is_staff or user.is_superuser
-            or Assignment.objects.filter(annotator=user).exclude(conversation__topic__campaign=self.campaign).exists()
-        ):
-            raise forms.ValidationError(f"{name} also works in other campaigns: choose another name.")
-        return name
-
-
-class ProposalsForm(forms.Form):
-    """Which automatic judge's nuggets the campaign's annotators see as suggestions (none: only
-    the systems' citations)."""
-
-    proposals_from = forms.ModelChoiceField(queryset=get_user_model().objects.none(), required=False,
-                                            label="Show annotators the proposals of", empty_label="nobody")
-
-    def __init__(self, *args, campaign: Campaign, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.campaign = campaign
-        self.fields["proposals_from"].queryset = _campaign_annotators(campaign).filter(AnnotatorProfile.automatic())
-        self.fields["proposals_from"].label_from_instance = lambda u: u.get_username()
-        self.fields["proposals_from"].initial = campaign.proposals_from_id
-
-    def save(self) -> None:
-        Campaign.objects.filter(pk=self.campaign.pk).update(proposals_from=self.cleaned_data["proposals_from"])

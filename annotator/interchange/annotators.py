@@ -10,10 +10,11 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 
 from annotator.models import Campaign
+from annotator.rules.accounts import IMPORT_GOLD
 
 __all__ = ["GOLD_USERNAME", "default_annotator"]
 
-GOLD_USERNAME = "gold"
+GOLD_USERNAME = IMPORT_GOLD  # reserved: annotator.rules.accounts
 
 
 def default_annotator(campaign: Campaign, actor=None, *, create: bool = True):

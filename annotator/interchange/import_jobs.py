@@ -17,6 +17,11 @@ start time) and a heartbeat; `reap_abandoned` fails a running job whose process 
 host) or whose heartbeat stopped (another host), deletes its files, and fails its task. The job
 page and the upload page call it, so a dead job ends as soon as someone looks; the files can
 then be uploaded again.
+
+An organiser may cancel a job (`cancel`): a queued one never starts; a running one stops at its
+next look (between two batches of reading, checking or staging) and publishes nothing. Once
+publishing has begun (`ImportJob.published_at`, set first in the publishing transaction), it can
+no longer be cancelled: the conversations are then visible.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ from annotator.interchange import importing, processes
 from annotator.interchange.formats import count_conversations, unzipped, without_secrets
 from annotator.models import Campaign, ImportJob, ImportJobFile
 
-__all__ = ["runs_in_background", "start", "run_import_job", "recent_jobs", "reap_abandoned"]
+__all__ = ["runs_in_background", "start", "cancel", "run_import_job", "recent_jobs", "reap_abandoned"]
 
 # The job page polls every second: more frequent progress writes would only cost.
 PROGRESS_INTERVAL_SECONDS = 0.5
@@ -77,6 +82,55 @@ def start(campaign: Campaign, files: list[tuple[str, bytes]], *, run: str | None
 def recent_jobs(campaign: Campaign, count: int = 10):
     reap_abandoned(campaign.import_jobs.all())
     return campaign.import_jobs.select_related("created_by").defer("errors", "warnings")[:count]
+
+
+# -- cancelling ---------------------------------------------------------------------------------
+
+CANCEL_POLL_SECONDS = 0.5  # how often a running import looks whether it was cancelled
+
+
+def cancel(job: ImportJob, user) -> str:
+    """Cancel the job unless it has begun publishing; returns what happened, for the page."""
+    now = timezone.now()
+    with transaction.atomic():
+        if ImportJob.objects.filter(pk=job.pk, status=ImportJob.Status.QUEUED).update(
+            status=ImportJob.Status.CANCELLED, stage=ImportJob.Stage.FINISHED, cancel_requested_at=now,
+            cancelled_by=user, finished_at=now,
+            summary=f"Cancelled by {user.get_username()} before it started: nothing imported.",
+        ):
+            ImportJobFile.objects.filter(job_id=job.pk).delete()
+            return "Cancelled before it started: nothing imported."
+    if ImportJob.objects.filter(pk=job.pk, status=ImportJob.Status.RUNNING, cancel_requested_at__isnull=True,
+                                published_at__isnull=True).update(cancel_requested_at=now, cancelled_by=user):
+        return "Cancelling: the import stops at its next step and publishes nothing."
+    job.refresh_from_db(fields=["status", "cancel_requested_at", "published_at"])
+    if job.finished:
+        return f"The import had already ended ({job.get_status_display()})."
+    if job.published_at is not None:
+        return "Too late to cancel: its conversations are published already."
+    return "Already cancelling."
+
+
+class _JobCancellation:
+    """The worker's side of `cancel` (annotator.interchange.staging.Cancellation)."""
+
+    def __init__(self, job_id: int):
+        self.job_id = job_id
+        self.last = 0.0
+
+    def check(self) -> None:
+        now = time.monotonic()
+        if now - self.last < CANCEL_POLL_SECONDS:
+            return
+        self.last = now
+        if ImportJob.objects.filter(pk=self.job_id, cancel_requested_at__isnull=False).exists():
+            raise importing.ImportCancelled()
+
+    def before_publishing(self) -> None:
+        # in the publishing transaction: a cancel either came first (nothing is published) or
+        # finds published_at set and is refused
+        if not ImportJob.objects.filter(pk=self.job_id, cancel_requested_at__isnull=True).update(published_at=timezone.now()):
+            raise importing.ImportCancelled()
 
 
 # -- workers that died --------------------------------------------------------------------------
@@ -193,8 +247,13 @@ def run_import_job(job_id: int) -> str:
     try:
         result = importing.import_files(
             job.campaign, files, run=job.run or None, topic=job.topic or None, replace=job.replace, annotator=job.annotator, actor=job.created_by,
-            progress=_JobProgress(job),
+            progress=_JobProgress(job), cancellation=_JobCancellation(job.pk),
         )
+    except importing.ImportCancelled:
+        job.refresh_from_db(fields=["cancelled_by"])
+        who = job.cancelled_by.get_username() if job.cancelled_by else "an organiser"
+        _finish(job, ImportJob.Status.CANCELLED, f"Cancelled by {who}: nothing imported (an import is all or nothing).")
+        return job.status
     except Exception as error:
         _finish(job, ImportJob.Status.FAILED, "Nothing imported: the import stopped on an internal error.",
                 errors=[f"internal error: {type(error).__name__}: {error}"])
@@ -217,5 +276,7 @@ def _finish(job: ImportJob, status: str, summary: str, *, errors=(), warnings=()
     with transaction.atomic():
         job.status, job.stage, job.summary = status, ImportJob.Stage.FINISHED, summary
         job.errors, job.warnings, job.finished_at = list(errors), list(warnings), timezone.now()
-        job.save()
+        # never the cancel and publishing fields: the page and `cancel` wrote those
+        job.save(update_fields=["status", "stage", "summary", "errors", "warnings", "finished_at", "conversations",
+                                "parsed", "checked", "written"])
         job.files.all().delete()  # the data is imported (or refused): the files are not kept

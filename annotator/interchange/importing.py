@@ -53,7 +53,7 @@ from annotator.rules.citations import CITATIONS_DESCRIPTION, CITATIONS_JUDGE, Ci
 from annotator.rules.evidence import EvidenceError, vector_from_evidence
 from annotator.rules.identity import normalise_url, user_part
 from annotator.interchange.formats import FormatError, ParsedConversation, ParseResult, parse_file
-from annotator.interchange.staging import StagingArea
+from annotator.interchange.staging import Cancellation, ImportCancelled, StagingArea
 from annotator.judgments.edits import Event, entity_state, label_state, membership_state, nugget_state
 from annotator.models import (
     AnnotationEvent,
@@ -80,7 +80,8 @@ from annotator.rules.vectors import VectorError, check_distribution, format_vect
 from annotator.scores import stored
 from scoring.words import tokenise
 
-__all__ = ["ImportResult", "import_files", "import_parsed", "default_annotator", "run_from_filename", "read_as"]
+__all__ = ["ImportResult", "import_files", "import_parsed", "default_annotator", "run_from_filename", "read_as",
+           "ImportCancelled"]
 
 log = logging.getLogger(__name__)
 
@@ -208,9 +209,17 @@ def _same_vector(a, b) -> bool:
 
 class _Importer:
     def __init__(self, campaign: Campaign, *, run: str | None, annotator, replace: bool, actor,
-                 progress: Progress | None = None, topic: str | None = None):
+                 progress: Progress | None = None, topic: str | None = None, cancellation: Cancellation | None = None):
         self.campaign = campaign
-        self.progress = progress or (lambda stage, done: None)
+        self.cancellation = cancellation
+        told = progress or (lambda stage, done: None)
+
+        def progressed(stage: str, done: int) -> None:
+            if cancellation is not None and stage != "written":  # "written": published, too late to cancel
+                cancellation.check()
+            told(stage, done)
+
+        self.progress = progressed
         self.run = run
         self.topic = topic
         self.annotator_arg = annotator
@@ -675,7 +684,7 @@ class _Importer:
             self.annotator.save()  # the user "gold", first needed now
         if self.citations_judge is None and any(p.citations for p in plans):
             self.citations_judge = _create_citations_judge()
-        area = StagingArea.open(self.campaign)
+        area = StagingArea.open(self.campaign, self.cancellation)
         try:
             publishing = self.stage(plans, entities, area)
             topics = set(self.final_topic.values())
@@ -1090,6 +1099,7 @@ def import_files(
     actor=None,
     progress: Progress | None = None,
     topic: str | None = None,
+    cancellation: Cancellation | None = None,
 ) -> ImportResult:
     """Import (name, bytes) files into the campaign: everything or, on any error, nothing.
 
@@ -1098,11 +1108,13 @@ def import_files(
     conversation of the same topic and run is deleted (with every judgment on it) and
     imported anew; without it, that is an error. ``progress``: called as the import goes
     (see Progress), for the console's background import jobs. ``topic``: the topic of harvested
-    conversations (files that name topics keep theirs).
+    conversations (files that name topics keep theirs). ``cancellation``: a background job's
+    (annotator.interchange.staging.Cancellation): ImportCancelled, and nothing imported, once
+    its organiser cancels it before it publishes.
     """
     files = list(files)
     importer = _Importer(campaign, run=run, annotator=annotator, replace=replace, actor=actor, progress=progress,
-                         topic=topic)
+                         topic=topic, cancellation=cancellation)
     result = importer.run_import(files)
     # Problems are found stage by stage (reading, then checking against the campaign); the
     # organiser fixes files top to bottom: list them in file order, line by line.

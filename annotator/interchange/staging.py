@@ -25,6 +25,10 @@ an import writes where no reader looks and then publishes:
   entities updated, replaced conversations retired).
 - A replaced conversation is retired at publish: moved into the area (one row each), deleted
   with everything on it after publishing, by `discard`, in short transactions.
+- An import may be cancelled (a background job's organiser): `cancellation.check()` runs
+  between two batches and raises ImportCancelled, and `cancellation.before_publishing()` runs
+  first in the publishing transaction (it refuses once the job was cancelled, and makes it
+  uncancellable otherwise): a cancelled import publishes nothing.
 - On any failure `discard` deletes the area: nothing of the import was ever visible. A process
   that dies mid-import leaves its area behind, invisible; `sweep_abandoned` (called by every
   import) deletes areas whose process is gone, or, from another host, that showed no sign of
@@ -46,6 +50,7 @@ import uuid
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import contextmanager
 from datetime import timedelta
+from typing import Protocol
 
 from django.db import connection, models, transaction
 from django.utils import timezone
@@ -53,7 +58,7 @@ from django.utils import timezone
 from annotator.interchange import processes
 from annotator.models import AnnotationEvent, Assignment, Campaign, Conversation, Entity, Membership, Run, Topic
 
-__all__ = ["StagingArea", "sweep_abandoned", "no_collection", "ABANDONED_AFTER"]
+__all__ = ["StagingArea", "sweep_abandoned", "no_collection", "ABANDONED_AFTER", "ImportCancelled", "Cancellation"]
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +66,21 @@ BATCH_SECONDS = 0.03  # a batch aims at this long in the writer's lock (SQLite),
 ABANDONED_AFTER = timedelta(minutes=10)  # an area of another host without a sign of life this long is dead
 HEARTBEAT_SECONDS = 5.0
 DELETE_CHUNK = 200  # conversations (with their turns, nuggets, labels) deleted per transaction
+
+
+class ImportCancelled(BaseException):
+    """Someone cancelled the import before it published: nothing of it is imported. A
+    BaseException, as asyncio's CancelledError: no reader's or checker's `except Exception`
+    takes it for a problem of the file."""
+
+
+class Cancellation(Protocol):
+    def check(self) -> None:
+        """Raise ImportCancelled if the import was cancelled (cheap: called between batches)."""
+
+    def before_publishing(self) -> None:
+        """In the publishing transaction, first: raise ImportCancelled if the import was
+        cancelled, else make it uncancellable from now on."""
 
 
 def _this_process() -> str:
@@ -92,9 +112,10 @@ def no_collection():
 
 
 class StagingArea:
-    def __init__(self, campaign: Campaign, area: Campaign):
+    def __init__(self, campaign: Campaign, area: Campaign, cancellation: Cancellation | None = None):
         self.campaign = campaign
         self.area = area
+        self.cancellation = cancellation
         self.new_topics: list[Topic] = []
         self.new_runs: list[Run] = []
         self.topic_copies: list[tuple[Topic, Topic]] = []  # (copy, real)
@@ -110,13 +131,13 @@ class StagingArea:
         self.transactions, self.rows, self.longest, self.longest_what, self.publish_seconds = 0, 0, 0.0, "", 0.0
 
     @classmethod
-    def open(cls, campaign: Campaign) -> StagingArea:
+    def open(cls, campaign: Campaign, cancellation: Cancellation | None = None) -> StagingArea:
         sweep_abandoned()
         area = Campaign.objects.create(
             slug=f"~import-{uuid.uuid4().hex}", name=f"import into {campaign.slug} (staged)",
             staging_for=campaign, staged_by=_this_process(),
         )
-        return cls(campaign, area)
+        return cls(campaign, area, cancellation)
 
     # -- where the staged rows go --
 
@@ -214,6 +235,8 @@ class StagingArea:
             # aim each chunk at BATCH_SECONDS: at most twice as many items as the last, within 20..5000
             size = self.batch_size[key] = max(20, min(5000, 2 * size, int(size * BATCH_SECONDS / max(took, 1e-4))))
             self._pause(took)
+            if self.cancellation is not None and not self.published:
+                self.cancellation.check()
 
     def _count(self, what: str, chunk, took: float) -> float:
         self.transactions, self.rows = self.transactions + 1, self.rows + len(chunk)
@@ -247,6 +270,8 @@ class StagingArea:
         events, assignments = quote(AnnotationEvent._meta.db_table), quote(Assignment._meta.db_table)
         began = time.perf_counter()
         with no_collection(), transaction.atomic(), connection.cursor() as cursor:
+            if self.cancellation is not None:
+                self.cancellation.before_publishing()
             if self.retired:
                 # out of every queue and campaign; its history goes to the replacement
                 cursor.executemany(f"UPDATE {conversations} SET topic_id = %s, run_id = %s WHERE id = %s",

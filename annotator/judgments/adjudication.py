@@ -37,10 +37,11 @@ from annotator.models import (
     Turn,
     TurnLabel,
 )
+from annotator.rules.accounts import ADJUDICATED_GOLD
 from annotator.rules.vectors import format_vector
 from scoring.words import turn_offsets, word_count, word_position
 
-GOLD_USERNAME = "adjudicated-gold"
+GOLD_USERNAME = ADJUDICATED_GOLD  # reserved: annotator.rules.accounts
 KINDS = ("span", "grade", "membership", "label")
 WRITABLE = ("grade", "membership", "label")  # a span is taken from one side, never typed
 

@@ -5,12 +5,17 @@ with exponential backoff and jitter (connection errors, timeouts, 408/409/429 an
 `retries` more attempts, 0.5 s doubling up to 8 s, or what the server's Retry-After says).
 What still fails is a `ServerError` whose message says what happened, never the key.
 
-The key comes from the environment (`key_variable`, OPENAI_API_KEY by default) when the client
-is made; a local server (llama.cpp, vLLM, Ollama) needs none and gets a placeholder.
+The key comes from the environment when the client is made, from the variable the settings
+name: the one the deployment lists for the server (annotator.llm_judge.servers), or a command
+line's --key-variable; a local server (llama.cpp, vLLM, Ollama) needs none and gets a
+placeholder. Redirects are not followed: the key would go with the request to an address
+nobody listed.
 
 An answer is cached (annotator.models.LlmAnswer) under the SHA-256 of the request: the
-messages, the schema, the model, temperature, seed, token limit and response format. The same
-request never reaches the server twice; a run interrupted half-way resumes without asking again.
+messages, the schema, the model, temperature, seed, token limit and response format, with the
+server's name and address and the campaign that asks. The same request never reaches the server
+twice; a run interrupted half-way resumes without asking again; one campaign never reads
+another's answers, nor a server's answers those of another.
 """
 
 from __future__ import annotations
@@ -39,7 +44,8 @@ ERROR_SHOWN = 300  # characters of a server's error message kept in a report
 class ServerSettings:
     base_url: str
     model: str
-    key_variable: str = "OPENAI_API_KEY"
+    key_variable: str | None = "OPENAI_API_KEY"  # None: no key
+    server: str = ""  # the deployment's name for it (annotator.llm_judge.servers); "": a command line's --base-url
     temperature: float = 0.0
     seed: int | None = 0
     max_tokens: int = 1024
@@ -70,11 +76,13 @@ def _response_format(schema: dict, style: str) -> dict:
     return {"type": "json_object", "schema": schema}
 
 
-def request_key(messages: list[dict], schema: dict, settings: ServerSettings) -> str:
-    """The cache key: what the server is asked, by which model, with which parameters."""
+def request_key(messages: list[dict], schema: dict, settings: ServerSettings, campaign_id: int | None) -> str:
+    """The cache key: what the server is asked, by which model, with which parameters, which
+    server (its name and address) and for which campaign."""
     request = {
         "messages": messages, "schema": schema, "model": settings.model, "temperature": settings.temperature,
         "seed": settings.seed, "max_tokens": settings.max_tokens, "response_format": settings.response_format,
+        "server": settings.server, "base_url": settings.base_url, "campaign": campaign_id,
     }
     return hashlib.sha256(json.dumps(request, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
@@ -84,9 +92,11 @@ def make_client(settings: ServerSettings) -> openai.OpenAI:
     # pydantic types) is 0.4 s of every server and command start (docs/benchmarks.md).
     import openai
 
+    key = os.environ.get(settings.key_variable) if settings.key_variable else None
     return openai.OpenAI(
-        base_url=settings.base_url, api_key=os.environ.get(settings.key_variable) or NO_KEY,
-        timeout=settings.timeout, max_retries=settings.retries,
+        base_url=settings.base_url, api_key=key or NO_KEY, timeout=settings.timeout, max_retries=settings.retries,
+        # a redirect would carry the key to an address nobody listed: never followed
+        http_client=openai.DefaultHttpxClient(follow_redirects=False),
     )
 
 
@@ -105,6 +115,10 @@ def ask(client: openai.OpenAI, messages: list[dict], schema: dict, settings: Ser
     except openai.APIConnectionError as error:
         raise ServerError(f"cannot reach the server at {settings.base_url} ({1 + settings.retries} attempts)") from error
     except openai.APIStatusError as error:
+        if 300 <= error.status_code < 400:
+            to = _shown(error.response.headers.get("location", "") or "nowhere said")
+            raise ServerError(f"the server answered {error.status_code}, a redirect to {to}: not followed (the key would "
+                              "go with it); list the address it points to instead") from error
         body = error.body if isinstance(error.body, dict) else {}
         message = body.get("message") if isinstance(body.get("message"), str) else error.message
         raise ServerError(f"the server answered {error.status_code}: {_shown(message)}") from error
@@ -138,9 +152,10 @@ def cached(keys: list[str]) -> dict[str, Answer]:
     return found
 
 
-def store(key: str, answer: Answer, settings: ServerSettings, prompt_version: str) -> None:
+def store(key: str, answer: Answer, settings: ServerSettings, prompt_version: str, campaign_id: int | None) -> None:
     """Keep an answer at once (its own transaction): an interruption loses no answer received."""
     LlmAnswer.objects.update_or_create(key=key, defaults=dict(
+        campaign_id=campaign_id, server=settings.server[:64], base_url=settings.base_url[:500],
         model=settings.model[:200], prompt_version=prompt_version, text=answer.text,
         finish_reason=answer.finish_reason[:20], prompt_tokens=answer.prompt_tokens,
         completion_tokens=answer.completion_tokens, seconds=answer.seconds,

@@ -15,6 +15,16 @@ A conversation with a refused answer (broken or cut JSON), a server that gave no
 judgment the rules refuse is skipped whole and reported; problems with single entities are
 reported beside the conversation's judgments. The run records its server, model, prompt
 version, temperature and seed, and the judge's description says them.
+
+A run on a listed server (the console's, the API's, `judge_with_llm --server`) takes the
+server's address and key variable from the deployment's listing when it starts
+(annotator.llm_judge.servers), never from its row; a command line's `--base-url` run gives its
+settings to `execute` itself. An organiser may cancel a run: no request is sent after it, what
+was written stays (one transaction per conversation) and the answers received stay cached.
+
+The judge is an automatic judge account of the run's campaign (`judge_account`): made there if
+its name is new; a person's account, the gold, a reserved name (annotator.rules.accounts) or
+another campaign's judge is refused.
 """
 
 from __future__ import annotations
@@ -24,15 +34,16 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
-from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
+from annotator.accounts import JudgeRefused, judge_account, judge_problem
 from annotator.interchange.import_jobs import this_worker
 from annotator.judgments.edits import (
     AnnotationRefused, JudgedNugget, StaleEdit, judgments_version, set_conversation_judgments, vector_for_evidence,
 )
 from annotator.llm_judge import client as llm
+from annotator.llm_judge import servers
 from annotator.llm_judge.answers import read_answer
 from annotator.llm_judge.prompt import PROMPT_VERSION, QUOTES_FREE, QUOTES_LINES, GradeSpec, SetSpec, TopicSpec, answer_schema, build_messages
 from annotator.models import (
@@ -40,31 +51,12 @@ from annotator.models import (
 )
 from annotator.rules.candidates import lines_of
 
-__all__ = ["JudgeRefused", "judge_account", "new_run", "execute", "PROGRESS_INTERVAL_SECONDS"]
+__all__ = ["JudgeRefused", "judge_account", "judge_problem", "new_run", "listed_settings", "execute",
+           "PROGRESS_INTERVAL_SECONDS"]
 
 PROGRESS_INTERVAL_SECONDS = 0.5  # the run's counts are written at most this often (the job page polls every second)
+CANCEL_POLL_SECONDS = 0.5  # how often a running run looks whether it was cancelled
 MAX_PROBLEMS_KEPT = 1_000  # problems listed on the run (the row is rewritten with each progress write); all are counted
-
-
-class JudgeRefused(ValueError):
-    """The run cannot start as asked (no such topic or run, a judge name held by a person)."""
-
-
-def judge_account(name: str):
-    """The automatic judge account `name`: made (no password, no login) if unknown. An account
-    that is a person's, or the adjudicated gold, is never taken for a judge."""
-    User = get_user_model()
-    user = User.objects.filter(username=name).select_related("annotator_profile").first()
-    if user is None:
-        user = User(username=name)
-        user.set_unusable_password()
-        user.save()
-        AnnotatorProfile.mark(user, description="LLM judge")
-        return user
-    profile = getattr(user, "annotator_profile", None)
-    if profile is None or not profile.is_automatic or profile.is_adjudicated_gold:
-        raise JudgeRefused(f"{name} is not an automatic judge (a person's account, or the gold): choose another name")
-    return user
 
 
 def new_run(campaign: Campaign, judge_name: str, settings: llm.ServerSettings, *, topics=(), runs=(),
@@ -79,22 +71,26 @@ def new_run(campaign: Campaign, judge_name: str, settings: llm.ServerSettings, *
         raise JudgeRefused(f"no conversation run {', '.join(sorted(set(runs) - known))} in {campaign.slug}")
     if concurrency < 1 or (limit is not None and limit < 1):
         raise JudgeRefused("concurrency and limit are 1 or more")
-    judge = judge_account(judge_name)
+    judge = judge_account(judge_name, campaign, description="LLM judge")
     return LlmJudgeRun.objects.create(
-        campaign=campaign, judge=judge, created_by=created_by, base_url=settings.base_url, model=settings.model,
-        key_variable=settings.key_variable, prompt_version=PROMPT_VERSION, temperature=settings.temperature,
+        campaign=campaign, judge=judge, created_by=created_by, server=settings.server, base_url=settings.base_url,
+        model=settings.model, key_variable=settings.key_variable or "", prompt_version=PROMPT_VERSION, temperature=settings.temperature,
         seed=settings.seed, max_tokens=settings.max_tokens, timeout=settings.timeout, retries=settings.retries,
         response_format=settings.response_format, quotes=quotes, concurrency=concurrency,
         limit=limit, topics=topics, runs=runs,
     )
 
 
-def settings_of(run: LlmJudgeRun) -> llm.ServerSettings:
-    return llm.ServerSettings(
-        base_url=run.base_url, model=run.model, key_variable=run.key_variable, temperature=run.temperature,
-        seed=run.seed, max_tokens=run.max_tokens, timeout=run.timeout, retries=run.retries,
-        response_format=run.response_format,
-    )
+def listed_settings(run: LlmJudgeRun) -> llm.ServerSettings:
+    """The settings of a run on a listed server, as the listing says now: its address and key
+    variable are the deployment's, never the row's (ServerNotListed when the server or the
+    model is no longer offered, or the run names none)."""
+    if not run.server:
+        raise servers.ServerNotListed("the run names no listed server (a command line's --base-url run is run by that "
+                                      "command only)")
+    server = servers.listed(run.server, run.model)
+    return server.settings_for(run.model, temperature=run.temperature, seed=run.seed, max_tokens=run.max_tokens,
+                               timeout=run.timeout, retries=run.retries, response_format=run.response_format)
 
 
 def chosen_conversations(run: LlmJudgeRun) -> list[Conversation]:
@@ -137,8 +133,12 @@ class Pending:
     failure: str | None = None
 
 
-def plan(conversations: list[Conversation], settings: llm.ServerSettings, quotes: str = QUOTES_FREE) -> list[Pending]:
-    """The requests of every conversation (its turns in one query)."""
+def plan(conversations: list[Conversation], settings: llm.ServerSettings, quotes: str = QUOTES_FREE,
+         campaign_id: int | None = None) -> list[Pending]:
+    """The requests of every conversation (its turns in one query), keyed for the cache of
+    `campaign_id` (the conversations' campaign when None)."""
+    if campaign_id is None and conversations:
+        campaign_id = conversations[0].topic.campaign_id
     specs = topic_specs(conversations[0].topic.campaign_id, list({c.topic_id: c.topic for c in conversations}.values())) \
         if conversations else {}
     turns: dict[int, list[tuple[str, int, str]]] = {}
@@ -159,7 +159,7 @@ def plan(conversations: list[Conversation], settings: llm.ServerSettings, quotes
             lines = [" ".join(line.words) for line in lines_of(text) if line.words]
             schema = answer_schema(spec, max_entities=max(10, min(100, 2 * len(lines))),
                                    lines=lines if quotes == QUOTES_LINES else None)
-            asks.append(TurnRequest(name, text, messages, schema, llm.request_key(messages, schema, settings)))
+            asks.append(TurnRequest(name, text, messages, schema, llm.request_key(messages, schema, settings, campaign_id)))
         result.append(Pending(conversation, asks))
     return result
 
@@ -183,82 +183,142 @@ class _Progress:
             self.report(line)
 
 
-def execute(run: LlmJudgeRun, *, report: Callable[[str], None] | None = None,
+def execute(run: LlmJudgeRun, *, settings: llm.ServerSettings | None = None, report: Callable[[str], None] | None = None,
             make_client=llm.make_client) -> LlmJudgeRun:
-    """Run it to the end: every conversation judged or reported. `report` gets a line per
-    conversation. An interruption (KeyboardInterrupt, SystemExit) stops it as failed, saying
-    how to resume; the answers received are cached."""
-    settings = settings_of(run)
-    run.status, run.started_at, run.finished_at = LlmJudgeRun.Status.RUNNING, timezone.now(), None
-    run.worker = this_worker()  # so that a run whose process died is ended as stopped (jobs.reap_abandoned)
-    run.judged = run.failed = run.requests = run.cached = run.prompt_tokens = run.completion_tokens = 0
-    run.problems = []
-    run.save()
-    judge = run.judge
-    AnnotatorProfile.mark(judge, description=run.describe())
-    progress = _Progress(run, report)
-    pending = plan(chosen_conversations(run), settings, run.quotes)
-    run.conversations = len(pending)
-    progress.save(force=True)
-    keys = sorted({r.key for p in pending for r in p.requests})
-    answers = llm.cached(keys)
-    run.cached = len(answers)
-    for p in pending:  # prompt and completion tokens count what the run used, cached or not
-        for r in p.requests:
-            if r.key in answers:
-                p.answers[r.key] = answers[r.key]
+    """Run it to the end: every conversation judged or reported, or until an organiser cancels
+    it. `settings`: a command line's own (--base-url); None, a run on a listed server, whose
+    settings the listing gives now (a server no longer listed: the run fails, saying why).
+    `report` gets a line per conversation. An interruption (KeyboardInterrupt, SystemExit)
+    stops it as failed, saying how to resume; the answers received are cached."""
+    if settings is None:
+        try:
+            settings = listed_settings(run)
+        except servers.ServerNotListed as refused:
+            _end(run, LlmJudgeRun.Status.FAILED, f"Not run: {refused}.")
+            return run
+    asking = _Asking(run, settings, report)
     client = make_client(settings)
-    waiting_on: dict[str, list[Pending]] = {}
-    for p in pending:
-        for r in p.requests:
-            if r.key not in answers:
-                waiting_on.setdefault(r.key, []).append(p)
-    first_request = {r.key: r for p in pending for r in p.requests}
-    done = 0
-    futures: dict[Future, str] = {}
+    pool = ThreadPoolExecutor(max_workers=run.concurrency, thread_name_prefix=f"llm-run-{run.pk}")
+    cancelled = False
     try:
-        with ThreadPoolExecutor(max_workers=run.concurrency, thread_name_prefix=f"llm-run-{run.pk}") as pool:
-            order = [key for p in pending for key in dict.fromkeys(r.key for r in p.requests) if key in waiting_on]
-            queue = list(dict.fromkeys(order))
-            position = 0
-            while done < len(pending):
-                while position < len(queue) and len(futures) < 2 * run.concurrency:
-                    key = queue[position]
-                    position += 1
-                    r = first_request[key]
-                    futures[pool.submit(llm.ask, client, r.messages, r.schema, settings)] = key
-                # conversations whose answers are all in (or that failed) are written in order
-                while done < len(pending) and _ready(pending[done]):
-                    _finish_conversation(run, pending[done], progress)
-                    done += 1
-                if done >= len(pending):
-                    break
-                finished, _ = wait(list(futures), return_when=FIRST_COMPLETED)
-                for future in finished:
-                    key = futures.pop(future)
-                    run.requests += 1
-                    try:
-                        answer = future.result()
-                    except llm.ServerError as error:
-                        for p in waiting_on[key]:
-                            p.failure = p.failure or f"{_turn_of(p, key)}: {error}"
-                        continue
-                    llm.store(key, answer, settings, run.prompt_version)
-                    for p in waiting_on[key]:
-                        p.answers[key] = answer
-                progress.save()
+        cancelled = asking.ask_all(pool, client, _CancelWatch(run))
     except (KeyboardInterrupt, SystemExit):
-        # the requests in flight were waited for (the pool's exit): their answers are kept too
-        for future, key in futures.items():
-            if future.done() and not future.cancelled() and future.exception() is None:
-                run.requests += 1
-                llm.store(key, future.result(), settings, run.prompt_version)
+        pool.shutdown(wait=True)  # the requests in flight are waited for: their answers are kept too
+        asking.keep_finished()
         _end(run, LlmJudgeRun.Status.FAILED,
              f"Interrupted after {run.judged} of {run.conversations} conversations. The {run.requests} answers received "
              "are cached: run it again to resume without asking the server again.")
         raise
+    finally:
+        # cancelled: the requests in flight are left to end on their own, unread
+        pool.shutdown(wait=not cancelled, cancel_futures=True)
+    if cancelled:
+        who = run.cancelled_by.get_username() if run.cancelled_by_id else "an organiser"
+        abandoned = len(asking.futures)
+        _end(run, LlmJudgeRun.Status.CANCELLED,
+             f"Cancelled by {who} after {run.judged + run.failed} of {run.conversations} conversations ({run.judged} judged, "
+             f"{run.failed} skipped): what was written stays, and the {run.requests - asking.failed_requests} answers "
+             f"received are cached{f' ({abandoned} requests in flight were abandoned)' if abandoned else ''}. "
+             "Run it again to go on without asking the server again.")
+        return run
     _end(run, LlmJudgeRun.Status.DONE, _summary(run))
     return run
+
+
+class _CancelWatch:
+    """Whether an organiser asked to cancel the run: read at most every CANCEL_POLL_SECONDS."""
+
+    def __init__(self, run: LlmJudgeRun):
+        self.run = run
+        self.last = 0.0
+
+    def requested(self) -> bool:
+        now = time.monotonic()
+        if now - self.last < CANCEL_POLL_SECONDS:
+            return False
+        self.last = now
+        row = LlmJudgeRun.objects.filter(pk=self.run.pk).values("cancel_requested_at", "cancelled_by_id").first()
+        if row is None or row["cancel_requested_at"] is None:
+            return False
+        self.run.cancel_requested_at, self.run.cancelled_by_id = row["cancel_requested_at"], row["cancelled_by_id"]
+        return True
+
+
+class _Asking:
+    """A run's requests: which are cached, which wait for the server, and the conversations
+    written in order as their answers come in."""
+
+    def __init__(self, run: LlmJudgeRun, settings: llm.ServerSettings, report: Callable[[str], None] | None):
+        self.run, self.settings = run, settings
+        run.status, run.started_at, run.finished_at = LlmJudgeRun.Status.RUNNING, timezone.now(), None
+        run.worker = this_worker()  # so that a run whose process died is ended as stopped (jobs.reap_abandoned)
+        run.judged = run.failed = run.requests = run.cached = run.prompt_tokens = run.completion_tokens = 0
+        run.problems = []
+        run.save(update_fields=["status", "started_at", "finished_at", "worker", "judged", "failed", "requests", "cached",
+                                "prompt_tokens", "completion_tokens", "problems"])
+        AnnotatorProfile.mark(run.judge, description=run.describe())
+        self.progress = _Progress(run, report)
+        self.pending = plan(chosen_conversations(run), settings, run.quotes, run.campaign_id)
+        run.conversations = len(self.pending)
+        self.progress.save(force=True)
+        answers = llm.cached(sorted({r.key for p in self.pending for r in p.requests}))
+        run.cached = len(answers)
+        self.waiting_on: dict[str, list[Pending]] = {}
+        for p in self.pending:  # prompt and completion tokens count what the run used, cached or not
+            for r in p.requests:
+                if r.key in answers:
+                    p.answers[r.key] = answers[r.key]
+                else:
+                    self.waiting_on.setdefault(r.key, []).append(p)
+        self.first_request = {r.key: r for p in self.pending for r in p.requests}
+        self.queue = list(dict.fromkeys(r.key for p in self.pending for r in p.requests if r.key in self.waiting_on))
+        self.futures: dict[Future, str] = {}
+        self.failed_requests = 0
+
+    def ask_all(self, pool: ThreadPoolExecutor, client, cancel: _CancelWatch) -> bool:
+        """Ask, keep and write until every conversation is done (False) or the run is cancelled
+        (True: nothing more is sent or written)."""
+        run, pending, done, position = self.run, self.pending, 0, 0
+        while done < len(pending):
+            if cancel.requested():
+                return True
+            while position < len(self.queue) and len(self.futures) < 2 * run.concurrency:
+                r = self.first_request[self.queue[position]]
+                position += 1
+                self.futures[pool.submit(llm.ask, client, r.messages, r.schema, self.settings)] = r.key
+            # conversations whose answers are all in (or that failed) are written in order
+            while done < len(pending) and _ready(pending[done]):
+                _finish_conversation(run, pending[done], self.progress)
+                done += 1
+            if done >= len(pending):
+                break
+            finished, _ = wait(list(self.futures), timeout=CANCEL_POLL_SECONDS, return_when=FIRST_COMPLETED)
+            for future in finished:
+                self.keep(future, self.futures.pop(future))
+            self.progress.save()
+        return False
+
+    def keep(self, future: Future, key: str) -> None:
+        """A request that ended: its answer cached and given to the conversations waiting on it,
+        or its failure to them."""
+        self.run.requests += 1
+        try:
+            answer = future.result()
+        except llm.ServerError as error:
+            self.failed_requests += 1
+            for p in self.waiting_on[key]:
+                p.failure = p.failure or f"{_turn_of(p, key)}: {error}"
+            return
+        llm.store(key, answer, self.settings, self.run.prompt_version, self.run.campaign_id)
+        for p in self.waiting_on[key]:
+            p.answers[key] = answer
+
+    def keep_finished(self) -> None:
+        """After an interruption: the answers of the requests that ended meanwhile."""
+        for future, key in list(self.futures.items()):
+            if future.done() and not future.cancelled() and future.exception() is None:
+                self.run.requests += 1
+                llm.store(key, future.result(), self.settings, self.run.prompt_version, self.run.campaign_id)
 
 
 def _ready(p: Pending) -> bool:
@@ -348,4 +408,6 @@ def _summary(run: LlmJudgeRun) -> str:
 
 def _end(run: LlmJudgeRun, status: str, summary: str) -> None:
     run.status, run.summary, run.finished_at = status, summary, timezone.now()
-    run.save()
+    # never the cancel fields: a cancel that came after the last look stays recorded
+    run.save(update_fields=["status", "summary", "finished_at", "started_at", "worker", "conversations", "judged",
+                            "failed", "requests", "cached", "prompt_tokens", "completion_tokens", "problems"])

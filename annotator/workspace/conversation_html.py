@@ -18,6 +18,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from annotator.models import TurnLabel
 from annotator.rules.candidates import Line, lines_of
+from annotator.rules.links import link_html
 
 if TYPE_CHECKING:  # filled by the read model (annotator.workspace.read_model), rendered here
     from annotator.workspace.read_model import Candidate, EntityOption, Workbench
@@ -235,13 +236,12 @@ def _cited_by(candidate: Candidate) -> str:
         grade = f" · {escape(candidate.proposed_grade)}" if candidate.proposed_grade else ""
         return (f' <span class="cited-by proposed-by">proposed by {escape(candidate.proposed_by)}: '
                 f'<span title="{escape(candidate.key or "")}">{entity}</span>{grade}</span>')
-    url = escape(candidate.key or "")
-    title = escape(candidate.source or candidate.key or "")
     note = (' <span class="redirect" title="Gemini cites through Google redirect links: the real page needs an online '
             'lookup, so this entity is the link itself">Google grounding redirect, not resolved offline</span>'
             if candidate.redirect else "")
-    return (f' <span class="cited-by">cited by the system: <a href="{url}" target="_blank" rel="noopener noreferrer nofollow" '
-            f'title="{url}">{title}</a>{note}</span>')
+    # a link only to an http(s) URL (annotator.rules.links): an uploaded key is anything
+    return f' <span class="cited-by">cited by the system: {link_html(candidate.key, candidate.source or candidate.key)}{note}</span>'
+
 
 
 def _line_words(bench: Workbench, line: Line, owner: dict[int, NuggetScore], cited: tuple[int, int] | None = None) -> str:

@@ -442,7 +442,6 @@ def _editor_context(selected: NuggetScore, score: ConversationScore, attribute_s
         "details_form": bound.get("details")
         or EntityDetailsForm(initial={"name": entity.name, "comment": entity.comment, "version": entity.version}),
         "membership_rows": rows,
-        "entity_url": entity.key if entity.key.startswith("https://") else "",
     }
 
 

@@ -2,7 +2,7 @@ from django.urls import reverse
 
 from annotator.models import Assignment, Conversation
 from tests.console.conftest import assert_only_the_organiser_gets_in
-from tests.factories import make_user
+from tests.factories import join, make_user
 
 
 def url(campaign):
@@ -28,6 +28,7 @@ def test_two_per_conversation_gives_every_conversation_two_annotators(organiser,
 def test_one_per_conversation_deals_new_conversations_out_evenly(organiser, campaign):
     Assignment.objects.filter(conversation__topic__campaign=campaign).delete()
     people = [make_user(f"a{i}") for i in range(3)]
+    join(campaign, *people)
     organiser.post(url(campaign), {"annotators": [p.pk for p in people], "per_conversation": 1})
     loads = sorted(Assignment.objects.filter(annotator__in=people).values_list("annotator", flat=True))
     assert len(loads) == 6 and all(loads.count(p.pk) == 2 for p in people)
@@ -36,6 +37,7 @@ def test_one_per_conversation_deals_new_conversations_out_evenly(organiser, camp
 def test_assigning_can_be_limited_to_some_topics(organiser, campaign):
     Assignment.objects.filter(conversation__topic__campaign=campaign).delete()
     carol = make_user("carol")
+    join(campaign, carol)
     topic = campaign.topics.get(code="M001")
     organiser.post(url(campaign), {"annotators": [carol.pk], "per_conversation": 1, "topics": [topic.pk]})
     assert set(Assignment.objects.values_list("conversation__topic__code", flat=True)) == {"M001"}
@@ -65,11 +67,15 @@ def test_a_harvest_whose_citations_the_judge_holds_still_gets_a_person(organiser
     conversation = Conversation.objects.get(topic__code="M077")
     assert list(conversation.assignments.values_list("annotator__username", flat=True)) == ["citations"]
     carol = make_user("carol")
+    join(campaign, carol)
     organiser.post(url(campaign), {"annotators": [carol.pk], "per_conversation": 1, "topics": [conversation.topic_id]})
     assert set(conversation.assignments.values_list("annotator__username", flat=True)) == {"citations", "carol"}
 
 
-def test_the_assign_page_offers_this_campaigns_people_and_new_accounts_never_staff_or_other_campaigns(organiser, campaign, demo):
+def test_the_assign_page_offers_this_campaigns_people_never_staff_other_campaigns_or_accounts_of_nobody(organiser, campaign, demo):
+    """The probe of issue 39: an account that worked nowhere yet was offered, pulled in, then
+    changed (marked a judge, its token revoked) as if it were the organiser's. Now a person
+    comes in by name (the accounts page), and only then is offered."""
     from django.contrib.auth import get_user_model
 
     from tests.factories import make_campaign, make_conversation
@@ -77,13 +83,17 @@ def test_the_assign_page_offers_this_campaigns_people_and_new_accounts_never_sta
     ann, bob = demo[2]
     get_user_model().objects.create_superuser("admin", "admin@example.org", "admin-pw-123456")
     make_user("staffer", is_staff=True)
-    make_user("newcomer")
+    make_user("nobodys")
+    join(campaign, make_user("newcomer"))
     elsewhere = make_user("elsewhere")
     make_conversation(make_campaign("other"), [("U", "hi"), ("S", "Primer (2004)")], annotators=[elsewhere])
     response = organiser.get(url(campaign))
     offered = {u.get_username() for u in response.context["form"].fields["annotators"].queryset}
     assert {"ann", "bob", "newcomer"} <= offered
-    assert not offered & {"admin", "staffer", "elsewhere"}
+    assert not offered & {"admin", "staffer", "elsewhere", "nobodys"}
+    nobodys = get_user_model().objects.get(username="nobodys")
+    response = organiser.post(url(campaign), {"annotators": [nobodys.pk], "per_conversation": 1})
+    assert "annotators" in response.context["form"].errors and not Assignment.objects.filter(annotator=nobodys).exists()
     admin = get_user_model().objects.get(username="admin")
     response = organiser.post(url(campaign), {"annotators": [admin.pk], "per_conversation": 1})
     assert "annotators" in response.context["form"].errors

@@ -182,12 +182,14 @@ def test_an_import_that_crashes_fails_its_job_with_the_reason_and_the_task_too(o
     assert "hx-trigger" not in organiser.get(job_url(job)).content.decode()
 
 
-def test_a_background_import_for_another_annotator_gives_them_the_judgments(organiser, campaign):
-    from annotator.models import Nugget
-    from tests.factories import make_user
+def test_a_background_import_for_a_new_automatic_judge_gives_it_the_judgments(organiser, campaign):
+    from django.contrib.auth import get_user_model
 
-    judge = make_user("second-judge")
-    organiser.post(reverse("console:upload", kwargs={"slug": campaign.slug}), {"files": [jsonl(4)], "annotator": judge.pk})
+    from annotator.models import Nugget
+
+    organiser.post(reverse("console:upload", kwargs={"slug": campaign.slug}), {"files": [jsonl(4)], "new_judge": "second-judge"})
+    judge = get_user_model().objects.get(username="second-judge")
+    assert judge.annotator_profile.is_automatic and judge.annotator_profile.campaign == campaign
     run_worker()
     job = ImportJob.objects.get()
     assert job.status == "done" and job.annotator == judge

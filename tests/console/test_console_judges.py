@@ -134,7 +134,7 @@ def test_an_account_that_works_in_another_campaign_cannot_be_marked_from_this_on
                                   annotators=[bob])
     response = organiser.post(page(campaign), {"annotator": bob.pk, "is_automatic": "on"})
     assert response.status_code == 400
-    assert "other campaigns" in response.content.decode()
+    assert "Only an administrator can mark it" in response.content.decode()
     assert not AnnotatorProfile.objects.filter(user=bob, is_automatic=True).exists()
     assert gold_annotators([elsewhere]) == {elsewhere.pk: bob.pk}
     assert Assignment.objects.filter(annotator=bob, conversation=elsewhere).exists()

@@ -24,8 +24,22 @@ def run_page(run: LlmJudgeRun) -> str:
     return reverse("console:llm_run", kwargs={"slug": run.campaign.slug, "run": run.pk})
 
 
+@pytest.fixture(autouse=True)
+def no_servers_listed(settings):
+    settings.GFRC_LLM_SERVERS = {}
+
+
+def list_server(base_url: str, name: str = "fake", **spec) -> None:
+    """List a server for the deployment, as its administrator does (GFRC_LLM_SERVERS)."""
+    from django.conf import settings
+
+    settings.GFRC_LLM_SERVERS = {**settings.GFRC_LLM_SERVERS, name: {"base_url": base_url, **spec}}
+
+
 def start(organiser, campaign, base_url: str, **extra):
-    data = {"judge": "llm", "base_url": base_url, "model": "test-model", "key_variable": "OPENAI_API_KEY",
+    """Start a run from the page on the server at base_url, listed as "fake"."""
+    list_server(base_url)
+    data = {"judge": "llm", "server": "fake", "model": "test-model",
             "concurrency": 2, "quotes": "free", "response_format": "json_object", "temperature": 0, "seed": 0,
             "max_tokens": 512, "timeout": 10, **extra}
     return organiser.post(page(campaign), data)

@@ -75,6 +75,9 @@ def test_an_upload_for_another_annotator_adds_their_judgments_to_the_conversatio
     organiser.post(url(campaign), {"files": [example()], "run": "bing-trial9"})
     conversation = Conversation.objects.get(topic__code="M002", run__name="bing-trial9")
     bob = make_user("second-annotator")
+    # one of the campaign's annotators (the upload offers no one else)
+    Assignment.objects.create(conversation=Conversation.objects.exclude(pk=conversation.pk).filter(
+        topic__campaign=campaign).first(), annotator=bob)
     response = organiser.post(url(campaign), {"files": [example()], "run": "bing-trial9", "annotator": bob.pk}, follow=True)
     assert "added second-annotator&#x27;s judgments to 1 conversation already there" in response.content.decode()
     assert "0 conversation(s) imported" not in response.content.decode()

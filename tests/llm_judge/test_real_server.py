@@ -1,12 +1,15 @@
 """The round trip against a real LLM server: llama.cpp's OpenAI-compatible server with Gemma 3
-270M (scripts/with-llama-server.sh starts it and exports GFRC_LLM_BASE_URL; `make test-llm`).
+270M (scripts/with-llama-server.sh starts it, lists it for the deployment as "local" in
+GFRC_LLM_SERVERS and exports GFRC_LLM_BASE_URL; `make test-llm`).
 
-The demo campaign is judged by the model: the request carries the schema, the answers come back
-through the server's grammar, the quotes are located as words of the turns, the judgments are
-written through the judges' bulk path, and the judges page and compare_judges compare them with
-the gold. The tiny model's quality is not the point; its judgments are real ones. Skipped with a
-notice without a server; on CI (GFRC_REQUIRE_LLM=1) the script fails instead when it cannot
-start one."""
+The demo campaign is judged by the model, as an organiser starts it: on the console's LLM judge
+page, on the listed server by its name, run by the background worker. The request carries the
+schema, the answers come back through the server's grammar, the quotes are located as words of
+the turns, the judgments are written through the judges' bulk path, and the judges page and
+compare_judges compare them with the gold; `judge_with_llm --server local` then reads every
+answer from the cache. The tiny model's quality is not the point; its judgments are real ones.
+Skipped with a notice without a server; on CI (GFRC_REQUIRE_LLM=1) the script fails instead
+when it cannot start one."""
 
 from __future__ import annotations
 
@@ -26,8 +29,10 @@ from annotator.scores.per_conversation import gold_annotators
 from annotator.rules.candidates import lines_of
 from scoring.words import span_text, tokenise
 from tests.commands.helpers import run
+from tests.console.test_console_import_job import run_worker
 
-pytestmark = [pytest.mark.llm, pytest.mark.django_db]
+# the worker runs in this process with its own transactions: the test commits for real
+pytestmark = [pytest.mark.llm, pytest.mark.django_db(transaction=True)]
 
 BASE_URL = os.environ.get("GFRC_LLM_BASE_URL", "")
 MODEL = os.environ.get("GFRC_LLM_MODEL", "")
@@ -60,10 +65,19 @@ def test_the_model_judges_a_demo_conversation_and_the_judges_page_compares_it(cl
     conversation = shortest_judged_conversation(campaign)
     system_turns = list(conversation.turns.filter(role="S").order_by("position"))
 
-    out, _ = run("judge_with_llm", "--campaign", "fairweb1", "--judge", "gemma-test", "--base-url", BASE_URL,
-                 "--model", MODEL, "--topic", conversation.topic.code, "--run", conversation.run.name,
-                 "--limit", "1", "--quotes", "lines", "--max-tokens", "1024", "--timeout", "900", "--retries", "0")
+    organiser = get_user_model().objects.get(username="organiser")
+    client.force_login(organiser)
+    page = reverse("console:llm_judge", args=["fairweb1"])
+    assert f'<option value="{MODEL}"' in client.get(page).content.decode()  # the listed server's model
+    started = client.post(page, {
+        "judge": "gemma-test", "server": "local", "model": MODEL, "topics": [conversation.topic_id],
+        "runs": [conversation.run_id], "limit": 1, "concurrency": 1, "quotes": "lines", "response_format": "json_object",
+        "temperature": 0, "seed": 0, "max_tokens": 1024, "timeout": 900})
     llm_run = LlmJudgeRun.objects.get()
+    assert started.status_code == 302 and (llm_run.server, llm_run.base_url) == ("local", BASE_URL)
+    run_worker()
+    llm_run.refresh_from_db()
+    out = llm_run.summary
     assert (llm_run.status, llm_run.conversations, llm_run.judged, llm_run.failed) == ("done", 1, 1, 0), out
     assert llm_run.requests == len(system_turns) and llm_run.completion_tokens > 0
 
@@ -88,21 +102,19 @@ def test_the_model_judges_a_demo_conversation_and_the_judges_page_compares_it(cl
     assert judge.annotator_profile.is_automatic and gold_annotators([conversation])[conversation.pk] != judge.pk
 
     # the judges page and compare_judges compare it with the gold, saying what produced it
-    organiser = get_user_model().objects.get(username="organiser")
-    client.force_login(organiser)
     page = client.get(reverse("console:judges", args=["fairweb1"]), {"judge": judge.pk, "gold": "adjudicated"})
     html = page.content.decode()
     assert page.status_code == 200 and "gemma-test against the adjudicated gold" in html
-    assert f"model {MODEL} at {BASE_URL}, prompt {PROMPT_VERSION}" in html and "1 conversation compared" in html
+    assert f"model {MODEL} at server local ({BASE_URL}), prompt {PROMPT_VERSION}" in html and "1 conversation compared" in html
     csv_out, err = run("compare_judges", "--campaign", "fairweb1", "--judge", "gemma-test")
     rows = list(csv.DictReader(io.StringIO(csv_out)))
     assert [r["measure"] for r in rows][-1] == "GFRC" and f"model {MODEL}" in err
 
     # run again: every answer from the cache, the judgments replaced, not added to
     before = Nugget.objects.filter(annotator=judge).count()
-    run("judge_with_llm", "--campaign", "fairweb1", "--judge", "gemma-test", "--base-url", BASE_URL, "--model", MODEL,
+    run("judge_with_llm", "--campaign", "fairweb1", "--judge", "gemma-test", "--server", "local", "--model", MODEL,
         "--topic", conversation.topic.code, "--run", conversation.run.name, "--limit", "1", "--quotes", "lines",
-        "--max-tokens", "1024", "--timeout", "900", "--retries", "0")
+        "--max-tokens", "1024", "--timeout", "900", "--retries", "2")
     again = LlmJudgeRun.objects.latest("pk")
     assert (again.requests, again.cached, again.judged) == (0, len(system_turns), 1)
     assert Nugget.objects.filter(annotator=judge).count() == before

@@ -10,10 +10,12 @@ import json
 import re
 
 import pytest
+from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
 
 from annotator.judgments.edits import judgments_version
 from annotator.llm_judge import client as llm
+from annotator.llm_judge import servers
 from annotator.llm_judge.prompt import PROMPT_VERSION
 from annotator.llm_judge.runner import JudgeRefused, execute, new_run
 from annotator.models import AnnotationEvent, Conversation, LlmAnswer, LlmJudgeRun, Nugget
@@ -44,14 +46,24 @@ def demo():
     return campaign, organiser, annotators
 
 
-def settings(server: FakeServer | str, **extra) -> llm.ServerSettings:
+@pytest.fixture(autouse=True)
+def no_servers_listed(settings):
+    """Each test lists its fake server itself (`start`); nothing is listed otherwise."""
+    settings.GFRC_LLM_SERVERS = {}
+
+
+def list_server(server: FakeServer | str, name: str = "fake", **spec) -> None:
+    """List the server for the deployment, as an administrator does (GFRC_LLM_SERVERS)."""
     base = server if isinstance(server, str) else server.base_url
-    return llm.ServerSettings(base_url=base, model="test-model", **{"retries": 0, "timeout": 10.0, **extra})
+    django_settings.GFRC_LLM_SERVERS = {**django_settings.GFRC_LLM_SERVERS, name: {"base_url": base, **spec}}
 
 
-def start(campaign, server, *, judge="llm", **extra):
+def start(campaign, server, *, judge="llm", key_variable=None, **extra):
+    """A run on the server, listed as "fake" (the worker's way: execute takes its settings from the listing)."""
+    list_server(server, **({"key_variable": key_variable} if key_variable else {}))
     options = {k: extra.pop(k) for k in ("topics", "runs", "concurrency", "limit") if k in extra}
-    return new_run(campaign, judge, settings(server, **extra), **options)
+    settings = servers.listed("fake", "test-model").settings_for("test-model", **{"retries": 0, "timeout": 10.0, **extra})
+    return new_run(campaign, judge, settings, **options)
 
 
 def line_nuggets(conversation: Conversation) -> set[tuple[int, str]]:

@@ -1,12 +1,14 @@
 """The campaign's annotators' accounts: their API tokens and failed logins; an organiser
-revokes a token or lifts a login lockout (django-axes) without a shell on the server."""
+revokes a token or lifts a login lockout (django-axes) without a shell on the server, for the
+accounts they manage (annotator.access.managed_accounts: every campaign of the account is
+theirs). Lifting a lockout clears the account's failures only, never what its guessing
+addresses have counted (annotator.throttling)."""
 
 from __future__ import annotations
 
 from axes.helpers import get_cool_off
 from axes.models import AccessAttempt
 from django.conf import settings
-from axes.utils import reset as reset_login_failures
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Exists, OuterRef, Subquery, Sum
@@ -15,8 +17,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 from rest_framework.authtoken.models import Token
 
-from annotator import tokens
-from annotator.access import annotator_for_organiser, campaign_annotators, campaign_for_organiser
+from annotator import throttling, tokens
+from annotator.access import annotator_for_organiser, campaign_annotators, campaign_for_organiser, managed_accounts
 
 
 @login_required
@@ -30,7 +32,9 @@ def accounts(request: HttpRequest, slug: str) -> HttpResponse:
     )
     annotators = (
         campaign_annotators(campaign)
-        .annotate(has_token=Exists(Token.objects.filter(user=OuterRef("pk"))), failed_logins=Subquery(failures))
+        .annotate(has_token=Exists(Token.objects.filter(user=OuterRef("pk"))), failed_logins=Subquery(failures),
+                  managed=Exists(managed_accounts(request.user, campaign).filter(pk=OuterRef("pk"))))
+        .select_related("annotator_profile")
         .order_by("username")
     )
     lockout = {"failures": settings.AXES_FAILURE_LIMIT, "minutes": round(get_cool_off().total_seconds() / 60)}
@@ -57,10 +61,10 @@ def token_revoke(request: HttpRequest, slug: str, annotator: int) -> HttpRespons
 def unlock(request: HttpRequest, slug: str, annotator: int) -> HttpResponse:
     campaign = campaign_for_organiser(request.user, slug)
     user = annotator_for_organiser(request.user, campaign, annotator)
-    reset_login_failures(username=user.get_username())
+    throttling.clear_account_failures(user.get_username())
     messages.success(
         request,
-        f"{user.get_username()} can log in again. (An address locked by failures under other names stays "
-        "locked until its cool-off: an administrator runs manage.py axes_reset_ip.)",
+        f"{user.get_username()} can log in again. (The addresses the failures came from still count them: an "
+        "address locked by failures stays locked until its cool-off, or an administrator runs manage.py axes_reset_ip.)",
     )
     return redirect("console:accounts", campaign.slug)

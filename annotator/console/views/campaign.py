@@ -6,11 +6,13 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
 
 from annotator.console import assigning
 from annotator.interchange import import_jobs
 from annotator.interchange import importing
 from annotator.access import assignable_annotators, campaign_for_organiser, import_job_for_organiser
+from annotator.accounts import JudgeRefused
 from annotator.console.forms import (
     AssignForm,
     AttributeSetForm,
@@ -91,11 +93,16 @@ def upload(request: HttpRequest, slug: str) -> HttpResponse:
     warnings: list[str] = []
     if request.method == "POST":
         form = UploadForm(request.POST, request.FILES, campaign=campaign)
+        annotator = None
+        if form.is_valid():
+            try:
+                annotator = form.judgments_of()
+            except JudgeRefused as refused:  # the name was taken since the form was checked
+                form.add_error("new_judge", str(refused))
         if form.is_valid():
             files = [(f.name, f.read()) for f in form.cleaned_data["files"]]
             run, replace = form.cleaned_data["run"] or None, form.cleaned_data["replace"]
             topic = form.cleaned_data["topic"] or None
-            annotator = form.cleaned_data["annotator"]
             if import_jobs.runs_in_background(files):
                 job = import_jobs.start(campaign, files, run=run, topic=topic, replace=replace, annotator=annotator,
                                         actor=request.user)
@@ -131,6 +138,19 @@ def import_job(request: HttpRequest, slug: str, job: int) -> HttpResponse:
         job.refresh_from_db()
     template = "console/import_job.html#job-progress" if request.htmx else "console/import_job.html"
     return render(request, template, {"campaign": job.campaign, "job": job, "tab": "upload"})
+
+
+@login_required
+@require_POST
+def import_job_cancel(request: HttpRequest, slug: str, job: int) -> HttpResponse:
+    """Cancel a background import before it publishes: nothing of it is imported."""
+    job = import_job_for_organiser(request.user, slug, job)
+    said = import_jobs.cancel(job, request.user)
+    if request.htmx:  # the progress block again, now saying it is cancelling (or ended)
+        job.refresh_from_db()
+        return render(request, "console/import_job.html#job-progress", {"campaign": job.campaign, "job": job})
+    messages.info(request, said)
+    return redirect("console:import_job", slug=job.campaign.slug, job=job.pk)
 
 
 @login_required

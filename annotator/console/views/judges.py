@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from annotator.evaluation import judge_comparison
 from annotator.access import campaign_for_organiser
-from annotator.console.forms import AutomaticJudgeForm, JudgeComparisonForm
+from annotator.console.judge_forms import AutomaticJudgeForm, JudgeComparisonForm
 
 SCATTER_SIZE = 240  # px: the gold-vs-judge GFRC scatter, drawn as inline SVG
 
@@ -24,7 +24,7 @@ SCATTER_SIZE = 240  # px: the gold-vs-judge GFRC scatter, drawn as inline SVG
 def judges(request: HttpRequest, slug: str) -> HttpResponse:
     """GET: the comparison of the chosen judge with the chosen gold. POST: mark an account."""
     campaign = campaign_for_organiser(request.user, slug)
-    mark_form = AutomaticJudgeForm(request.POST or None, campaign=campaign)
+    mark_form = AutomaticJudgeForm(request.POST or None, campaign=campaign, user=request.user)
     if request.method == "POST":
         if mark_form.is_valid():
             profile = mark_form.save()

@@ -134,7 +134,7 @@ class Command(BaseCommand):
         judge = get_user_model().objects.filter(username=BASELINE_JUDGE).first()
         if judge is None:
             judge = account_without_login(BASELINE_JUDGE)
-            AnnotatorProfile.mark(judge, description=baseline_judge.DESCRIPTION)
+            AnnotatorProfile.mark(judge, description=baseline_judge.DESCRIPTION, campaign=campaign)
         judged = Assignment.objects.filter(annotator=judge).values("conversation_id")  # judge_conversation assigns it
         # the first trial of each system: enough for the judges page (three runs, every topic), and
         # the load stays short (the baseline writes each conversation through the edit service)
