@@ -17,7 +17,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 
 from annotator.models import AnnotatorProfile, Campaign
-from annotator.rules.accounts import judge_name_problem
+from annotator.rules.accounts import is_reserved, judge_name_problem
 
 __all__ = ["JudgeRefused", "judge_problem", "judge_account"]
 
@@ -29,6 +29,8 @@ class JudgeRefused(ValueError):
 
 def judge_problem(name: str, campaign: Campaign) -> str | None:
     """Why `name` cannot be (or become) an automatic judge of `campaign`, or None."""
+    if is_reserved(name):
+        return judge_name_problem(name)
     user = get_user_model().objects.filter(username=name).select_related("annotator_profile").first()
     if user is None:
         return judge_name_problem(name)

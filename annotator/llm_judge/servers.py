@@ -90,7 +90,7 @@ def listing_problems(raw: object) -> list[str]:
 def listed_servers() -> dict[str, ListedServer]:
     """The deployment's servers by name, in the listing's order (ImproperlyConfigured when the
     listing is malformed: nothing of it is used then)."""
-    raw = getattr(settings, "GFRC_LLM_SERVERS", None) or {}
+    raw = _raw_listing()
     if problems := listing_problems(raw):
         raise ImproperlyConfigured("; ".join(problems))
     return {
@@ -117,5 +117,9 @@ def listed(name: str, model: str | None = None) -> ListedServer:
 @checks.register(checks.Tags.compatibility)
 def check_listing(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
     """`manage.py check` and every server start: the listing's problems, each an error."""
-    return [checks.Error(problem, id="annotator.E001") for problem in listing_problems(
-        getattr(settings, "GFRC_LLM_SERVERS", None) or {})]
+    return [checks.Error(problem, id="annotator.E001") for problem in listing_problems(_raw_listing())]
+
+
+def _raw_listing() -> object:
+    raw = getattr(settings, "GFRC_LLM_SERVERS", None)
+    return {} if raw is None else raw

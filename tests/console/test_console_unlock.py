@@ -69,3 +69,31 @@ def test_an_organiser_never_unlocks_nor_revokes_a_superuser_assigned_to_the_camp
     api = f"/api/campaigns/{campaign.slug}/annotators/{admin.pk}/token/"
     assert organiser.delete(api).status_code == 404
     assert Token.objects.filter(user=admin).exists()
+
+
+def test_unlocking_clears_the_accounts_failures_only_so_the_guessing_address_stays_locked(organiser, demo, settings):
+    """The probe of issue 39: "Unlock" called axes' reset by user name, which also deleted what
+    the guessing address had counted, so an organiser could guess an annotator's password
+    without end: ten guesses, unlock, ten more."""
+    settings.AXES_ENABLED = True
+    campaign, _, (ann, _) = demo
+    lock_out("ann", settings)  # from 10.9.0.1
+    organiser.post(url(campaign, ann))
+    assert logs_in("ann")  # from another address: the account is free again
+    guess = Client().post("/accounts/login/", {"username": "ann", "password": "ann-pw"}, REMOTE_ADDR="10.9.0.1")
+    assert guess.status_code == 429  # the address that guessed is still locked, even with the right password
+
+
+def test_the_accounts_of_other_organisers_campaigns_are_not_unlocked_from_this_one(organiser, demo, settings):
+    from tests.factories import make_campaign, make_conversation
+
+    settings.AXES_ENABLED = True
+    campaign, _, (ann, bob) = demo
+    make_conversation(make_campaign("theirs", organiser=make_user("their-org")), [("U", "hi"), ("S", "Primer")],
+                      annotators=[bob])
+    lock_out("bob", settings)
+    assert organiser.post(url(campaign, bob)).status_code == 404
+    page = organiser.get(reverse("console:accounts", args=[campaign.slug])).content.decode()
+    assert "Unlock bob" not in page and "an administrator" in page
+    assert not Client().post("/accounts/login/", {"username": "bob", "password": "bob-pw"},
+                             REMOTE_ADDR="10.9.0.2").status_code == 302

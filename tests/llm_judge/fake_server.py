@@ -6,8 +6,10 @@ llama.cpp's real server (test_real_server.py).
         server.base_url  # http://127.0.0.1:PORT/v1
         server.requests  # the JSON bodies received
 
-`answer(body)` returns the content (str), or (content, finish_reason), or (status, message)
-via `Reply`; `delay` seconds before answering (a slow server)."""
+`answer(body)` returns the content (str), or (content, finish_reason), or (status, message,
+a redirect's location) via `Reply`; `delay` seconds before answering (a slow server).
+`keys` are the Authorization headers received: what a listener standing in for somebody's own
+server would have learnt."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ class Reply:
     content: str | None = None
     finish_reason: str = "stop"
     message: str = ""
+    location: str = ""  # a redirect's Location header (status 3xx)
 
 
 def turn_text(body: dict) -> str:
@@ -78,6 +81,8 @@ class FakeServer:
                 data = json.dumps(payload).encode()
                 try:
                     self.send_response(reply.status)
+                    if reply.location:
+                        self.send_header("Location", reply.location)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()

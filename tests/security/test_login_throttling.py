@@ -115,3 +115,35 @@ def test_a_locked_out_login_page_says_when_to_try_again(ann, page):
     response = Client().post(page, {"username": "ann", "password": "ann-pw"}, REMOTE_ADDR="10.0.6.1")
     assert response.status_code == 429
     assert int(response["Retry-After"]) == 15 * 60
+
+
+def test_logging_in_to_ones_own_account_does_not_wipe_what_ones_address_counted(ann):
+    """The probe of issue 39: axes' reset on success deleted every failure of the address too, so
+    whoever knew one password could log in between guesses at another and guess without end."""
+    make_user("mallory")
+    for i in range(4):
+        assert log_in(Client(), "ann", f"guess-{i}", address="10.0.6.1").status_code == 200
+    assert log_in(Client(), "mallory", "mallory-pw", address="10.0.6.1").status_code == 302  # their own account
+    assert log_in(Client(), "ann", "guess-5", address="10.0.6.1").status_code == 429  # the fifth failure locks
+    assert log_in(Client(), "ann", "ann-pw", address="10.0.6.1").status_code == 429  # the address stays locked
+    assert log_in(Client(), "mallory", "mallory-pw", address="10.0.6.1").status_code == 429
+    assert log_in(Client(), "ann", "ann-pw", address="10.0.6.2").status_code == 429  # and so is ann's account
+
+
+def test_a_successful_login_clears_the_accounts_own_failures(ann):
+    for i in range(4):
+        log_in(Client(), "ann", f"typo-{i}", address=f"10.0.7.{i}")
+    assert log_in(Client(), "ann", "ann-pw", address="10.0.7.9").status_code == 302
+    for i in range(4):  # four more typos later: the count started again
+        log_in(Client(), "ann", f"typo-{i}", address=f"10.0.8.{i}")
+    assert log_in(Client(), "ann", "ann-pw", address="10.0.8.9").status_code == 302
+
+
+def test_clearing_an_accounts_failures_keeps_what_their_addresses_counted(ann):
+    from annotator import throttling
+
+    for i in range(5):
+        log_in(Client(), "ann", f"guess-{i}", address="10.0.9.1")
+    throttling.clear_account_failures("ann")
+    assert log_in(Client(), "ann", "ann-pw", address="10.0.9.2").status_code == 302  # the account is free
+    assert log_in(Client(), "ann", "ann-pw", address="10.0.9.1").status_code == 429  # the guessing address is not
