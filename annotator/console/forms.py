@@ -415,7 +415,7 @@ class UploadForm(forms.Form):
         required=False, label="Replace conversations that already exist (their judgments are deleted)",
     )
     annotator = forms.ModelChoiceField(
-        queryset=get_user_model().objects.none(), required=False, label="Whose judgments (optional)",
+        queryset=get_user_model().objects.none(), required=False, label="Whose judgments (optional)", empty_label="yours",
         help_text="Empty: yours. One of the campaign's annotators or automatic judges: their judgments, "
                   "added to conversations already there when the text is the same.",
     )

@@ -218,11 +218,17 @@ def execute(run: LlmJudgeRun, *, settings: llm.ServerSettings | None = None, rep
         _end(run, LlmJudgeRun.Status.CANCELLED,
              f"Cancelled by {who} after {run.judged + run.failed} of {run.conversations} conversations ({run.judged} judged, "
              f"{run.failed} skipped): what was written stays, and the {run.requests - asking.failed_requests} answers "
-             f"received are cached{f' ({abandoned} requests in flight were abandoned)' if abandoned else ''}. "
+             f"received are cached{_abandoned(abandoned)}. "
              "Run it again to go on without asking the server again.")
         return run
     _end(run, LlmJudgeRun.Status.DONE, _summary(run))
     return run
+
+
+def _abandoned(count: int) -> str:
+    if not count:
+        return ""
+    return " (1 request in flight was abandoned)" if count == 1 else f" ({count} requests in flight were abandoned)"
 
 
 class _CancelWatch:
