@@ -28,6 +28,12 @@ def organised_campaigns(user) -> QuerySet[Campaign]:
     return Campaign.objects.filter(organisers=user)
 
 
+def may_create_campaigns(user) -> bool:
+    """Superusers, and the accounts an administrator allowed to (Django's own
+    `annotator.add_campaign` permission, given in the admin)."""
+    return user.is_authenticated and (user.is_superuser or user.has_perm("annotator.add_campaign"))
+
+
 def is_organiser_of(user, campaign: Campaign) -> bool:
     return organised_campaigns(user).filter(pk=campaign.pk).exists()
 
@@ -86,6 +92,11 @@ def assigned_conversations(user) -> QuerySet[Conversation]:
     if not user.is_authenticated:
         return Conversation.objects.none()
     return Conversation.objects.filter(assignments__annotator_id=user.pk, topic__campaign__staging_for__isnull=True)
+
+
+def own_assignments(user) -> QuerySet[Assignment]:
+    """The user's own assignments (what their own "done" and time on task are kept on)."""
+    return Assignment.objects.filter(annotator_id=user.pk) if user.is_authenticated else Assignment.objects.none()
 
 
 def visible_campaigns(user) -> QuerySet[Campaign]:
@@ -216,6 +227,14 @@ def _people_of(campaigns) -> QuerySet:
     ).values("pk")
 
 
+def campaign_people(campaign: Campaign) -> QuerySet:
+    """Everyone of the campaign an organiser sees on its accounts page: its members, assignees,
+    organisers and the accounts it made (judges, invited people); never staff or superusers."""
+    return _annotator_accounts().filter(
+        Q(pk__in=_people_of(campaign)) | Q(annotator_profile__campaign=campaign) | Q(organised_campaigns=campaign)
+    ).distinct()
+
+
 def campaign_annotators(campaign: Campaign) -> QuerySet:
     """The accounts an organiser of the campaign sees on its accounts page: its members, those
     with an assignment in it and its own automatic judges, never staff or superusers."""
@@ -245,7 +264,18 @@ def managed_accounts(user, campaign: Campaign) -> QuerySet:
         | Exists(Campaign.organisers.through.objects.filter(user_id=OuterRef("pk")).exclude(campaign__in=mine))
         | Exists(AnnotatorProfile.objects.filter(user_id=OuterRef("pk"), campaign__isnull=False).exclude(campaign__in=mine))
     )
-    return campaign_annotators(campaign).exclude(_reserved_accounts()).exclude(elsewhere)
+    return campaign_people(campaign).exclude(_reserved_accounts()).exclude(elsewhere)
+
+
+def person_for_organiser(user, campaign: Campaign, person_id: int):
+    """Someone of the campaign (`campaign_people`) the user, its organiser, may take out of it:
+    any of its people but the app's own accounts (taking someone out changes no account)."""
+    if not is_organiser_of(user, campaign):
+        raise Http404("No such person in this campaign.")
+    person = campaign_people(campaign).exclude(_reserved_accounts()).filter(pk=person_id).first()
+    if person is None:
+        raise Http404("No such person in this campaign.")
+    return person
 
 
 def annotator_for_organiser(user, campaign: Campaign, annotator_id: int):

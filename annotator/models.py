@@ -131,6 +131,31 @@ class CampaignMember(models.Model):
         return f"{self.user} in {self.campaign}"
 
 
+class Guidelines(models.Model):
+    """One version of a campaign's annotation guidelines, in Markdown: the campaign's text and a
+    note per topic type (by its code). Every change is a new version (who, when, the text); the
+    highest is in force, and the version in force when an annotator finishes a conversation is
+    kept with it (`Assignment.guidelines_version`)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="guidelines")
+    version = models.PositiveIntegerField()
+    text = models.TextField(blank=True)
+    notes = models.JSONField(default=dict, blank=True, help_text="Topic type code -> its note (Markdown)")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["campaign", "-version"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "version"], name="guidelines_version_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.campaign} guidelines v{self.version}"
+
+    @classmethod
+    def in_force(cls, campaign_id: int) -> Guidelines | None:
+        return cls.objects.filter(campaign_id=campaign_id).order_by("-version").first()
+
+
 class Grade(models.Model):
     """A relevance level and its gains: the paper maps L0/L1/L2 to 0/0.5/1 in conversations;
     FairWeb-1 scores ranked lists with L1 -> 1, L2 -> 3 (NTCIREVAL's `-g 1:3`)."""
@@ -417,12 +442,22 @@ class Turn(models.Model):
 
 
 class Assignment(models.Model):
-    """An annotator's duty to judge a conversation; two may share one and judge independently."""
+    """An annotator's duty to judge a conversation; two may share one and judge independently.
+
+    `done_at` is "done", the one definition every page, export and the API read: the annotator
+    said so (or an import of finished judgments did), under the rule of
+    annotator.judgments.completion, which alone writes it. `active_seconds` is the time on task
+    (annotator.judgments.activity): the gaps between the annotator's signs of work (saves, and a
+    heartbeat while the page is visible and used), each gap longer than the idle limit left out."""
 
     conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="assignments")
     annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments")
     assigned_at = models.DateTimeField(auto_now_add=True)
-    done_at = models.DateTimeField(null=True, blank=True)
+    done_at = models.DateTimeField(null=True, blank=True, help_text="When the annotator said it is done")
+    guidelines_version = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The campaign's guidelines version in force when it was done")
+    active_seconds = models.FloatField(default=0.0, help_text="Time on task, idle gaps left out")
+    last_active = models.FloatField(null=True, blank=True, help_text="The last sign of work (seconds since the epoch)")
 
     class Meta:
         ordering = ["conversation", "annotator"]
@@ -611,10 +646,11 @@ class AnnotatorProfile(models.Model):
         help_text="The account whose judgments are the organisers' adjudicated gold (no login).",
     )
     campaign = models.ForeignKey(
-        "Campaign", on_delete=models.SET_NULL, null=True, blank=True, related_name="judges",
-        help_text="The campaign whose automatic judge this is (it was made there, by an LLM judge run or an upload): "
-                  "only that campaign's organisers use it. Empty: a person's account, the judge of the systems' "
-                  "citations (every campaign's), or a judge only an administrator may use.",
+        "Campaign", on_delete=models.SET_NULL, null=True, blank=True, related_name="made_accounts",
+        help_text="The campaign that made this account: an automatic judge (by an LLM judge run, an upload), or a "
+                  "person invited on its accounts page. It belongs to that campaign: only its organisers use a "
+                  "judge, and give a person who has not set a password yet a new link. Empty: made by an "
+                  "administrator, or the judge of the systems' citations (every campaign's).",
     )
 
     def __str__(self) -> str:

@@ -205,6 +205,21 @@ try:
 except ValueError as error:
     raise RuntimeError(f"GFRC_LLM_SERVERS is not JSON: {error}") from None
 
+# E-mail: the links that let new people set their password go out by e-mail when a mail server
+# is configured (EMAIL_HOST, or an EMAIL_BACKEND); otherwise the organiser hands them out (shown
+# once, downloadable as CSV). Those links (Django's password-reset tokens) stay valid this long.
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "25"))
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_flag("EMAIL_USE_TLS", False)
+EMAIL_USE_SSL = env_flag("EMAIL_USE_SSL", False)
+if email_backend := os.environ.get("EMAIL_BACKEND", "").strip():
+    EMAIL_BACKEND = email_backend
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "webmaster@localhost")
+GFRC_EMAIL_LINKS = bool(EMAIL_HOST or email_backend)
+PASSWORD_RESET_TIMEOUT = int(float(os.environ.get("GFRC_INVITATION_DAYS", "14")) * 24 * 3600)
+
 # Background jobs (django-tasks) are rows in the database: no broker to install.
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
 

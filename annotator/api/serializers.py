@@ -86,10 +86,13 @@ class ConversationListSerializer(serializers.ModelSerializer):
     campaign = serializers.CharField(source="topic.campaign.slug")
     topic = serializers.CharField(source="topic.code")
     run = serializers.CharField(source="run.name")
+    done_at = serializers.DateTimeField(
+        source="my_done_at", read_only=True, allow_null=True, default=None,
+        help_text="When you said your judgment of it is done (null: not done, or not yours to judge)")
 
     class Meta:
         model = Conversation
-        fields = ["id", "campaign", "topic", "run", "source", "gold_annotator"]
+        fields = ["id", "campaign", "topic", "run", "source", "gold_annotator", "done_at"]
 
 
 class ConversationSerializer(ConversationListSerializer):

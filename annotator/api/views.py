@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from axes.helpers import get_cool_off
 from django.contrib.auth.decorators import login_required
+from django.db.models import OuterRef, Subquery
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.cache import add_never_cache_headers
@@ -26,10 +27,12 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from annotator.judgments import edits
+from annotator.interchange.assignments_csv import COLUMNS as ASSIGNMENT_COLUMNS, assignment_rows
+from annotator.judgments import completion, edits
 from annotator.console import reports
 from annotator import tokens
 from annotator.access import (
+    own_assignments,
     annotator_entities,
     annotator_for_organiser,
     assigned_conversations,
@@ -188,6 +191,15 @@ class CampaignViewSet(ApiViewSet):
         tokens.revoke(annotator_for_organiser(request.user, campaign, int(annotator)))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    @action(detail=True)
+    def assignments(self, request: Request, slug: str) -> Response:
+        """Organisers: every assignment of a person, as the assignments export has it: when done,
+        the time on task, the guidelines version in force when done, and its counts."""
+        campaign = campaign_for_user(request.user, slug)
+        require_organiser(request.user, campaign)
+        return Response({"assignments": [dict(zip(ASSIGNMENT_COLUMNS, row)) for row in assignment_rows(campaign)]})
+
     @extend_schema(
         parameters=[OpenApiParameter("kind", str, OpenApiParameter.PATH, enum=sorted(EXPORTS))],
         responses={(200, "application/octet-stream"): OpenApiTypes.BINARY},
@@ -216,7 +228,9 @@ class ConversationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiV
     lookup_value_regex = ID_PATTERN
 
     def get_queryset(self):
-        queryset = visible_conversations(self.request.user).select_related("topic__campaign", "run").order_by("pk")
+        mine = own_assignments(self.request.user).filter(conversation=OuterRef("pk"))
+        queryset = (visible_conversations(self.request.user).select_related("topic__campaign", "run").order_by("pk")
+                    .annotate(my_done_at=Subquery(mine.values("done_at")[:1])))
         if self.action == "retrieve":
             queryset = queryset.prefetch_related("turns")
         campaign = self.request.query_params.get("campaign")
@@ -246,6 +260,26 @@ class ConversationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiV
                              "GFRC": None, "detail": NO_GOLD})
         return Response(conversation_scores(conversation, annotator))
 
+
+    @extend_schema(methods=["POST", "DELETE"], request=None, responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT})
+    @action(detail=True, methods=["post", "delete"])
+    def done(self, request: Request, pk: str) -> Response:
+        """POST: say your judgment of the conversation is done (400 with what is missing while a
+        nugget lacks a grade or a membership the campaign requires); DELETE: reopen it. The same
+        rule and the same "done" as the workspace's Done button (annotator.judgments.completion)."""
+        try:
+            assignment = assignment_for_annotator(request.user, int(pk))
+        except Http404 as missing:
+            raise NotFound("No such conversation in your queue.") from missing
+        if request.method == "DELETE":
+            completion.reopen(assignment)
+        else:
+            try:
+                completion.mark_done(assignment)
+            except completion.NotDone as refused:
+                return Response({"detail": str(refused), "missing": refused.problems}, status=status.HTTP_400_BAD_REQUEST)
+        return Response({"conversation": assignment.conversation_id, "done_at": assignment.done_at,
+                         "guidelines_version": assignment.guidelines_version})
 
     @extend_schema(methods=["GET"], responses={200: s.JudgmentsVersionSerializer})
     @extend_schema(methods=["POST"], request=s.JudgmentsSerializer,

@@ -13,7 +13,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ImproperlyConfigured
 
-from annotator.access import managed_accounts
+from annotator.access import campaign_annotators, managed_accounts
 from annotator.llm_judge import servers
 from annotator.accounts import judge_problem
 from annotator.models import AnnotatorProfile, Campaign, Run, Topic
@@ -69,7 +69,8 @@ class AutomaticJudgeForm(forms.Form):
     def __init__(self, *args, campaign: Campaign, user, **kwargs):
         super().__init__(*args, **kwargs)
         self.campaign = campaign
-        self.fields["annotator"].queryset = managed_accounts(user, campaign).order_by("username")
+        self.fields["annotator"].queryset = (managed_accounts(user, campaign)
+                                             .filter(pk__in=campaign_annotators(campaign).values("pk")).order_by("username"))
         self.fields["annotator"].label_from_instance = lambda u: u.get_username()
 
     def save(self) -> AnnotatorProfile:

@@ -23,6 +23,7 @@ from django.db.models import Count, Prefetch, QuerySet  # noqa: E402
 from scoring import agreement  # noqa: E402
 from annotator.interchange.csvsafe import frame_csv  # noqa: E402
 from annotator.judgments.adjudication import system_turn_offsets  # noqa: E402
+from annotator.judgments.completion import people_assignments  # noqa: E402
 from annotator.judgments.progress import campaign_progress  # noqa: E402
 from annotator.models import (  # noqa: E402
     AnnotatorProfile,
@@ -367,16 +368,24 @@ def usefulness_grid(campaign: Campaign) -> dict:
 # -- progress ------------------------------------------------------------------------------------
 
 
+def _time_on_task(seconds: list[float]) -> dict:
+    """The total and the median time on task of the conversations worked on (seconds)."""
+    return {"active_seconds": float(sum(seconds)), "median_seconds": float(np.median(seconds)) if seconds else None,
+            "worked": len(seconds)}
+
+
 def progress(campaign: Campaign) -> dict:
-    """Per human annotator and per topic (automatic judges are not counted): conversations finished (annotator.judgments.progress rules), nuggets,
-    entities still incomplete (no grade, or a relevant one without every membership)."""
+    """Per human annotator and per topic (automatic judges are not counted): conversations done
+    (`Assignment.done_at`, the one "done": annotator.judgments.completion), started, nuggets,
+    entities still incomplete (no grade, or a relevant one without every membership), and the
+    time on task (annotator.judgments.activity): the total and the median per conversation
+    worked on."""
     from django.contrib.auth import get_user_model
 
-    # plain rows: (annotator, conversation, topic code, done at) of every human assignment
+    # plain rows: (annotator, conversation, topic code, done at, active seconds) of every human assignment
     assignments = list(
-        Assignment.objects.filter(conversation__topic__campaign=campaign)
-        .exclude(AnnotatorProfile.automatic("annotator__"))
-        .order_by("pk").values_list("annotator_id", "conversation_id", "conversation__topic__code", "done_at")
+        people_assignments(campaign).order_by("pk")
+        .values_list("annotator_id", "conversation_id", "conversation__topic__code", "done_at", "active_seconds")
     )
     by_annotator: dict[int, list[tuple]] = defaultdict(list)
     for row in assignments:
@@ -384,34 +393,41 @@ def progress(campaign: Campaign) -> dict:
     users = get_user_model().objects.in_bulk(list(by_annotator))
     people = []
     topics: dict[str, dict] = {}
+    seconds_of: dict[str, list[float]] = defaultdict(list)
     for code, count in Counter(
         Conversation.objects.filter(topic__campaign=campaign).values_list("topic__code", flat=True)
     ).items():
         topics[code] = {"topic": code, "conversations": count, "assigned": 0, "done": 0, "nuggets": 0, "ungraded": 0, "incomplete": 0}
-    states = campaign_progress(campaign, ((a, c) for a, c, _t, _d in assignments))
+    states = campaign_progress(campaign, ((a, c) for a, c, _t, _d, _s in assignments))
     for annotator_id, mine in by_annotator.items():
         person = {"annotator": users[annotator_id], "assigned": len(mine), "done": 0, "started": 0, "nuggets": 0, "ungraded": 0, "incomplete": 0}
-        for _annotator, conversation_id, topic_code, done_at in mine:
+        worked = []
+        for _annotator, conversation_id, topic_code, done_at, seconds in mine:
             state = states.get((annotator_id, conversation_id))
-            finished = done_at is not None or (state is not None and state.finished and state.started)
+            done = done_at is not None
             incomplete = state.entities - state.entities_complete if state else 0
             nuggets = state.nuggets if state else 0
             ungraded = state.nuggets - state.nuggets_graded if state else 0
             person["ungraded"] += ungraded
-            person["done"] += finished
+            person["done"] += done
             person["started"] += bool(state and state.started)
             person["nuggets"] += nuggets
             person["incomplete"] += incomplete
             topic = topics[topic_code]
             topic["assigned"] += 1
-            topic["done"] += finished
+            topic["done"] += done
             topic["nuggets"] += nuggets
             topic["incomplete"] += incomplete
             topic["ungraded"] += ungraded
+            if seconds > 0:
+                worked.append(seconds)
+                seconds_of[topic_code].append(seconds)
         person["percent"] = 100.0 * person["done"] / person["assigned"]
+        person.update(_time_on_task(worked))
         people.append(person)
-    for topic in topics.values():
+    for code, topic in topics.items():
         topic["percent"] = 100.0 * topic["done"] / topic["assigned"] if topic["assigned"] else 0.0
+        topic.update(_time_on_task(seconds_of.get(code, [])))
     return {
         "annotators": sorted(people, key=lambda p: p["annotator"].get_username()),
         "topics": sorted(topics.values(), key=lambda t: t["topic"]),

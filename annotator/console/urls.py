@@ -15,6 +15,7 @@ from annotator.console.views import (
     llm_judge,
     progress,
     reports,
+    setup,
 )
 
 
@@ -35,7 +36,13 @@ register_converter(ConversationIds, "ids")
 
 urlpatterns = [
     path("", index.index, name="index"),
+    path("new/", setup.new_campaign, name="new_campaign"),
     path("<slug:slug>/", index.overview, name="overview"),
+    path("<slug:slug>/topics/", setup.topics, name="topics"),
+    path("<slug:slug>/topics/file/", setup.topics_file, name="topics_file"),
+    path("<slug:slug>/topics/<id:topic_id>/", setup.topic, name="topic"),
+    path("<slug:slug>/topics/<id:topic_id>/remove/", setup.topic_remove, name="topic_remove"),
+    path("<slug:slug>/guidelines/", setup.guidelines, name="guidelines"),
     path("<slug:slug>/settings/", campaign.settings, name="settings"),
     path("<slug:slug>/attribute-sets/<id:pk>/", campaign.attribute_set, name="attribute_set"),
     path("<slug:slug>/attribute-sets/new/<id:topic_type>/", campaign.attribute_set_new, name="attribute_set_new"),
@@ -70,6 +77,9 @@ urlpatterns = [
     path("<slug:slug>/exports/", exports.exports, name="exports"),
     path("<slug:slug>/exports/<str:kind>/", exports.download, name="download"),
     path("<slug:slug>/accounts/", accounts.accounts, name="accounts"),
+    path("<slug:slug>/accounts/links.csv", accounts.links_csv, name="links_csv"),
+    path("<slug:slug>/accounts/<id:annotator>/link/", accounts.person_link, name="person_link"),
+    path("<slug:slug>/accounts/<id:annotator>/remove/", accounts.person_remove, name="person_remove"),
     path("<slug:slug>/accounts/<id:annotator>/revoke-token/", accounts.token_revoke, name="token_revoke"),
     path("<slug:slug>/accounts/<id:annotator>/unlock/", accounts.unlock, name="unlock"),
 ]

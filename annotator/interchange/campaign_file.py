@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from annotator.rules.ids import ATTRIBUTE_SET, RUN, TOPIC, id_problem
+from annotator.rules.topics import topic_type_for  # noqa: F401  (re-exported: the file's rule of types)
 from annotator.rules.evidence import derived_target
 from annotator.interchange.formats.model import loads_json
 from annotator.models import AttributeSet, Campaign, Entity, Grade, Membership, Run, Topic, TopicType
@@ -35,6 +36,9 @@ __all__ = [
     "load_campaign",
     "load_campaign_file",
     "topic_type_for",
+    "describe_campaign",
+    "create_campaign",
+    "parse_campaign_file",
 ]
 
 SLUG_RE = re.compile(r"^[-a-zA-Z0-9_]+$")
@@ -412,24 +416,76 @@ def _helper(c: _Checker, helper: Any, where: str, kind: str | None, groups: list
     return out
 
 
-def topic_type_for(topic_code: str, type_codes) -> str | None:
-    """The topic type of a topic id: the longest type code its id starts with (M002 -> M)."""
-    matches = [code for code in type_codes if topic_code.startswith(code)]
-    return max(matches, key=len) if matches else None
-
-
 # -- loading --------------------------------------------------------------------------------
 
 
 def load_campaign_file(path: str | Path) -> LoadReport:
     path = Path(path)
+    return load_campaign(parse_campaign_file(path.read_bytes(), str(path)), source=str(path))
+
+
+def parse_campaign_file(data: bytes, source: str) -> Any:
+    """A campaign file's bytes as JSON (CampaignFileError: not UTF-8, not JSON, where)."""
     try:
-        data = loads_json(path.read_bytes().decode("utf-8"))
+        return loads_json(data.decode("utf-8"))
     except UnicodeDecodeError as error:
-        raise CampaignFileError([CampaignProblem(str(path), "", f"not UTF-8 text ({error.reason} at byte {error.start})")]) from None
+        raise CampaignFileError([CampaignProblem(source, "", f"not UTF-8 text ({error.reason} at byte {error.start})")]) from None
     except json.JSONDecodeError as error:
-        raise CampaignFileError([CampaignProblem(str(path), f"line {error.lineno} column {error.colno}", f"invalid JSON: {error.msg}")]) from None
-    return load_campaign(data, source=str(path))
+        raise CampaignFileError([CampaignProblem(source, f"line {error.lineno} column {error.colno}", f"invalid JSON: {error.msg}")]) from None
+
+
+def create_campaign(data: Any, *, slug: str, name: str, organiser, source: str = "campaign") -> LoadReport:
+    """A new campaign from a campaign file's content (or a template's: `describe_campaign`), under
+    the slug and name given, checked by `load_campaign` with its messages at their JSON paths;
+    `organiser` organises it. An existing slug, and a file naming organisers (people come in
+    on the campaign's accounts page), are refused; nothing is written then."""
+    if isinstance(data, dict):
+        if data.get("organisers"):
+            raise CampaignFileError([CampaignProblem(source, "organisers", "a campaign made in the console is organised "
+                                                     "by its maker, who adds people on its accounts page: leave organisers out")])
+        data = {**data, "slug": slug, "name": name}
+    try:
+        with transaction.atomic():
+            if Campaign.objects.filter(slug=slug).exists():
+                raise IntegrityError(slug)
+            report = load_campaign(data, source=source)
+            report.campaign.organisers.add(organiser)
+    except IntegrityError:  # the slug is taken (or was taken meanwhile)
+        raise CampaignFileError([CampaignProblem(source, "slug", f"a campaign {slug!r} exists already: choose another "
+                                                 "slug")]) from None
+    return report
+
+
+def describe_campaign(campaign: Campaign, *, topics: bool = False, runs: bool = False) -> dict:
+    """The campaign as a campaign file describes it (what `load_campaign` reads back the same):
+    its settings, grades, ranked-list gains and cutoff, topic types with their attribute sets;
+    its topics and runs when asked; never its organisers."""
+    grades = list(Grade.objects.filter(campaign=campaign).order_by("level"))
+    data: dict[str, Any] = {
+        "slug": campaign.slug, "name": campaign.name, "description": campaign.description,
+        "settings": {
+            "L": campaign.patience, "grades": {g.label: g.gain for g in grades}, "alpha": campaign.alpha,
+            "method": campaign.method, "empty_turns": campaign.empty_turns, "turn_weight": campaign.turn_weight,
+            "duplicates_count_once": campaign.duplicates_count_once, "missing_membership": campaign.missing_membership,
+            "ranked_list_gains": {g.label: g.ranked_list_gain for g in grades},
+            "ranked_list_cutoff": campaign.ranked_list_cutoff,
+        },
+        "topic_types": [
+            {"code": t.code, "name": t.name, "attribute_sets": [
+                {"name": a.name, "kind": a.kind, "groups": list(a.groups), "target": list(a.target),
+                 "divergence": a.divergence, "weight": a.weight, **({"helper": a.helper} if a.helper else {})}
+                for a in t.attribute_sets.order_by("position", "name")
+            ]}
+            for t in TopicType.objects.filter(campaign=campaign).order_by("code")
+        ],
+    }
+    if topics:
+        data["topics"] = [{"id": t.code, "type": t.topic_type.code, "description": t.description}
+                          for t in Topic.objects.filter(campaign=campaign).select_related("topic_type").order_by("code")]
+    if runs:
+        data["runs"] = [{"name": r.name, "kind": r.kind, "system": r.system, "trial": r.trial}
+                        for r in Run.objects.filter(campaign=campaign).order_by("name")]
+    return data
 
 
 def _set(obj, changes: list[str], label: str, **values) -> bool:

@@ -72,7 +72,7 @@ __all__ = [
 # 0.61 against 0.65 s (bench_campaign_pages.py), for 35 MB at most instead of 16 MB.
 BATCH = 2000
 POSTGRESQL_BATCH = 10_000
-KINDS = ("paper", "jsonl", "nuggets-tsv", "qrels", "scores-csv", "scores-json", "nuggets-csv", "turns-csv")
+KINDS = ("paper", "jsonl", "nuggets-tsv", "qrels", "scores-csv", "scores-json", "nuggets-csv", "turns-csv", "assignments")
 
 
 class ExportRefused(ValueError):
@@ -116,6 +116,10 @@ def stream(campaign: Campaign, kind: str, annotator=None) -> Iterator[str | byte
         return iter_score_nuggets_csv(campaign, annotator)
     if kind == "turns-csv":
         return iter_score_turns_csv(campaign, annotator)
+    if kind == "assignments":
+        from annotator.interchange.assignments_csv import iter_assignments_csv
+
+        return iter_assignments_csv(campaign)
     raise ValueError(f"unknown export {kind!r} (one of {', '.join(KINDS)})")
 
 

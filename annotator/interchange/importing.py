@@ -48,12 +48,13 @@ from django.db.models import F
 from django.utils import timezone
 
 from annotator.interchange.annotators import default_annotator
-from annotator.interchange.campaign_file import topic_type_for
+from annotator.rules.topics import topic_type_for
 from annotator.rules.citations import CITATIONS_DESCRIPTION, CITATIONS_JUDGE, Citation, choose_cited_spans
 from annotator.rules.evidence import EvidenceError, vector_from_evidence
 from annotator.rules.identity import normalise_url, user_part
 from annotator.interchange.formats import FormatError, ParsedConversation, ParseResult, parse_file
 from annotator.interchange.staging import Cancellation, ImportCancelled, StagingArea
+from annotator.judgments import completion
 from annotator.judgments.edits import Event, entity_state, label_state, membership_state, nugget_state
 from annotator.models import (
     AnnotationEvent,
@@ -108,6 +109,7 @@ class ImportResult:
     annotator: str | None = None
     read: list[str] = field(default_factory=list)  # per file: what it was read as, "x.json: read as ChatGPT export: ..."
     citations: int = 0  # cited spans written as nuggets of the judge CITATIONS_JUDGE
+    done: int = 0  # conversations whose imported judgments are finished (annotator.judgments.completion)
 
     @property
     def ok(self) -> bool:
@@ -130,6 +132,8 @@ class ImportResult:
             parts.append(
                 f"{self.entities_created} new and {self.entities_updated} updated entities, judged by {self.annotator}"
             )
+        if self.done:
+            parts.append(f"{self.done} done (nothing the campaign needs is missing)")
         if self.citations:
             parts.append(f"{self.citations} cited span(s) proposed as nuggets of the automatic judge {CITATIONS_JUDGE}")
         if self.topics_created:
@@ -718,6 +722,9 @@ class _Importer:
         area.in_short_transactions("figures", sorted(set(self.staged_conversations) | set(present)),
                                    lambda chunk: stored.refresh_conversations(self.campaign, chunk),
                                    what="conversations' figures")
+        # finished judgments are done, by the rule an annotator's Done button follows
+        if self.annotator is not None and self.annotated_conversations:
+            self.result.done = completion.mark_done_if_ready(self.campaign, self.annotator.pk, self.annotated_conversations)
 
     def stage(self, plans: list[_ConversationPlan], entities: dict[tuple[str, str], _EntityPlan],
               area: StagingArea) -> Callable[[], None]:
@@ -796,6 +803,7 @@ class _Importer:
         ]
         area.write(Conversation, [c for c, p in zip(conversations, plans) if not p.add_to_id])
         staged_conversations = self.staged_conversations = {c.pk for c, p in zip(conversations, plans) if not p.add_to_id}
+        self.annotated_conversations = [c.pk for c, p in zip(conversations, plans) if p.has_annotations]
         for ci, p in enumerate(plans):
             if p.replace_id:
                 area.retire(p.replace_id, conversations[ci].pk, topic_id=self.topics[p.topic].pk, run_id=self.runs[p.run].pk)

@@ -41,6 +41,7 @@ from annotator.models import (
 from annotator.rules.ids import ENTITY, id_problem
 from annotator.rules.spans import SpanProblem, SpanSweep, span_problem
 from annotator.rules.vectors import VectorError, check_distribution, format_vector, read_vector
+from annotator.judgments import completion
 from annotator.scores import stored
 from scoring.words import tokenise
 
@@ -151,6 +152,7 @@ def store_figures(touched: Iterable[tuple]) -> None:
             by_annotator[annotator_id].add(conversation_id)
     if not by_annotator:
         return
+    completion.reopen_if_short(by_annotator)  # a done conversation the save left short is not done any more
     if len(by_annotator) == 1 and len(conversations := next(iter(by_annotator.values()))) == 1:
         stored.store_saved(next(iter(conversations)), next(iter(by_annotator)))  # a save: its campaign comes with it
         return

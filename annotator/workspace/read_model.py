@@ -19,6 +19,7 @@ from django.urls import reverse
 from annotator.workspace.conversation_html import render_datalist, render_turns, table_1_html, table_1_rows_html, table_2_html
 from annotator.workspace.forms import EntityDetailsForm, EntityLinkForm, EntityGradeForm, MembershipForm, NuggetSpanForm
 from annotator.rules.candidates import candidate_key, candidate_lines
+from annotator.judgments.guidelines import for_topic_type as guidelines_for
 from annotator.models import Assignment, AttributeSet, Entity, Grade, Membership, TurnLabel
 from annotator.scores.per_conversation import ConversationScore, NuggetScore, attribute_sets_of, score_conversation
 from annotator.rules.vectors import format_vector
@@ -365,6 +366,8 @@ def workbench_context(
         "system_turn_count": len(system_turns),
         "total_words": score.turns[-1].end_wc if score.turns else 0,
     }
+    if not request.htmx:  # the whole page: the guidelines beside the text (one query)
+        context["guidelines"] = guidelines_for(topic.campaign_id, topic.topic_type.code)
     if with_panel:
         context.update(score_panel_context(score, rendered, looks), with_panel=True)
     if selected is not None:

@@ -8,7 +8,7 @@ All HTML (pages and htmx fragments); the JSON API lives in annotator/api.
 from django.urls import path
 
 from annotator.workspace.views import conversation as page
-from annotator.workspace.views import edits, home, queue
+from annotator.workspace.views import completion, edits, home, queue
 
 conversation_path = "conversations/<id:conversation_id>/"
 nugget = conversation_path + "nuggets/<id:nugget_id>/"
@@ -22,6 +22,9 @@ urlpatterns = [
     path(conversation_path + "nuggets/", edits.create_nugget, name="nugget-create"),
     path(conversation_path + "suggestions/dismiss/", edits.dismiss_suggestion, name="suggestion-dismiss"),
     path(conversation_path + "undo/", edits.undo, name="undo"),
+    path(conversation_path + "done/", completion.done, name="conversation-done"),
+    path(conversation_path + "reopen/", completion.reopen, name="conversation-reopen"),
+    path(conversation_path + "heartbeat/", completion.heartbeat, name="heartbeat"),
     path(conversation_path + "turns/<id:turn_id>/label/", edits.label_turn, name="turn-label"),
     path(conversation_path + "attribute-sets/<id:attribute_set_id>/check/", page.check_membership,
          name="membership-check"),

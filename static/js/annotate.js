@@ -340,12 +340,33 @@
     }
     if (key === "Delete" || key === "Backspace") { press(document.getElementById("delete-nugget")); return true; }
     if (key === "u") { press(document.getElementById("undo-button")); return true; }
+    if (key === "f") { press(document.getElementById("done-button")); return true; }
+    if (key === "g") { toggleGuidelines(); return true; }
     if (key === "#") { var box = document.getElementById("show-positions"); box.checked = !box.checked; showPositions(); return true; }
     if (key === "?") { var h = $("#keys-help summary"); if (h) h.focus(); return true; }
     return false;
   }
 
-  var HANDLED = /^(Arrow(Left|Right|Up|Down)|Home|End|Enter|Escape|Delete|Backspace|[ljkadnp0-9oxmu#?-])$/;
+  var HANDLED = /^(Arrow(Left|Right|Up|Down)|Home|End|Enter|Escape|Delete|Backspace|[ljkadnp0-9oxmufg#?-])$/;
+
+  // The guidelines (a <details> in the page head, open without JavaScript too): g opens them
+  // and brings them into view, g again closes them.
+  function toggleGuidelines() {
+    var g = document.getElementById("guidelines");
+    if (!g) { flash("This campaign has no guidelines yet."); return; }
+    g.open = !g.open;
+    if (g.open) { g.scrollIntoView({ block: "nearest" }); $("summary", g).focus(); }
+  }
+
+  // Time on task: the heartbeat (#heartbeat, htmx every 30 s) is sent only while the page is
+  // visible and the annotator has moved, scrolled or typed within the idle limit; the server
+  // leaves longer gaps out (annotator.judgments.activity).
+  var lastInput = Date.now();
+  var IDLE_MS = 5 * 60 * 1000;
+  ["pointermove", "pointerdown", "keydown", "wheel", "scroll", "touchstart"].forEach(function (type) {
+    document.addEventListener(type, function () { lastInput = Date.now(); }, { passive: true, capture: true });
+  });
+  window.gfrcActive = function () { return document.visibilityState === "visible" && Date.now() - lastInput < IDLE_MS; };
 
   function dispatch(e) {
     // returns true when the key was ours

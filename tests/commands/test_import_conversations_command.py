@@ -36,7 +36,8 @@ def test_the_paper_example_imported_from_its_text_file_scores_as_in_the_paper(go
     out, err = import_example()
     assert out.strip() == ("M002-bing-trial1.txt: read as paper: 1 conversation\n"
                            "1 conversation(s) imported; 4 turns, 10 nuggets, 2 turn labels; "
-                           "10 new and 0 updated entities, judged by gold-annotator.")
+                           "10 new and 0 updated entities, judged by gold-annotator; "
+                           "1 done (nothing the campaign needs is missing).")
     assert err == ""
     (row,) = scores()["conversations"]
     assert (row["topic"], row["run"], row["judge"]) == ("M002", "bing-trial1", "gold-annotator")
@@ -179,7 +180,8 @@ def test_an_annotator_s_file_adds_their_judgments_to_the_conversation_already_th
     out, err = run("import_conversations", "--campaign", "fairweb1", "--annotator", "robot", theirs)
     assert out.strip() == ("M002-bing-trial1.txt: read as paper: 1 conversation\n"
                            "added robot's judgments to 1 conversation already there; "
-                           "10 nuggets, 2 turn labels; 10 new and 0 updated entities, judged by robot.")
+                           "10 nuggets, 2 turn labels; 10 new and 0 updated entities, judged by robot; "
+                           "1 done (nothing the campaign needs is missing).")
     assert err == ""
     assert Conversation.objects.get().pk == conversation.pk and Turn.objects.count() == 4
     assert Nugget.objects.filter(annotator=gold).count() == Nugget.objects.filter(annotator=judge).count() == 10

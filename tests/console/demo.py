@@ -97,8 +97,11 @@ def build_demo(organiser_username: str = "org", slug: str = "fw", seed: int = 7,
                     if turn.number == 2 and run == "bard-trial1" and t == 5:
                         label = "-"
                     edits.set_turn_label(turn, annotator=who, actor=who, label=label, expected_version=None)
-            if double and t == 0:
-                Assignment.objects.filter(conversation=conversation).update(done_at=conversation.imported_at)
+    # every demo judgment is finished: each annotator says so, by the one rule of "done"
+    from annotator.judgments.completion import mark_done_if_ready
+
+    for who in (ann, bob):
+        mark_done_if_ready(campaign, who.pk, list(Assignment.objects.filter(annotator=who).values_list("conversation_id", flat=True)))
     return campaign, organiser, [ann, bob]
 
 

@@ -17,7 +17,8 @@ def test_the_page_lists_the_campaigns_annotators_with_a_revoke_button_for_each_t
     campaign, _, (ann, bob) = demo
     Token.objects.create(user=ann)
     response = organiser.get(url(campaign))
-    assert {a.username: a.has_token for a in response.context["annotators"]} == {"ann": True, "bob": False}
+    # the campaign's people: its annotators and its organiser
+    assert {a.username: a.has_token for a in response.context["annotators"]} == {"ann": True, "bob": False, "org": False}
     page = response.content.decode()
     assert reverse("console:token_revoke", args=[campaign.slug, ann.pk]) in page
     assert reverse("console:token_revoke", args=[campaign.slug, bob.pk]) not in page
@@ -29,7 +30,7 @@ def test_the_page_counts_failed_logins_and_offers_to_unlock(organiser, demo, set
     for _ in range(3):
         Client().post("/accounts/login/", {"username": "bob", "password": "wrong"})
     response = organiser.get(url(campaign))
-    assert {a.username: a.failed_logins for a in response.context["annotators"]} == {"ann": None, "bob": 3}
+    assert {a.username: a.failed_logins for a in response.context["annotators"]} == {"ann": None, "bob": 3, "org": None}
     page = response.content.decode()
     assert reverse("console:unlock", args=[campaign.slug, bob.pk]) in page
     assert reverse("console:unlock", args=[campaign.slug, ann.pk]) not in page
@@ -47,4 +48,4 @@ def test_the_page_never_lists_a_superuser_or_staff_account_even_when_assigned(or
     for account in (admin, make_user("staffer", is_staff=True)):
         Assignment.objects.create(conversation=conversation, annotator=account)
     listed = {a.username for a in organiser.get(url(campaign)).context["annotators"]}
-    assert listed == {"ann", "bob"}
+    assert listed == {"ann", "bob", "org"}

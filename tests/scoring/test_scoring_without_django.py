@@ -74,12 +74,19 @@ def test_the_statistics_modules_compare_runs_and_take_intervals_with_django_made
 
 
 ARROW_MODULES = {"annotator.interchange.formats.run_columns", "annotator.interchange.formats.arrow"}
+MARKDOWN_MODULES = {"annotator.rules.markdown"}  # markdown-it-py and the nh3 sanitiser
 
 
 def test_the_annotation_rules_and_the_file_formats_import_with_django_made_unimportable_and_load_only_numpy_orjson_and_stdlib():
     assert {"annotator.rules.spans", "annotator.interchange.formats.paper", "annotator.interchange.formats.harvest"} <= set(PURE_ANNOTATOR_MODULES)
-    others = [m for m in PURE_ANNOTATOR_MODULES if m not in ARROW_MODULES]
+    others = [m for m in PURE_ANNOTATOR_MODULES if m not in ARROW_MODULES | MARKDOWN_MODULES]
     assert _loaded(others, ("numpy", "orjson", "scoring", "annotator")) == {"django": [], "outside": []}
+
+
+def test_the_guidelines_markdown_renders_with_django_made_unimportable_using_markdown_it_and_nh3_only():
+    call = "from annotator.rules.markdown import render; assert '<strong>' in render('**L2**')"
+    loaded = _loaded(sorted(MARKDOWN_MODULES), ("markdown_it", "mdurl", "nh3", "scoring", "annotator"), call)
+    assert loaded == {"django": [], "outside": []}
 
 
 def test_the_run_file_reader_reads_with_django_made_unimportable_using_numpy_and_pyarrow_only():

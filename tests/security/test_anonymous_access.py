@@ -10,10 +10,13 @@ from tests.security.conftest import all_urls, judgment_counts, named_patterns
 
 pytestmark = pytest.mark.django_db
 
-# Pages that are meant to be public: logging in, the API's self-description (no data), the site's icon.
-PUBLIC_GET = {"login", "admin:login", "api-schema", "api-docs", "favicon"}
-# POSTs that are meant for anonymous visitors: logging in and getting an API token (with a password).
-PUBLIC_POST = {"login", "admin:login", "api-token"}
+# Pages that are meant to be public: logging in, setting one's password with the one-time link an
+# organiser handed out (the link's token is the credential: tests/console/test_console_people.py),
+# the API's self-description (no data), the site's icon.
+PUBLIC_GET = {"login", "admin:login", "password_reset_confirm", "api-schema", "api-docs", "favicon"}
+# POSTs that are meant for anonymous visitors: logging in, setting a password with that link, and
+# getting an API token (with a password).
+PUBLIC_POST = {"login", "admin:login", "password_reset_confirm", "api-token"}
 REFUSED = {401, 403, 405}
 
 

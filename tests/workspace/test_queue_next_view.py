@@ -1,9 +1,8 @@
-"""'Next unfinished' from a conversation: the next unfinished one in queue order, else the queue."""
+"""'Next unfinished' from a conversation: the next one not done in queue order, else the queue."""
 
 import pytest
 from django.urls import reverse
 
-from annotator.judgments import edits
 from tests.factories import make_campaign, make_conversation, make_user
 
 pytestmark = pytest.mark.django_db
@@ -17,24 +16,22 @@ def _three(annotator):
     ]
 
 
-def test_next_unfinished_goes_to_the_next_unfinished_conversation_after_the_current_one(client):
+def test_next_unfinished_goes_to_the_next_conversation_not_done_after_the_current_one(client):
     annotator = make_user("ann")
     first, second, third = _three(annotator)
-    edits.set_turn_label(second.turns.get(position=2), annotator=annotator, actor=annotator, label="o",
-                               expected_version=None)
     client.force_login(annotator)
+    assert client.post(reverse("conversation-done", args=[second.pk])).status_code == 302
     response = client.get(reverse("queue-next") + f"?after={first.pk}")
     assert response["Location"] == reverse("conversation", args=[third.pk])
     response = client.get(reverse("queue-next") + f"?after={third.pk}")
     assert response["Location"] == reverse("conversation", args=[first.pk])
 
 
-def test_next_unfinished_goes_back_to_the_queue_when_everything_is_finished(client):
+def test_next_unfinished_goes_back_to_the_queue_when_everything_is_done(client):
     annotator = make_user("ann")
-    for c in _three(annotator):
-        edits.set_turn_label(c.turns.get(position=2), annotator=annotator, actor=annotator, label="o",
-                                   expected_version=None)
     client.force_login(annotator)
+    for c in _three(annotator):
+        client.post(reverse("conversation-done", args=[c.pk]))
     assert client.get(reverse("queue-next"))["Location"] == reverse("queue")
 
 

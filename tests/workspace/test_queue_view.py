@@ -3,7 +3,6 @@
 import pytest
 from django.urls import reverse
 
-from annotator.judgments import edits
 from annotator.models import Assignment
 from annotator.judgments.progress import progress_for
 from tests.factories import make_campaign, make_conversation, make_user, mark
@@ -60,9 +59,8 @@ def test_the_next_unfinished_button_points_at_the_first_unfinished_conversation(
     campaign = make_campaign()
     done = make_conversation(campaign, [("U", "q"), ("S", "nothing here")], topic="M001", run="a", annotators=[annotator])
     todo = make_conversation(campaign, [("U", "q"), ("S", "nothing here")], topic="M002", run="a", annotators=[annotator])
-    edits.set_turn_label(done.turns.get(position=2), annotator=annotator, actor=annotator, label="x",
-                               expected_version=None)
     client.force_login(annotator)
+    client.post(reverse("conversation-done", args=[done.pk]))
     response = client.get(reverse("queue"))
     assert response.context["next"].conversation_id == todo.pk
     assert f'id="next-unfinished" href="{reverse("conversation", args=[todo.pk])}"' in response.content.decode()

@@ -20,15 +20,17 @@ pytestmark = pytest.mark.django_db
 #   6 BEGIN, 7 entity version bump (UPDATE ... WHERE version = expected), 8 event INSERT,
 #   then the stored figures of the conversation the edit touched, in the same transaction
 #   (annotator.scores.stored.store_saved), scored as the panel scores it: 9 which conversations
-#   and annotators, 10 the conversation with its topic and campaign, 11 attribute sets, 12 turns,
-#   13 nuggets with entity and grade (one values_list: rows, not model instances),
-#   14 memberships, 15 its row (INSERT ... ON CONFLICT UPDATE), 16 COMMIT,
+#   and annotators, 10 whether one of them was done (a done conversation the save leaves short
+#   is reopened: annotator.judgments.completion), 11 the conversation with its topic and
+#   campaign, 12 attribute sets, 13 turns, 14 nuggets with entity and grade (one values_list:
+#   rows, not model instances), 15 memberships, 16 its row (INSERT ... ON CONFLICT UPDATE),
+#   17 COMMIT, 18 the time on task (one UPDATE of the assignment: annotator.judgments.activity),
 #   then the refreshed workbench, whose panel shows the score just stored (not read and scored
-#   again, with the attribute sets the save read): 17 turn labels, 18 grades, 19 the spans the
-#   systems cited, 20 the selected entity's memberships (the entities that suggestions name are
+#   again, with the attribute sets the save read): 19 turn labels, 20 grades, 21 the spans the
+#   systems cited, 22 the selected entity's memberships (the entities that suggestions name are
 #   read only when there are suggestions: none here, every line is marked). The answer carries
 #   only the marks and badges of the entity's nuggets and the score changes (out of band).
-SAVE_QUERIES = 20
+SAVE_QUERIES = 22
 # The score panel: 1 session, 2 user, 3 assignment, 4 attribute sets, 5 turns,
 #   6 nuggets with entity and grade, 7 memberships.
 PANEL_QUERIES = 7

@@ -24,6 +24,7 @@ EXPORTS = {
     "scores-json": ("Scores, JSON", "The same scores as JSON, with the settings used.", "json", "application/json"),
     "nuggets-csv": ("Score detail per nugget, CSV (Table 1)", "How R was built: per nugget turn, WC, pw, g, pw x g, duplicate, attribute sets without a membership.", "csv", "text/csv; charset=utf-8"),
     "turns-csv": ("Score detail per turn, CSV (Table 2)", "How GF was built: per system turn and attribute set, achieved distribution, target, DistrSim, turn weight.", "csv", "text/csv; charset=utf-8"),
+    "assignments": ("Assignments, CSV", "One row per assignment of a person: annotator, topic, run, when assigned and done, time on task (active_seconds), the guidelines version in force when done, and its counts (turns labelled, nuggets graded, entities complete).", "csv", "text/csv; charset=utf-8"),
 }
 
 

@@ -11,26 +11,25 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from annotator.access import campaign_for_organiser, organised_campaigns
-from annotator.models import AnnotatorProfile, Assignment, Conversation, Nugget, Run
+from annotator.access import campaign_for_organiser, may_create_campaigns, organised_campaigns
+from annotator.judgments.completion import people_assignments
+from annotator.models import Conversation, Nugget, Run
 
 
 @login_required
 def index(request: HttpRequest) -> HttpResponse:
     campaigns = organised_campaigns(request.user).prefetch_related("topics", "runs")
-    if not campaigns.exists() and not request.user.is_superuser:
+    may_create = may_create_campaigns(request.user)
+    if not campaigns.exists() and not may_create:
         raise PermissionDenied("The console is for campaign organisers.")
-    return render(request, "console/index.html", {"campaigns": campaigns})
+    return render(request, "console/index.html", {"campaigns": campaigns, "may_create": may_create})
 
 
 @login_required
 def overview(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = campaign_for_organiser(request.user, slug)
     conversations = Conversation.objects.filter(topic__campaign=campaign)
-    # people's work: automatic judges' assignments are on the judges page
-    assignments = Assignment.objects.filter(conversation__topic__campaign=campaign).exclude(
-        AnnotatorProfile.automatic("annotator__")
-    )
+    assignments = people_assignments(campaign)  # the one "done" (annotator.judgments.completion)
     counts = {
         "topics": campaign.topics.count(),
         "runs": campaign.runs.filter(kind=Run.Kind.CONVERSATIONS).count(),

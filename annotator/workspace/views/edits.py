@@ -21,7 +21,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import reswap
 
-from annotator.judgments import edits
+from annotator.judgments import activity, edits
 from annotator.access import assignment_for_annotator, attribute_set_of, nugget_in_conversation, turn_for_annotator
 from annotator.workspace.forms import (
     DismissForm,
@@ -63,6 +63,7 @@ def respond(
     bound: dict | None = None,
     only: Affected | None = None,
     editor: EditorChange | None = None,
+    done_changed: bool = False,
 ) -> HttpResponse:
     """The answer to any workspace action: one request carries everything the edit changed.
 
@@ -74,6 +75,12 @@ def respond(
     editor is not sent whole either: just its parts that can differ. Plain forms: a redirect
     back to the page (success) or the whole page with the message (refusal).
     """
+    with_done = done_changed
+    if request.method == "POST":  # a sign of work: the time on task (annotator.judgments.activity)
+        activity.record(assignment.pk)
+        if changed and assignment.done_at is not None:  # the save may have reopened it (annotator.judgments.completion)
+            assignment.refresh_from_db(fields=["done_at", "guidelines_version"])
+            with_done = True
     if not request.htmx and status < 400:
         if message:
             messages.add_message(request, messages.SUCCESS if level == "success" else messages.INFO, message)
@@ -85,6 +92,7 @@ def respond(
     )
     if request.htmx:
         context["oob"] = True
+        context["with_done"] = with_done  # the Done control, when its state may have changed
         context["editor_change"] = editor if only is not None and context.get("selected") is not None else None
         if only is not None:
             response = render(request, f"{TEMPLATE}#edit-turns-response", context, status=status)

@@ -1,5 +1,6 @@
-"""The annotator's queue: their conversations grouped by topic, with progress, and the way to
-the next unfinished one."""
+"""The annotator's queue: their conversations grouped by topic, with progress, whether each is
+done (`Assignment.done_at`, the one "done": annotator.judgments.completion), the way to the next
+one not done, and each campaign's guidelines."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
 from annotator.models import Assignment
+from annotator.judgments.guidelines import in_force as guidelines_in_force
 from annotator.judgments.progress import progress_for
 
 
@@ -22,9 +24,9 @@ def _assignments(user) -> list[Assignment]:
     )
 
 
-def _first_unfinished(assignments, progress, after: int | None = None) -> Assignment | None:
-    """The first unfinished conversation in queue order (after `after`, wrapping round)."""
-    unfinished = [a for a in assignments if not progress[a.conversation_id].finished]
+def _first_unfinished(assignments, after: int | None = None) -> Assignment | None:
+    """The first conversation not done, in queue order (after `after`, wrapping round)."""
+    unfinished = [a for a in assignments if a.done_at is None]
     if after is not None:
         ids = [a.conversation_id for a in assignments]
         if after in ids:
@@ -37,7 +39,8 @@ def _first_unfinished(assignments, progress, after: int | None = None) -> Assign
 @login_required
 @require_GET
 def queue(request: HttpRequest) -> HttpResponse:
-    """Queries: session, user, assignments with conversations, then progress_for's five."""
+    """Queries: session, user, assignments with conversations, progress_for's five, and the
+    guidelines in force of each campaign (one each)."""
     assignments = _assignments(request.user)
     progress = progress_for(request.user, [a.conversation for a in assignments])
     topics = []
@@ -47,15 +50,19 @@ def queue(request: HttpRequest) -> HttpResponse:
         rows = list(rows)
         topic = rows[0].conversation.topic
         items = [{"assignment": a, "conversation": a.conversation, "progress": progress[a.conversation_id]} for a in rows]
-        topics.append({"topic": topic, "items": items, "finished": sum(1 for i in items if i["progress"].finished)})
+        topics.append({"topic": topic, "items": items, "done": sum(1 for a in rows if a.done_at is not None)})
+    campaigns = {a.conversation.topic.campaign_id: a.conversation.topic.campaign for a in assignments}
+    guidelines = [(campaign, shown) for campaign in campaigns.values()
+                  if (shown := guidelines_in_force(campaign.pk)) is not None]
     return render(
         request,
         "annotator/queue.html",
         {
             "topics": topics,
             "total": len(assignments),
-            "finished": sum(1 for p in progress.values() if p.finished),
-            "next": _first_unfinished(assignments, progress),
+            "done": sum(1 for a in assignments if a.done_at is not None),
+            "next": _first_unfinished(assignments),
+            "guidelines": guidelines,
         },
     )
 
@@ -63,14 +70,13 @@ def queue(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def next_unfinished(request: HttpRequest) -> HttpResponse:
-    """Go to the next unfinished conversation (after ?after=<conversation id>), else the queue."""
+    """Go to the next conversation not done (after ?after=<conversation id>), else the queue."""
     assignments = _assignments(request.user)
-    progress = progress_for(request.user, [a.conversation for a in assignments])
     try:
         after = int(request.GET.get("after", ""))
     except ValueError:
         after = None
-    found = _first_unfinished(assignments, progress, after)
+    found = _first_unfinished(assignments, after)
     if found is None:
         return redirect("queue")
     return redirect("conversation", conversation_id=found.conversation_id)

@@ -1,0 +1,48 @@
+"""Markdown an organiser writes (the campaign's guidelines) as HTML every annotator's browser
+may show: the one rule.
+
+Rendered by markdown-it-py (CommonMark, with tables and strikethrough; raw HTML in the text is
+shown as text, never passed through), then cleaned by nh3 (the ammonia sanitiser) to a fixed
+list of tags and attributes. Links keep the rule of every untrusted link (annotator.rules.links):
+only an absolute http(s) URL stays a link, opening elsewhere without a referrer or an opener;
+anything else (`javascript:`, `data:`, a relative path) loses its href. No images: a picture
+from another host would tell it who reads the guidelines.
+
+    html = render("**Grade L2** a movie with its IMDb page: [IMDb](https://www.imdb.com/)")
+
+Pure Python, no Django.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import nh3
+from markdown_it import MarkdownIt
+
+__all__ = ["render", "TAGS"]
+
+TAGS = frozenset({
+    "p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "strong", "em", "del", "code", "pre", "blockquote",
+    "ul", "ol", "li", "a", "table", "thead", "tbody", "tr", "th", "td",
+})
+_ATTRIBUTES = {"a": {"href", "title"}, "ol": {"start"}, "th": {"align"}, "td": {"align"}}
+
+
+@functools.lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    return MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}).enable(
+        ["table", "strikethrough"])
+
+
+@functools.lru_cache(maxsize=256)
+def render(text: str) -> str:
+    """The Markdown `text` as clean HTML ("" for none)."""
+    if not text or not text.strip():
+        return ""
+    html = _parser().render(text)
+    return nh3.clean(
+        html, tags=set(TAGS), attributes={k: set(v) for k, v in _ATTRIBUTES.items()}, url_schemes={"http", "https"},
+        link_rel="noopener noreferrer nofollow", set_tag_attribute_values={"a": {"target": "_blank"}},
+        strip_comments=True, url_relative="deny",
+    )
