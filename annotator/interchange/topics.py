@@ -20,7 +20,7 @@ from annotator.interchange.formats.topics import MAX_TEXT, read_topics
 from annotator.models import Campaign, Topic, TopicType
 from annotator.rules.topics import topic_problem
 
-__all__ = ["TopicsImport", "import_topics"]
+__all__ = ["TopicsImport", "import_topics", "remove_topic"]
 
 
 @dataclass
@@ -65,3 +65,12 @@ def import_topics(campaign: Campaign, name: str, data: bytes) -> TopicsImport:
         return result
     result.created = [t.code for t in wanted]
     return result
+
+
+@transaction.atomic
+def remove_topic(topic: Topic) -> None:
+    """The topic and everything on it: its conversations (their turns, nuggets, labels,
+    assignments, decisions, stored figures), then its entities, memberships and history. In that
+    order: a nugget protects its entity, so the nuggets go with their conversations first."""
+    topic.conversations.all().delete()
+    topic.delete()

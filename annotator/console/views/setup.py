@@ -15,7 +15,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from annotator.access import campaign_for_organiser, may_create_campaigns
 from annotator.console.setup_forms import GuidelinesForm, NewCampaignForm, TopicForm, TopicsFileForm
 from annotator.interchange.campaign_file import CampaignFileError, create_campaign
-from annotator.interchange.topics import import_topics
+from annotator.interchange.topics import import_topics, remove_topic
 from annotator.judgments import guidelines as campaign_guidelines
 from annotator.models import Assignment, Campaign, Guidelines, Nugget, Topic
 
@@ -113,7 +113,7 @@ def topic_remove(request: HttpRequest, slug: str, topic_id: int) -> HttpResponse
     topic = _topic_of(campaign, topic_id)
     if request.method == "POST":
         code = topic.code
-        topic.delete()  # its conversations, their turns, judgments, history and figures go with it
+        remove_topic(topic)  # its conversations, their turns, judgments, history and figures go with it
         messages.success(request, f"Topic {code} removed, with everything on it.")
         return redirect("console:topics", slug=campaign.slug)
     goes = {
