@@ -6,7 +6,8 @@ shown as text, never passed through), then cleaned by nh3 (the ammonia sanitiser
 list of tags and attributes. Links keep the rule of every untrusted link (annotator.rules.links):
 only an absolute http(s) URL stays a link, opening elsewhere without a referrer or an opener;
 anything else (`javascript:`, `data:`, a relative path) loses its href. No images: a picture
-from another host would tell it who reads the guidelines.
+from another host would tell it who reads the guidelines. Headings go two levels down (``#`` is
+an h3): the page showing them has its own h1 and h2.
 
     html = render("**Grade L2** a movie with its IMDb page: [IMDb](https://www.imdb.com/)")
 
@@ -27,6 +28,7 @@ TAGS = frozenset({
     "ul", "ol", "li", "a", "table", "thead", "tbody", "tr", "th", "td",
 })
 _ATTRIBUTES = {"a": {"href", "title"}, "ol": {"start"}, "th": {"align"}, "td": {"align"}}
+HEADING_SHIFT = 2  # the page has its h1 and h2 already
 
 
 @functools.lru_cache(maxsize=1)
@@ -40,7 +42,12 @@ def render(text: str) -> str:
     """The Markdown `text` as clean HTML ("" for none)."""
     if not text or not text.strip():
         return ""
-    html = _parser().render(text)
+    parser = _parser()
+    tokens = parser.parse(text)
+    for token in tokens:  # "# Title" is a section of the page that shows it: h3 (and so on down to h6)
+        if token.type in ("heading_open", "heading_close"):
+            token.tag = f"h{min(6, int(token.tag[1]) + HEADING_SHIFT)}"
+    html = parser.renderer.render(tokens, parser.options, {})
     return nh3.clean(
         html, tags=set(TAGS), attributes={k: set(v) for k, v in _ATTRIBUTES.items()}, url_schemes={"http", "https"},
         link_rel="noopener noreferrer nofollow", set_tag_attribute_values={"a": {"target": "_blank"}},

@@ -365,3 +365,15 @@ def test_an_import_asks_which_conversations_name_an_entity_without_the_models_or
         assert import_files(campaign, [("b.jsonl", "\n".join(lines[2:]).encode())], annotator=gold).ok
     distinct = [q["sql"] for q in queries.captured_queries if q["sql"].startswith("SELECT DISTINCT") and "annotator_nugget" in q["sql"]]
     assert distinct and not any("annotator_run" in sql or "annotator_topic" in sql for sql in distinct), distinct
+
+
+def test_finished_judgments_are_imported_done_by_the_rule_of_the_done_button_and_unfinished_ones_open(campaign):
+    base = parse_paper(EXAMPLE.read_text(), "x").conversations[0]
+    finished = write_jsonl([base])
+    base.topic, base.run = "M003", "bing-trial1"
+    base.nuggets[0].grade = None  # one nugget left ungraded
+    unfinished = write_jsonl([base])
+    result = import_files(campaign, [("f.jsonl", (finished + unfinished).encode())])
+    assert result.ok and result.done == 1 and "1 done (nothing the campaign needs is missing)" in result.summary()
+    done = dict(Assignment.objects.values_list("conversation__topic__code", "done_at"))
+    assert done["M002"] is not None and done["M003"] is None

@@ -146,6 +146,6 @@ def test_the_guidelines_open_beside_the_conversation_and_their_markdown_is_clean
     guidelines.write(conversation.topic.campaign, author=None, notes={"M": "Movies: **grade** by the [page](https://imdb.com)."},
                      text="# How to judge\n\n<script>alert(1)</script> [x](javascript:alert(1))")
     page = as_user(ann).get(reverse("conversation", args=[conversation.pk])).content.decode()
-    assert 'id="guidelines"' in page and "<h1>How to judge</h1>" in page and "version 1" in page
+    assert 'id="guidelines"' in page and "<h3>How to judge</h3>" in page and "version 1" in page
     assert "<strong>grade</strong>" in page and 'href="https://imdb.com"' in page
     assert "<script>alert(1)</script>" not in page and 'href="javascript' not in page

@@ -27,7 +27,7 @@ def new_campaign(request: HttpRequest) -> HttpResponse:
     topic types and attribute sets, or from an uploaded campaign file."""
     if not may_create_campaigns(request.user):
         raise PermissionDenied("An administrator allows an account to create campaigns (admin: the permission "
-                               "annotator | campaign | Can add campaign).")
+                               "GFRC annotation | campaign | Can add campaign).")
     form = NewCampaignForm(request.POST or None, request.FILES or None, user=request.user)
     problems: list[str] = []
     if request.method == "POST" and form.is_valid():

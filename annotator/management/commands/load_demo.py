@@ -10,7 +10,8 @@ organiser would load it, through the importers, in a few seconds:
   unfinished work in `annotator`'s queue;
 - the pilot pack's qrels and memberships (import_ntcireval) and its web runs (import_runs),
   scored with GFR;
-- the `baseline` automatic judge (annotator.evaluation.baseline_judge) on each system's first trial.
+- the `baseline` automatic judge (annotator.evaluation.baseline_judge) on each system's first trial;
+- the campaign's guidelines (fixtures/demo/guidelines*.md); the organiser may start campaigns.
 
 The files are written by scripts/make_demo_fixtures.py (deterministic). Idempotent: running it
 again changes nothing (what is loaded is left as it is, with whatever the users did to it).
@@ -22,6 +23,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
@@ -30,7 +32,8 @@ from annotator.interchange.campaign_file import CampaignFileError, load_campaign
 from annotator.interchange.importing import import_files
 from annotator.interchange.ntcireval import import_ntcireval
 from annotator.interchange.ranked_runs import import_runs
-from annotator.models import AnnotatorProfile, Assignment, Conversation, Run
+from annotator.judgments import guidelines
+from annotator.models import AnnotatorProfile, Assignment, Conversation, Guidelines, Run
 
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
 DEMO = FIXTURES / "demo"
@@ -87,9 +90,13 @@ class Command(BaseCommand):
         else:
             self.imported(f"{topic} / {run}", import_files(campaign, [(path.name, path.read_bytes())], run=run,
                                                             annotator=users["annotator"]))
+        self.load_guidelines(campaign, users["organiser"])
         self.load_harvests(campaign, users)
         self.load_pilot(campaign)
         self.load_baseline_judge(campaign)
+        # the demo's organiser may start campaigns of their own (console -> New campaign)
+        users["organiser"].user_permissions.add(
+            Permission.objects.get(codename="add_campaign", content_type__app_label="annotator"))
 
         self.stdout.write(f"{report.summary()}.")
         self.stdout.write("Demo logins (user / password):")
@@ -100,6 +107,16 @@ class Command(BaseCommand):
         if result.errors:
             raise CommandError("\n".join(str(e) for e in result.errors))
         self.stdout.write(f"{what}: {result.summary()}")
+
+    def load_guidelines(self, campaign, organiser) -> None:
+        """The campaign's guidelines (fixtures/demo/guidelines.md) and a note per topic type
+        (guidelines-<TYPE>.md), as its organiser would write them in the console."""
+        if Guidelines.objects.filter(campaign=campaign).exists():
+            self.stdout.write("Guidelines: already there")
+            return
+        notes = {path.stem.removeprefix("guidelines-"): path.read_text() for path in sorted(DEMO.glob("guidelines-*.md"))}
+        version = guidelines.write(campaign, text=(DEMO / "guidelines.md").read_text(), notes=notes, author=organiser)
+        self.stdout.write(f"Guidelines: version {version.version}, with notes for topic types {', '.join(sorted(notes))}")
 
     def load_harvests(self, campaign, users) -> None:
         """Each topic's harvests in one import (the file names give the runs, two conversations
