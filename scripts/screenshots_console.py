@@ -31,7 +31,12 @@ SHOTS = [
     ("tour-queue", "annotator", "/queue/", None, False),
     ("tour-workspace", "annotator", "paper_nugget", None, False),
     ("tour-workspace-citations", "annotator", "cited", None, False),
+    ("tour-workspace-guidelines", "annotator", "guidelines", None, False),
     ("tour-console", "organiser", "/console/fairweb1/", None, False),
+    ("tour-new-campaign", "organiser", "/console/new/", None, False),
+    ("tour-topics", "organiser", "/console/fairweb1/topics/", None, False),
+    ("tour-people", "organiser", "people_added", None, False),
+    ("tour-guidelines", "organiser", "/console/fairweb1/guidelines/", None, False),
     ("tour-settings", "organiser", "/console/fairweb1/settings/", None, False),
     ("tour-upload", "organiser", "/console/fairweb1/upload/", None, False),
     ("tour-progress", "organiser", "/console/fairweb1/progress/", None, False),
@@ -44,6 +49,7 @@ SHOTS = [
     ("tour-worst", "organiser", "/console/fairweb1/report/worst/", None, False),
     ("tour-side-by-side", "organiser", "side_by_side", None, False),
     ("tour-judges", "organiser", "/console/fairweb1/judges/", None, False),
+    ("tour-llm-judge", "organiser", "/console/fairweb1/llm-judge/", None, False),
     ("tour-exports", "organiser", "/console/fairweb1/exports/", None, False),
     ("tour-api-docs", "organiser", "/api/docs/", ".swagger-ui .info", False),
 ]
@@ -83,6 +89,8 @@ def main() -> None:
         "cited": f"/conversations/{cited.pk}/",
         "three": f"/console/fairweb1/adjudicate/{Conversation.objects.get(topic__code='M001', run__name='chatgpt-trial1').pk}/",
         "side_by_side": "/console/fairweb1/conversations/" + ",".join(str(c.pk) for c in trials) + "/",
+        "guidelines": f"/conversations/{cited.pk}/",
+        "people_added": "/console/fairweb1/accounts/",
     }
     port = free_port()
     server = subprocess.Popen(
@@ -122,6 +130,13 @@ def main() -> None:
                     page.locator(wait_for).first.wait_for()
                 if where == "paper_nugget":
                     page.locator(f"#badge-{terminator.pk}").focus()
+                if where == "guidelines":  # the guidelines beside the text: key g
+                    page.locator("#turns .w").first.focus()
+                    page.keyboard.press("g")
+                if where == "people_added":  # two new people: their links, shown once
+                    page.get_by_label("People, one a line").fill("dana,Dana Ruiz,dana@example.org\neli")
+                    page.get_by_role("button", name="Add them").click()
+                    page.wait_for_load_state("networkidle")
                 target = out / f"{name}.png"
                 page.screenshot(path=str(target), full_page=full)
                 print(target)
