@@ -16,11 +16,12 @@ from django.conf import settings
 from annotator.access import organised_campaigns
 from annotator.interchange.campaign_file import describe_campaign, parse_campaign_file
 from annotator.judgments.guidelines import MAX_CHARACTERS
-from annotator.models import Campaign, Topic, TopicType
+from annotator.models import Campaign, Run, Topic, TopicType
 from annotator.people import ANNOTATOR, MAX_LINES, ORGANISER
-from annotator.rules.topics import topic_problem
+from annotator.rules.topics import TYPE_CODE_MAX, topic_problem, type_code_problem
 
-__all__ = ["NewCampaignForm", "TopicForm", "TopicsFileForm", "PeopleForm", "GuidelinesForm", "SHIPPED_TEMPLATES"]
+__all__ = ["NewCampaignForm", "TopicForm", "TopicsFileForm", "TopicTypeForm", "RunForm", "PeopleForm", "GuidelinesForm",
+           "SHIPPED_TEMPLATES"]
 
 # the shipped campaign files a new campaign may start from (their settings, topic types and
 # attribute sets; never their topics): a fixed list of the repository's files
@@ -129,6 +130,51 @@ class TopicForm(forms.ModelForm):
         data["code"], data["topic_type"] = code, types[type_code]
         self.instance.campaign = self.campaign
         return data
+
+
+class TopicTypeForm(forms.ModelForm):
+    """A topic type (its code once made is fixed: topics' ids start with it); its attribute sets
+    are added on the settings page."""
+
+    class Meta:
+        model = TopicType
+        fields = ["code", "name"]
+        help_texts = {"code": "Letters and digits, starting with a letter (e.g. M): the first letters of its topics' ids.",
+                      "name": "What its topics are about, e.g. Movies."}
+
+    def __init__(self, *args, campaign: Campaign, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.campaign = campaign
+        self.fields["code"].max_length = TYPE_CODE_MAX
+        if self.instance.pk:
+            self.fields["code"].disabled = True
+
+    def clean_code(self):
+        code = self.cleaned_data["code"]
+        if (problem := type_code_problem(code)) is not None:
+            raise forms.ValidationError(problem[0].upper() + problem[1:] + ".")
+        if TopicType.objects.filter(campaign=self.campaign, code=code).exclude(pk=self.instance.pk).exists():
+            raise forms.ValidationError(f"Topic type {code} exists already.")
+        return code
+
+    def save(self, commit=True):
+        self.instance.campaign = self.campaign
+        return super().save(commit)
+
+
+class RunForm(forms.ModelForm):
+    """A run's system and trial (the trials page groups by them); its kind while it holds nothing."""
+
+    trial = forms.IntegerField(min_value=1, max_value=100_000)
+
+    class Meta:
+        model = Run
+        fields = ["system", "trial", "kind"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk and (self.instance.conversations.exists() or self.instance.ranked_lists.exists()):
+            self.fields["kind"].disabled = True  # what it holds decides
 
 
 class TopicsFileForm(forms.Form):

@@ -20,7 +20,7 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 
 from annotator.rules.ids import ATTRIBUTE_SET, RUN, TOPIC, id_problem
-from annotator.rules.topics import topic_type_for  # noqa: F401  (re-exported: the file's rule of types)
+from annotator.rules.topics import TYPE_CODE_MAX, TYPE_CODE_PATTERN, topic_type_for  # noqa: F401 (re-exported)
 from annotator.rules.evidence import derived_target
 from annotator.interchange.formats.model import loads_json
 from annotator.models import AttributeSet, Campaign, Entity, Grade, Membership, Run, Topic, TopicType
@@ -123,7 +123,7 @@ class _Checker:
         if len(value) > max_length:
             self.error(where, f"is longer than {max_length} characters")
             return None
-        if pattern is not None and not pattern.match(value):
+        if pattern is not None and not pattern.fullmatch(value):
             self.error(where, f"{value!r} is not allowed{': ' + hint if hint else ''}")
             return None
         return value
@@ -227,7 +227,8 @@ def validate_campaign(data: Any, source: str = "campaign") -> tuple[dict, list[C
         t = c.obj(t, where, {"code", "name", "attribute_sets"}, {"code"})
         if t is None:
             continue
-        code = c.string(t.get("code"), where + ".code", max_length=8, pattern=re.compile(r"^[A-Za-z][A-Za-z0-9]*$"), hint="letters and digits, starting with a letter")
+        code = c.string(t.get("code"), where + ".code", max_length=TYPE_CODE_MAX, pattern=TYPE_CODE_PATTERN,
+                        hint="letters and digits, starting with a letter")
         if code in codes:
             c.error(where + ".code", f"topic type {code} is defined twice")
         codes.add(code)

@@ -11,11 +11,25 @@ Pure Python, no Django.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from annotator.rules.ids import TOPIC, id_problem
 
-__all__ = ["topic_type_for", "topic_problem"]
+__all__ = ["topic_type_for", "topic_problem", "TYPE_CODE_PATTERN", "TYPE_CODE_MAX", "type_code_problem"]
+
+TYPE_CODE_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+TYPE_CODE_MAX = 8
+
+
+def type_code_problem(code: object) -> str | None:
+    """Why `code` cannot be a topic type's code (a letter, then letters and digits; at most 8),
+    or None: the rule of the campaign file and the console's topic type form."""
+    if not isinstance(code, str) or not TYPE_CODE_PATTERN.fullmatch(code):
+        return f"{code!r} is not a topic type code: letters and digits, starting with a letter"
+    if len(code) > TYPE_CODE_MAX:
+        return f"a topic type code has at most {TYPE_CODE_MAX} characters"
+    return None
 
 
 def topic_type_for(topic_code: str, type_codes: Iterable[str]) -> str | None:

@@ -101,3 +101,32 @@ def test_a_bad_file_adds_nothing_and_says_every_problem_by_file_and_line(organis
     assert errors[2] == "bad.tsv:4: topic M030 is also on line 1"
     assert errors[3].startswith("bad.tsv:5: ")
     assert codes(campaign) == before  # M030 was fine, and is not added either
+
+
+def test_a_topic_type_is_added_and_renamed_on_the_settings_page_by_the_campaign_files_rule(organiser, campaign):
+    from annotator.models import TopicType
+
+    url = reverse("console:topic_type", args=[campaign.slug])
+    assert organiser.post(url, {"code": "Y", "name": "YouTubers"}).status_code == 302
+    created = TopicType.objects.get(campaign=campaign, code="Y")
+    assert created.name == "YouTubers"
+    organiser.post(url, {"topic_type": created.pk, "code": "Z", "name": "YouTube channels"})
+    created.refresh_from_db()
+    assert (created.code, created.name) == ("Y", "YouTube channels")  # a code once made stays
+    for bad in ("M", "9x", "TOOLONGCODE"):
+        response = organiser.post(url, {"code": bad, "name": "x"}, follow=True)
+        assert "was not saved" in response.content.decode(), bad
+    assert TopicType.objects.filter(campaign=campaign).count() == 2
+
+
+def test_a_runs_system_and_trial_are_set_and_its_kind_only_while_it_holds_nothing(organiser, campaign):
+    from annotator.models import Run
+
+    run = Run.objects.get(campaign=campaign, name="bing-trial1")
+    url = reverse("console:run", args=[campaign.slug, run.pk])
+    prefix = f"run{run.pk}"
+    assert organiser.post(url, {f"{prefix}-system": "bing-chat", f"{prefix}-trial": 3, f"{prefix}-kind": "ranked_lists"}).status_code == 302
+    run.refresh_from_db()
+    assert (run.system, run.trial, run.kind) == ("bing-chat", 3, "conversations")  # it holds conversations
+    assert organiser.post(url, {f"{prefix}-system": "x", f"{prefix}-trial": 0, f"{prefix}-kind": "conversations"}).status_code == 400
+    assert 'data-run="bing-trial1"' in organiser.get(page(campaign)).content.decode()

@@ -21,6 +21,7 @@ from annotator.console.forms import (
     StaleForm,
     UploadForm,
 )
+from annotator.console.setup_forms import TopicTypeForm
 from annotator.models import AttributeSet, Conversation, ImportJob, TopicType
 
 
@@ -46,7 +47,8 @@ def settings(request: HttpRequest, slug: str) -> HttpResponse:
     return render(
         request,
         "console/settings.html",
-        {"campaign": campaign, "form": form, "grades": grades, "topic_types": topic_types, "tab": "settings"},
+        {"campaign": campaign, "form": form, "grades": grades, "topic_types": topic_types, "tab": "settings",
+         "topic_type_form": TopicTypeForm(campaign=campaign)},
     )
 
 

@@ -1,6 +1,7 @@
 """A campaign from nothing, in the browser: a new campaign (from a template or a campaign file),
-its topics (one at a time, or a topics file) and its guidelines (Markdown, kept version by
-version). People are on the accounts page (views/accounts.py)."""
+its topic types, its topics (one at a time, or a topics file), its runs' systems and trials, and
+its guidelines (Markdown, kept version by version). People are on the accounts page
+(views/accounts.py); settings and attribute sets on the settings page (views/campaign.py)."""
 
 from __future__ import annotations
 
@@ -10,14 +11,15 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotator.access import campaign_for_organiser, may_create_campaigns
-from annotator.console.setup_forms import GuidelinesForm, NewCampaignForm, TopicForm, TopicsFileForm
+from annotator.console.setup_forms import GuidelinesForm, NewCampaignForm, RunForm, TopicForm, TopicsFileForm, TopicTypeForm
 from annotator.interchange.campaign_file import CampaignFileError, create_campaign
 from annotator.interchange.topics import import_topics, remove_topic
 from annotator.judgments import guidelines as campaign_guidelines
-from annotator.models import Assignment, Campaign, Guidelines, Nugget, Topic
+from annotator.models import Assignment, Campaign, Guidelines, Nugget, Run, Topic, TopicType
 
 
 @login_required
@@ -43,13 +45,51 @@ def new_campaign(request: HttpRequest) -> HttpResponse:
                   status=400 if form.errors or problems else 200)
 
 
-def _topics_page(request: HttpRequest, campaign: Campaign, *, form=None, file_form=None, errors=(), status=200):
+def _topics_page(request: HttpRequest, campaign: Campaign, *, form=None, file_form=None, errors=(), run_forms=None,
+                 status=200):
     topics = (Topic.objects.filter(campaign=campaign).select_related("topic_type").order_by("code")
               .annotate(conversation_count=Count("conversations", distinct=True)))
+    runs = Run.objects.filter(campaign=campaign).order_by("name").annotate(
+        conversation_count=Count("conversations", distinct=True), list_count=Count("ranked_lists", distinct=True))
+    run_forms = run_forms or {}
     return render(request, "console/topics.html", {
         "campaign": campaign, "tab": "topics", "topics": topics,
+        "runs": [(run, run_forms.get(run.pk) or RunForm(instance=run, prefix=f"run{run.pk}")) for run in runs],
         "form": form or TopicForm(campaign=campaign), "file_form": file_form or TopicsFileForm(), "errors": list(errors),
     }, status=status)
+
+
+@login_required
+@require_POST
+def run(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
+    """A run's system and trial (and its kind while it holds nothing)."""
+    campaign = campaign_for_organiser(request.user, slug)
+    found = Run.objects.filter(campaign=campaign, pk=run_id).first()
+    if found is None:
+        raise Http404("No such run in this campaign.")
+    form = RunForm(request.POST, instance=found, prefix=f"run{found.pk}")
+    if form.is_valid():
+        form.save()
+        messages.success(request, f"Run {found.name} saved.")
+        return redirect("console:topics", slug=campaign.slug)
+    return _topics_page(request, campaign, run_forms={found.pk: form}, status=400)
+
+
+@login_required
+@require_POST
+def topic_type(request: HttpRequest, slug: str) -> HttpResponse:
+    """Add a topic type (or rename one: `topic_type` its id)."""
+    campaign = campaign_for_organiser(request.user, slug)
+    raw = request.POST.get("topic_type", "")
+    instance = TopicType.objects.filter(campaign=campaign, pk=int(raw)).first() if raw.isdigit() and len(raw) < 19 else None
+    form = TopicTypeForm(request.POST, instance=instance, campaign=campaign)
+    if form.is_valid():
+        saved = form.save()
+        messages.success(request, f"Topic type {saved.code} saved: add its attribute sets below.")
+    else:
+        messages.error(request, "The topic type was not saved: " + "; ".join(
+            str(e) for errors in form.errors.values() for e in errors))
+    return redirect(reverse("console:settings", args=[campaign.slug]) + "#topic-types")
 
 
 @login_required
