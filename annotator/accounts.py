@@ -19,7 +19,7 @@ from django.contrib.auth import get_user_model
 from annotator.models import AnnotatorProfile, Campaign
 from annotator.rules.accounts import is_reserved, judge_name_problem
 
-__all__ = ["JudgeRefused", "judge_problem", "judge_account"]
+__all__ = ["JudgeRefused", "judge_problem", "judge_account", "account_without_password"]
 
 
 class JudgeRefused(ValueError):
@@ -47,11 +47,19 @@ def judge_account(name: str, campaign: Campaign, description: str = "automatic j
     to the campaign) if unknown; JudgeRefused with the reason when `judge_problem` says no."""
     if (problem := judge_problem(name, campaign)) is not None:
         raise JudgeRefused(problem)
+    existed = get_user_model().objects.filter(username=name).exists()
+    user = account_without_password(name)
+    if not existed:
+        AnnotatorProfile.mark(user, description=description, campaign=campaign)
+    return user
+
+
+def account_without_password(username: str):
+    """The account `username`, made without a usable password (no login) if it is new."""
     User = get_user_model()
-    user = User.objects.filter(username=name).first()
+    user = User.objects.filter(username=username).first()
     if user is None:
-        user = User(username=name)
+        user = User(username=username)
         user.set_unusable_password()
         user.save()
-        AnnotatorProfile.mark(user, description=description, campaign=campaign)
     return user

@@ -107,12 +107,8 @@ class LlmRunViewSet(ApiViewSet):
         form = LlmJudgeForm(_form_data(campaign, incoming.validated_data), campaign=campaign)
         if not form.is_valid():
             raise ValidationError(form.errors)
-        data = form.cleaned_data
         try:
-            run = jobs.start(campaign, data["judge"], server=data["server"], model=data["model"],
-                             parameters=form.parameters(), created_by=request.user,
-                             topics=[t.code for t in data["topics"]], runs=[r.name for r in data["runs"]],
-                             concurrency=data["concurrency"], limit=data["limit"], quotes=data["quotes"])
+            run = form.start(created_by=request.user)
         except JudgeRefused as refused:
             raise ValidationError({"detail": str(refused)}) from None
         return Response(LlmRunSerializer(run).data, status=status.HTTP_201_CREATED)

@@ -14,7 +14,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ImproperlyConfigured
 
 from annotator.access import campaign_annotators, managed_accounts
-from annotator.llm_judge import servers
+from annotator.llm_judge import jobs, servers
 from annotator.accounts import judge_problem
 from annotator.models import AnnotatorProfile, Campaign, Run, Topic
 
@@ -146,6 +146,14 @@ class LlmJudgeForm(forms.Form):
     def parameters(self) -> dict:
         data = self.cleaned_data
         return {k: data[k] for k in ("temperature", "seed", "max_tokens", "timeout", "response_format")}
+
+    def start(self, created_by):
+        """Queue the run the form describes (annotator.llm_judge.jobs.start; JudgeRefused)."""
+        data = self.cleaned_data
+        return jobs.start(self.campaign, data["judge"], server=data["server"], model=data["model"],
+                          parameters=self.parameters(), created_by=created_by,
+                          topics=[t.code for t in data["topics"]], runs=[r.name for r in data["runs"]],
+                          concurrency=data["concurrency"], limit=data["limit"], quotes=data["quotes"])
 
 
 class ProposalsForm(forms.Form):

@@ -3,7 +3,7 @@ overview and the progress page), with "done" as annotator.judgments.completion w
 time on task (annotator.judgments.activity) and the guidelines version in force when it was
 done, and the counts of annotator.judgments.progress.
 
-    annotator,topic,run,assigned_at,done_at,active_seconds,guidelines_version,system_turns,
+    annotator,topic,run,done_at,active_seconds,guidelines_version,assigned_at,system_turns,
     turns_labelled,nuggets,nuggets_graded,entities,entities_complete
 
 Times are ISO 8601 in UTC; active_seconds to the tenth of a second. Cells a spreadsheet would
@@ -21,7 +21,7 @@ from annotator.models import Campaign
 
 __all__ = ["COLUMNS", "assignment_rows", "iter_assignments_csv"]
 
-COLUMNS = ("annotator", "topic", "run", "assigned_at", "done_at", "active_seconds", "guidelines_version", "system_turns",
+COLUMNS = ("annotator", "topic", "run", "done_at", "active_seconds", "guidelines_version", "assigned_at", "system_turns",
            "turns_labelled", "nuggets", "nuggets_graded", "entities", "entities_complete")
 BATCH = 2000
 
@@ -40,7 +40,7 @@ def assignment_rows(campaign: Campaign) -> list[list]:
     out = []
     for annotator_id, conversation_id, username, topic, run, assigned_at, done_at, seconds, version in rows:
         p = states[(annotator_id, conversation_id)]
-        out.append([username, topic, run, _when(assigned_at), _when(done_at), round(seconds, 1), version,
+        out.append([username, topic, run, _when(done_at), round(seconds, 1), version, _when(assigned_at),
                     p.system_turns, p.turns_labelled, p.nuggets, p.nuggets_graded, p.entities, p.entities_complete])
     return out
 

@@ -112,3 +112,11 @@ def test_the_progress_page_gives_the_median_time_per_conversation_worked_on(clie
     ann = next(p for p in client.get(reverse("console:progress", args=[campaign.slug])).context["progress"]["annotators"]
                if p["annotator"].username == "ann")
     assert (ann["active_seconds"], ann["median_seconds"], ann["worked"]) == (330.0, 60.0, 3)
+
+
+def test_the_assignments_export_begins_with_the_columns_the_issue_names(client, demo):
+    campaign, organiser, _ = demo
+    client.force_login(organiser)
+    export = client.get(reverse("console:download", args=[campaign.slug, "assignments"]))
+    header = b"".join(export.streaming_content).decode().splitlines()[0]
+    assert header.startswith("annotator,topic,run,done_at,active_seconds,guidelines_version,")

@@ -35,12 +35,8 @@ def llm_judge(request: HttpRequest, slug: str) -> HttpResponse:
     initial = {"server": request.GET["server"]} if request.GET.get("server") else None
     form = LlmJudgeForm(request.POST or None, campaign=campaign, initial=initial, page_url=request.path)
     if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
         try:
-            run = jobs.start(campaign, data["judge"], server=data["server"], model=data["model"],
-                             parameters=form.parameters(), created_by=request.user,
-                             topics=[t.code for t in data["topics"]], runs=[r.name for r in data["runs"]],
-                             concurrency=data["concurrency"], limit=data["limit"], quotes=data["quotes"])
+            run = form.start(created_by=request.user)
         except JudgeRefused as refused:
             form.add_error(None, str(refused))
         else:

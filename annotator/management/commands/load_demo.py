@@ -27,6 +27,7 @@ from django.contrib.auth.models import Permission
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
+from annotator.accounts import account_without_password
 from annotator.evaluation import baseline_judge
 from annotator.interchange.campaign_file import CampaignFileError, load_campaign_file
 from annotator.interchange.importing import import_files
@@ -51,16 +52,6 @@ USERS = [
 JUDGES = ["annotator", "bea", "carl"]  # whose judgments fixtures/demo/judgments-<name>.jsonl hold, in this order
 PILOT_ASSESSORS = "pilot-assessors"  # whose judgments the pilot pack's qrels are (no login)
 BASELINE_JUDGE = "baseline"  # an automatic judge (no login): the workspace's own suggestions
-
-
-def account_without_login(username: str):
-    User = get_user_model()
-    user = User.objects.filter(username=username).first()
-    if user is None:
-        user = User(username=username)
-        user.set_unusable_password()
-        user.save()
-    return user
 
 
 class Command(BaseCommand):
@@ -139,7 +130,7 @@ class Command(BaseCommand):
         if Run.objects.filter(campaign=campaign, kind=Run.Kind.RANKED_LISTS).exists():
             self.stdout.write("FairWeb-1 pilot web runs: already loaded")
             return
-        assessors = account_without_login(PILOT_ASSESSORS)
+        assessors = account_without_password(PILOT_ASSESSORS)
         files = [PILOT / "fairweb1pilot.qrels", *sorted(PILOT.glob("*.gmemb"))]
         judged = import_ntcireval(campaign, [(p.name, p.read_bytes()) for p in files], annotator=assessors)
         self.imported("FairWeb-1 pilot judgments", judged)
@@ -150,7 +141,7 @@ class Command(BaseCommand):
     def load_baseline_judge(self, campaign) -> None:
         judge = get_user_model().objects.filter(username=BASELINE_JUDGE).first()
         if judge is None:
-            judge = account_without_login(BASELINE_JUDGE)
+            judge = account_without_password(BASELINE_JUDGE)
             AnnotatorProfile.mark(judge, description=baseline_judge.DESCRIPTION, campaign=campaign)
         judged = Assignment.objects.filter(annotator=judge).values("conversation_id")  # judge_conversation assigns it
         # the first trial of each system: enough for the judges page (three runs, every topic), and
