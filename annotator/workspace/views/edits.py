@@ -36,17 +36,10 @@ from annotator.workspace.forms import (
 )
 from annotator.models import Assignment, Entity, Grade, Turn
 from annotator.scores.per_conversation import scores_kept_for_answer
-from annotator.workspace.read_model import (
-    NOTHING,
-    Affected,
-    EditorChange,
-    dismiss_in_session,
-    entity_touched,
-    nugget_touched,
-    touched,
-    workbench_context,
-    words_before,
-)
+from annotator.workspace.affected import NOTHING, Affected, EditorChange, entity_touched, nugget_touched, touched
+from annotator.workspace.dismissals import dismiss_in_session
+from annotator.workspace.page_context import workbench_context
+from scoring.words import turn_offsets
 
 TEMPLATE = "annotator/conversation.html"
 
@@ -154,6 +147,12 @@ def _edit(request, assignment, form, change: Callable[[dict], Done], *, selected
                    status=422, bound=bound, only=NOTHING)  # nothing was written: no turn looks different
 
 
+def _words_before(turns, turn) -> int:
+    """The conversation-wide position of the word before `turn`'s first (`turns`: all of them)."""
+    ordered = sorted(turns, key=lambda t: t.position)
+    return int(turn_offsets([t.text for t in ordered])[[t.pk for t in ordered].index(turn.pk)])
+
+
 def _turns_of(assignment) -> dict[int, Turn]:
     conversation = assignment.conversation
     # .order_by(): a dict needs no order, and Turn's default one joins three tables to sort
@@ -209,7 +208,7 @@ def nugget(request: HttpRequest, conversation_id: int, nugget_id: int) -> HttpRe
             return redirect(f"{url}?nugget={nugget.pk}#editor")
         # nothing in the column changes: annotate.js marks the selection (syncSelection)
         return respond(request, assignment, selected_id=nugget.pk, only=NOTHING)
-    form = NuggetSpanForm(request.POST, nugget=nugget, offset=words_before(_turns_of(assignment).values(), nugget.turn))
+    form = NuggetSpanForm(request.POST, nugget=nugget, offset=_words_before(_turns_of(assignment).values(), nugget.turn))
 
     def change(data) -> Done:
         edits.update_nugget(nugget, actor=request.user, expected_version=data["version"],
