@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.middleware.csrf import get_token
 
 from annotator.models import Assignment
+from annotator.scores.stored import StoredScore
 from annotator.workspace.affected import Affected, turns_to_render
 from annotator.workspace.control_urls import urls_for
 from annotator.workspace.conversation_html import render_turns
@@ -30,16 +31,18 @@ def workbench_context(
     level: str = "info",
     with_panel: bool = True,
     only: Affected | None = None,
+    stored: StoredScore | None = None,
 ) -> dict:
     """Everything the workspace shows, in a fixed number of queries: those of
     queries.read_workbench (the guidelines with the whole page only), then the selected
     nugget's entity's memberships (when one is selected: editor_context). With `only`, the
-    conversation column holds just the turns that edit can have changed.
+    conversation column holds just the turns that edit can have changed; `stored`: the score
+    the edit's save stored, shown without scoring the same judgments again.
     """
     conversation = assignment.conversation
     topic = conversation.topic
     read = read_workbench(conversation, request.user, dismissed=dismissed_in_session(request, conversation.pk),
-                          with_guidelines=not request.htmx)
+                          with_guidelines=not request.htmx, stored=stored)
     score = read.score
     selected = next((n for n in score.nuggets if n.nugget.pk == selected_id), None)
     bench = Workbench(

@@ -14,6 +14,7 @@ from annotator.judgments.guidelines import Shown as ShownGuidelines, for_topic_t
 from annotator.models import AttributeSet, Conversation, Entity, Grade, Membership, Nugget, TurnLabel
 from annotator.rules.citations import CITATIONS_JUDGE
 from annotator.scores.per_conversation import ConversationScore, attribute_sets_of, score_conversation
+from annotator.scores.stored import StoredScore
 from annotator.workspace.suggestions import CitedSpan, find_candidates
 from annotator.workspace.workbench import Candidate, EntityOption
 
@@ -30,17 +31,22 @@ class WorkbenchRead:
     guidelines: ShownGuidelines | None
 
 
-def read_workbench(conversation: Conversation, user, *, dismissed: set[str], with_guidelines: bool) -> WorkbenchRead:
+def read_workbench(conversation: Conversation, user, *, dismissed: set[str], with_guidelines: bool,
+                   stored: StoredScore | None = None) -> WorkbenchRead:
     """Everything the workspace shows but the editor, in a fixed number of queries:
     1 attribute sets of the topic type, 2-4 score_conversation (turns; nuggets with entity and
     grade; memberships), 5 turn labels, 6 the campaign's grades, 7 the spans the systems cited
     and the proposals of the judge the campaign shows (cited_spans), 8 the annotator's
     entities that the suggestions name (when there are suggestions), 9 the guidelines (with
-    `with_guidelines`).
+    `with_guidelines`). `stored`: the score a save of this conversation's judgments has just
+    stored (annotator.scores.stored.store_saved), shown as it is: 1-4 are not read again.
     """
     topic = conversation.topic
-    attribute_sets = attribute_sets_of(topic.topic_type_id)
-    score = score_conversation(conversation, user, attribute_sets)
+    if stored is not None and stored.score.conversation.pk == conversation.pk and stored.annotator_id == user.pk:
+        attribute_sets, score = stored.attribute_sets, stored.score
+    else:
+        attribute_sets = attribute_sets_of(topic.topic_type_id)
+        score = score_conversation(conversation, user, attribute_sets)
     labels = {label.turn_id: label for label in TurnLabel.objects.filter(turn__conversation=conversation, annotator=user)}
     grades = list(Grade.objects.filter(campaign_id=topic.campaign_id).order_by("level"))
     candidates = suggestions_for(conversation, user, score, dismissed)
