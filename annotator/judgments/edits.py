@@ -17,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, F, Max, OuterRef
@@ -104,36 +104,63 @@ def label_state(label: TurnLabel) -> dict:
     return {"turn": label.turn_id, "label": label.label}
 
 
+# What the services running in this call have recorded (`_record`), for the outermost one to
+# store once: a service calls others (undo, adjudication, whole submissions), and the events
+# they record are written deep inside them. It never leaves this module.
 _touched: ContextVar[set | None] = ContextVar("judgments_touched", default=None)
 Service = TypeVar("Service", bound=Callable[..., Any])
+Result = TypeVar("Result")
+
+
+class Saved(NamedTuple, Generic[Result]):
+    """What a service returned, and the score its save stored (`stored.store_saved`): one
+    annotator's score of one conversation; None when it stored several conversations or none,
+    or ran inside another service (which stores)."""
+
+    result: Result
+    score: stored.StoredScore | None
 
 
 def keeps_figures(service: Service) -> Service:
     """Run `service` in one transaction and, before that transaction ends, store the figures of
     the conversations its recorded changes touched (a service called inside another adds to
-    the outer one's, which stores them once)."""
+    the outer one's, which stores them once). `save_with_score` runs it and returns the score
+    it stored too."""
 
     @functools.wraps(service)
     def run(*args, **kwargs):
-        if _touched.get() is not None:
-            with transaction.atomic():
-                return service(*args, **kwargs)
-        token = _touched.set(set())
-        try:
-            with transaction.atomic():
-                result = service(*args, **kwargs)
-                store_figures(_touched.get())
-            return result
-        finally:
-            _touched.reset(token)
+        return _keeping_figures(service, args, kwargs).result
 
     return run  # type: ignore[return-value]
 
 
-def store_figures(touched: Iterable[tuple]) -> None:
+def save_with_score(service: Callable[..., Result], /, *args, **kwargs) -> Saved[Result]:
+    """`service(*args, **kwargs)` (a service that keeps_figures) and the score its save stored:
+    an answer that shows the conversation's score (the workspace's panel) shows that one rather
+    than read and score the same judgments again. The score is of the committed save unless the
+    caller runs this inside its own transaction."""
+    return _keeping_figures(service.__wrapped__, args, kwargs)  # type: ignore[attr-defined]
+
+
+def _keeping_figures(service: Callable[..., Result], args, kwargs) -> Saved[Result]:
+    if _touched.get() is not None:
+        with transaction.atomic():
+            return Saved(service(*args, **kwargs), None)
+    token = _touched.set(set())
+    try:
+        with transaction.atomic():
+            result = service(*args, **kwargs)
+            saved = store_figures(_touched.get())
+        return Saved(result, saved)
+    finally:
+        _touched.reset(token)
+
+
+def store_figures(touched: Iterable[tuple]) -> stored.StoredScore | None:
     """Write the stored figures of what the recorded changes touched: a nugget's conversation;
     every conversation where an entity (its grade, its memberships) is named. Turn labels
-    change no figure."""
+    change no figure. Returns the score stored when that is one conversation of one annotator
+    (a save), else None."""
     by_annotator: dict[int, set[int]] = defaultdict(set)
     entities: set[int] = set()
     topic_id = None
@@ -151,14 +178,14 @@ def store_figures(touched: Iterable[tuple]) -> None:
         ).distinct():
             by_annotator[annotator_id].add(conversation_id)
     if not by_annotator:
-        return
+        return None
     completion.reopen_if_short(by_annotator)  # a done conversation the save left short is not done any more
     if len(by_annotator) == 1 and len(conversations := next(iter(by_annotator.values()))) == 1:
-        stored.store_saved(next(iter(conversations)), next(iter(by_annotator)))  # a save: its campaign comes with it
-        return
+        return stored.store_saved(next(iter(conversations)), next(iter(by_annotator)))  # a save: its campaign comes with it
     campaign = Campaign.objects.get(topics__pk=topic_id)
     for annotator_id, conversation_ids in by_annotator.items():
         stored.refresh_conversations(campaign, conversation_ids, [annotator_id])
+    return None
 
 
 def _touched_entity(kind: str, object_id: int | None, before: dict | None, after: dict | None) -> int | None:

@@ -14,13 +14,10 @@ there (FairWeb's convention for an entity of unknown group); the workspace flags
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from django.db import transaction
 
 from annotator.models import AnnotatorProfile, Assignment, AttributeSet, Campaign, Conversation, Membership, Nugget, Turn
 from annotator.rules.relevance import needs_every_membership
@@ -104,46 +101,6 @@ class ConversationScore:
     @property
     def system_turns(self) -> list[TurnScore]:
         return [t for t in self.turns if t.turn.is_system]
-
-
-# -- a save's score, kept for its answer -----------------------------------------------------
-
-class _Kept:
-    """What one edit's save read and scored, for its answer."""
-
-    def __init__(self):
-        self.scores: dict[tuple[int, int], ConversationScore] = {}  # (conversation, annotator) -> score
-        self.attribute_sets: dict[int, list[AttributeSet]] = {}  # topic type -> its sets
-
-
-_kept_for_answer: ContextVar[_Kept | None] = ContextVar("scores_kept_for_answer", default=None)
-
-
-@contextmanager
-def scores_kept_for_answer() -> Iterator[None]:
-    """Within (a workspace edit and its answer): the score a save computed while storing its
-    conversation's figures (annotator.scores.stored), once its transaction has committed, is
-    what score_conversation gives the answer's panel, instead of reading and scoring the same
-    judgments a second time; the attribute sets of a topic type are read once. Nothing outlives
-    the block."""
-    token = _kept_for_answer.set(_Kept())
-    try:
-        yield
-    finally:
-        _kept_for_answer.reset(token)
-
-
-def keep_for_answer(score: ConversationScore, annotator_id: int) -> None:
-    """Offer `score` to the answer, if an answer is waiting for one: from the moment the
-    transaction it was computed in commits (a rolled-back edit offers nothing)."""
-    kept = _kept_for_answer.get()
-    if kept is None:
-        return
-
-    def offer() -> None:
-        kept.scores[(score.conversation.pk, annotator_id)] = score
-
-    transaction.on_commit(offer)
 
 
 # -- light read-only rows: what the workspace and the panel read, without model instances ----
@@ -297,17 +254,7 @@ def gfrc_tables(
 
 
 def attribute_sets_of(topic_type_id: int) -> list[AttributeSet]:
-    """The attribute sets of a topic type, in their order (read once within an edit and its
-    answer: `scores_kept_for_answer`)."""
-    kept = _kept_for_answer.get()
-    if kept is None:
-        return _attribute_sets(topic_type_id)
-    if topic_type_id not in kept.attribute_sets:
-        kept.attribute_sets[topic_type_id] = _attribute_sets(topic_type_id)
-    return list(kept.attribute_sets[topic_type_id])
-
-
-def _attribute_sets(topic_type_id: int) -> list[AttributeSet]:
+    """The attribute sets of a topic type, in their order."""
     # AttributeSet's ordering without its first key: one topic type's sets need no join to sort
     return list(AttributeSet.objects.filter(topic_type_id=topic_type_id).order_by("position", "name"))
 
@@ -338,11 +285,6 @@ def score_conversation(
     keep the model's attribute names.
     """
     annotator_id = getattr(annotator, "pk", annotator)
-    kept = _kept_for_answer.get()
-    if kept is not None:
-        score = kept.scores.pop((conversation.pk, annotator_id), None)
-        if score is not None:
-            return score
     campaign = conversation.topic.campaign
     if attribute_sets is None:
         attribute_sets = attribute_sets_of(conversation.topic.topic_type_id)

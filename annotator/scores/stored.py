@@ -43,7 +43,7 @@ from django.db.models.functions import Cast, JSONObject
 
 from annotator.models import AttributeSet, Campaign, Conversation, Membership, Nugget, StoredFigures, Turn
 from annotator.scores.per_conversation import (
-    attribute_specs, campaign_settings, gold_annotator_rows, keep_for_answer, score_conversation,
+    ConversationScore, attribute_sets_of, attribute_specs, campaign_settings, gold_annotator_rows, score_conversation,
 )
 from scoring import gfrc
 from scoring.words import word_count, word_position
@@ -76,7 +76,7 @@ def refresh_conversations(campaign: Campaign | int, conversation_ids: Iterable[i
     if annotators == []:
         return 0
     if annotators is not None and len(ids) == len(annotators) == 1:
-        return store_saved(ids[0], annotators[0], campaign)
+        return 1 if store_saved(ids[0], annotators[0], campaign).score.nuggets else 0
     campaign = _campaign(campaign)
     with transaction.atomic(savepoint=False):
         _lock(ids)
@@ -85,12 +85,22 @@ def refresh_conversations(campaign: Campaign | int, conversation_ids: Iterable[i
         return _insert(campaign.pk, rows)
 
 
-def store_saved(conversation_id: int, annotator_id: int, campaign: Campaign | int | None = None) -> int:
+@dataclass(frozen=True)
+class StoredScore:
+    """What `store_saved` stored: one annotator's score of one conversation, as the workspace's
+    panel shows it, with the topic type's attribute sets it was scored with. The save's answer
+    shows both instead of reading and scoring the same judgments again."""
+
+    score: ConversationScore
+    annotator_id: int
+    attribute_sets: list[AttributeSet]
+
+
+def store_saved(conversation_id: int, annotator_id: int, campaign: Campaign | int | None = None) -> StoredScore:
     """What a save changes: one annotator's row of one conversation, in the save's transaction,
-    scored as the workspace's panel scores it (and offered to the save's answer, whose panel then
-    shows this score instead of reading and scoring the same judgments again); written by one
-    INSERT ... ON CONFLICT UPDATE, or deleted when the annotator has no nugget there. The
-    campaign, when not given, comes with the conversation's row."""
+    scored as the workspace's panel scores it (the score is returned, for the save's answer);
+    written by one INSERT ... ON CONFLICT UPDATE, or deleted when the annotator has no nugget
+    there. The campaign, when not given, comes with the conversation's row."""
     with transaction.atomic(savepoint=False):
         query = Conversation.objects.select_related("topic__campaign" if campaign is None else "topic")
         if connection.features.has_select_for_update:
@@ -98,11 +108,12 @@ def store_saved(conversation_id: int, annotator_id: int, campaign: Campaign | in
         conversation = query.get(pk=conversation_id)
         if campaign is not None:
             conversation.topic.campaign = _campaign(campaign)  # its settings as the caller has them
-        rows = _scored_as_the_panel(conversation, annotator_id)
+        rows, saved = _scored_as_the_panel(conversation, annotator_id)
         if not rows:
             _delete([conversation_id], [annotator_id])
-            return 0
-        return _insert(conversation.topic.campaign_id, rows, replace=True)
+        else:
+            _insert(conversation.topic.campaign_id, rows, replace=True)
+        return saved
 
 
 def _lock(ids: Sequence[int]) -> None:
@@ -526,14 +537,15 @@ def _build(campaign: Campaign, ids: list[int] | None, annotators: list[int] | No
     return rows
 
 
-def _scored_as_the_panel(conversation: Conversation, annotator_id: int) -> list[tuple]:
+def _scored_as_the_panel(conversation: Conversation, annotator_id: int) -> tuple[list[tuple], StoredScore]:
     """The row of one annotator's judgments of one conversation, scored as the workspace's panel
-    scores it, and offered to the save's answer; no row when the annotator has no nugget there."""
+    scores it (no row when the annotator has no nugget there), and that score."""
     conversation_id = conversation.pk
-    score = score_conversation(conversation, annotator_id)
-    keep_for_answer(score, annotator_id)
+    attribute_sets = attribute_sets_of(conversation.topic.topic_type_id)
+    score = score_conversation(conversation, annotator_id, attribute_sets)
+    saved = StoredScore(score, annotator_id, attribute_sets)
     if not score.nuggets:
-        return []
+        return [], saved
     turn_table, nugget_table = score.tables
     # the nuggets in the order `_build` stores them (turn id, start word), not the panel's
     order = sorted(range(len(score.nuggets)),
@@ -552,7 +564,7 @@ def _scored_as_the_panel(conversation: Conversation, annotator_id: int) -> list[
         values = [v for view in score.system_turns if view.scored and (v := view.distr_sim[spec.name]) == v]
         if values:
             lowest[spec.name] = min(values)
-    return [(conversation_id, annotator_id, score.R, score.GF, score.GFRC, dict(score.GF_m), inputs, lowest)]
+    return [(conversation_id, annotator_id, score.R, score.GF, score.GFRC, dict(score.GF_m), inputs, lowest)], saved
 
 
 def distinct_vectors(vectors: Sequence[Sequence[float]]) -> dict:

@@ -1,4 +1,6 @@
-"""The conversation column of the workspace and the score panel's tables, rendered in Python.
+"""The conversation column of the workspace and the score panel's tables, rendered in Python
+from the plain types of annotator.workspace.workbench (the read side fills them; nothing here
+imports it back).
 
 A 300-nugget conversation has thousands of words. They are sent as runs of text with the
 position of their first word (`_runs`); annotate.js makes each word a focusable span, so the
@@ -11,7 +13,6 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from html import escape
-from typing import TYPE_CHECKING
 
 from django.template.loader import get_template
 from django.utils.safestring import SafeString, mark_safe
@@ -19,10 +20,8 @@ from django.utils.safestring import SafeString, mark_safe
 from annotator.models import TurnLabel
 from annotator.rules.candidates import Line, lines_of
 from annotator.rules.links import link_html
-
-if TYPE_CHECKING:  # filled by the read model (annotator.workspace.read_model), rendered here
-    from annotator.workspace.read_model import Candidate, EntityOption, Workbench
 from annotator.scores.per_conversation import NuggetScore, TurnScore
+from annotator.workspace.workbench import Candidate, EntityOption, NuggetLine, Workbench
 
 # The turn's header (name, word range, running word count, label buttons): a template partial.
 TURN_HEAD = "annotator/conversation.html#turn-head"
@@ -304,8 +303,8 @@ def _badge(bench: Workbench, n: NuggetScore, oob: bool = False) -> str:
     )
 
 
-def table_1_html(rows, turn_ids: list[int], *, empty: bool, oob: bool = False) -> SafeString:
-    """Table 1's rows (annotator.workspace.read_model.NuggetLine), a <tbody> per turn (`turn_ids`, in
+def table_1_html(rows: list[NuggetLine], turn_ids: list[int], *, empty: bool, oob: bool = False) -> SafeString:
+    """Table 1's rows, a <tbody> per turn (`turn_ids`, in
     order; empty ones too, so that an edit's answer can replace any of them out of band, each
     in a <template>: a lone <tbody> is not valid HTML elsewhere). Tables 1 and 2 are loops over
     every nugget and every group of every turn, so like the words they stay in Python: as
@@ -320,13 +319,13 @@ def table_1_html(rows, turn_ids: list[int], *, empty: bool, oob: bool = False) -
     return mark_safe(f"<template>{bodies}</template>" if oob and bodies else bodies)
 
 
-def table_1_rows_html(rows) -> SafeString:
+def table_1_rows_html(rows: list[NuggetLine]) -> SafeString:
     """Rows of Table 1 alone (tr id t1r-<nugget>), each out of band, in a <template>: what a
     change of an entity changes in the table when its turns keep their nuggets."""
     return mark_safe(f'<template>{"".join(_table_1_row(r, oob=True) for r in rows)}</template>' if rows else "")
 
 
-def _table_1_row(r, oob: bool = False) -> str:
+def _table_1_row(r: NuggetLine, oob: bool = False) -> str:
     dup = ' <span class="badge dup">dup</span>' if r.duplicate else ""
     warn = f' <span class="badge warn" title="no membership: {escape(r.missing)}">?</span>' if r.missing else ""
     gain = '<span class="muted">–</span>' if r.gain is None else r.gain
@@ -342,7 +341,7 @@ DUP_ROW = ' class="dup"'
 
 
 def table_2_html(turns: list[dict], *, oob: bool = False) -> SafeString:
-    """Table 2 (annotator.workspace.read_model.table_2): per system turn and attribute set, the achieved
+    """Table 2 (annotator.workspace.score_panel.table_2): per system turn and attribute set, the achieved
     distribution against the target as bars, and DistrSim; a block per turn (`t2-<turn>`),
     each out of band in an edit's answer."""
     out = []

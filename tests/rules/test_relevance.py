@@ -10,7 +10,7 @@ from annotator.interchange import exporting
 from annotator.judgments.progress import progress_for
 from annotator.rules.relevance import needs_every_membership
 from annotator.scores.per_conversation import score_conversation
-from annotator.workspace.read_model import table_1
+from annotator.workspace.score_panel import table_1
 from tests.factories import make_campaign, make_conversation, make_user, mark
 
 pytestmark = pytest.mark.django_db

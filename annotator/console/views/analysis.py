@@ -19,7 +19,7 @@ from annotator.console.forms import AnalysisForm, MeasureForm
 from annotator.models import Campaign, Conversation
 from annotator.scores.campaign_tables import score_table, worst_tables
 from annotator.scores.per_conversation import gold_annotators, score_conversation
-from annotator.workspace.read_model import score_panel_html
+from annotator.workspace.score_panel import score_panel_html
 from scoring.words import span_text, tokenise
 
 def _compared(campaign: Campaign, query) -> tuple[AnalysisForm, run_comparison.Selection | None,

@@ -10,7 +10,7 @@ from django.views.decorators.http import require_POST
 
 from annotator.access import assignment_for_annotator
 from annotator.judgments import activity, completion
-from annotator.workspace.read_model import NOTHING
+from annotator.workspace.affected import NOTHING
 from annotator.workspace.views.edits import respond
 
 

@@ -1,9 +1,10 @@
 """The annotator's workspace, read side: the conversation page, the score panel, the entity
-link suggestions and the live membership check. Edits are in workspace_edit.
+link suggestions and the live membership check. Edits are in annotator.workspace.views.edits.
 
 Pages and fragments come from one template (annotator/conversation.html) and its partials;
-what they show comes from annotator.workspace.read_model. Every view starts with an access helper:
-another annotator's conversation or nugget is a 404.
+what they show comes from annotator.workspace.page_context (the page) and .score_panel (the
+panel alone). Every view starts with an access helper: another annotator's conversation or
+nugget is a 404.
 """
 
 from __future__ import annotations
@@ -14,11 +15,13 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_POST
 
 from annotator.access import assignment_for_annotator, attribute_set_of, nugget_in_conversation
+from annotator.rules.vectors import format_vector
+from annotator.scores.per_conversation import score_conversation
 from annotator.workspace.conversation_html import render_datalist
 from annotator.workspace.forms import MembershipForm
-from annotator.scores.per_conversation import score_conversation
-from annotator.rules.vectors import format_vector
-from annotator.workspace.read_model import entity_rows, score_panel_context, workbench_context
+from annotator.workspace.page_context import workbench_context
+from annotator.workspace.queries import entity_options_of
+from annotator.workspace.score_panel import score_panel_context
 
 TEMPLATE = "annotator/conversation.html"
 
@@ -53,7 +56,7 @@ def score_panel(request: HttpRequest, conversation_id: int) -> HttpResponse:
 def entity_options(request: HttpRequest, conversation_id: int, nugget_id: int) -> HttpResponse:
     """The <option>s of the entity link field: the annotator's other entities of the topic."""
     nugget = nugget_in_conversation(request.user, conversation_id, nugget_id)
-    return HttpResponse(render_datalist(entity_rows(nugget.entity.topic_id, request.user.pk), nugget.entity_id))
+    return HttpResponse(render_datalist(entity_options_of(nugget.entity.topic_id, request.user.pk), nugget.entity_id))
 
 
 @login_required

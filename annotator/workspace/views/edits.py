@@ -5,7 +5,8 @@ may be typed), then one service call, then `respond`. `_edit` is the one home of
 form -> service -> answer chain: refusals of the domain (AnnotationRefused) come back as form
 messages (422), edits based on an old version (StaleEdit) as 409 with the latest state.
 Every answer is one request's worth: the turns the edit changed, the editor, the counts and
-the score panel, out of band.
+the score panel, out of band. Each service is called through edits.save_with_score: the
+panel shows the score the save stored, not a second one scored afresh.
 """
 
 from __future__ import annotations
@@ -35,18 +36,11 @@ from annotator.workspace.forms import (
     VersionForm,
 )
 from annotator.models import Assignment, Entity, Grade, Turn
-from annotator.scores.per_conversation import scores_kept_for_answer
-from annotator.workspace.read_model import (
-    NOTHING,
-    Affected,
-    EditorChange,
-    dismiss_in_session,
-    entity_touched,
-    nugget_touched,
-    touched,
-    workbench_context,
-    words_before,
-)
+from annotator.scores.stored import StoredScore
+from annotator.workspace.affected import NOTHING, Affected, EditorChange, entity_touched, nugget_touched, touched
+from annotator.workspace.dismissals import dismiss_in_session
+from annotator.workspace.page_context import workbench_context
+from scoring.words import turn_offsets
 
 TEMPLATE = "annotator/conversation.html"
 
@@ -64,6 +58,7 @@ def respond(
     only: Affected | None = None,
     editor: EditorChange | None = None,
     done_changed: bool = False,
+    stored: StoredScore | None = None,
 ) -> HttpResponse:
     """The answer to any workspace action: one request carries everything the edit changed.
 
@@ -72,8 +67,10 @@ def respond(
     the column is not sent whole: just the <section>s of the turns whose rendering can have
     changed, each out of band (HX-Reswap: none), so the answer's size follows the edit, not
     the conversation. When the edit kept the selection and changed its entity (`editor`), the
-    editor is not sent whole either: just its parts that can differ. Plain forms: a redirect
-    back to the page (success) or the whole page with the message (refusal).
+    editor is not sent whole either: just its parts that can differ. `stored`: the score the
+    edit's save stored, which the panel shows (annotator.judgments.edits.save_with_score).
+    Plain forms: a redirect back to the page (success) or the whole page with the message
+    (refusal).
     """
     with_done = done_changed
     if request.method == "POST":  # a sign of work: the time on task (annotator.judgments.activity)
@@ -88,7 +85,7 @@ def respond(
         return redirect(f"{url}?nugget={selected_id}#editor" if selected_id else url, permanent=False)
     context = workbench_context(
         request, assignment, selected_id=selected_id, bound=bound, message=message, level=level,
-        with_panel=changed or not request.htmx, only=only if request.htmx else None,
+        with_panel=changed or not request.htmx, only=only if request.htmx else None, stored=stored,
     )
     if request.htmx:
         context["oob"] = True
@@ -113,6 +110,7 @@ class Done:
     message: str = ""
     changed: bool = True  # judgments changed (not so for a dismissed suggestion)
     editor: EditorChange | None = None  # an edit of the selected nugget's entity: the editor's parts it changed
+    stored: StoredScore | None = None  # the score the save stored (edits.save_with_score), for the panel
 
 
 def _selected(request: HttpRequest) -> int | None:
@@ -139,19 +137,24 @@ def _edit(request, assignment, form, change: Callable[[dict], Done], *, selected
     """Validate the form, make the change, answer; refusals keep the form's message (422), a
     stale version gets the latest state (409)."""
     if form.is_valid():
-        with scores_kept_for_answer():  # the panel shows the score the save stored, not a second one
-            try:
-                done = change(form.cleaned_data)
-            except edits.StaleEdit as error:
-                return _stale(request, assignment, error, selected_id=selected_id)
-            except edits.AnnotationRefused as error:
-                form.add_error(None, str(error))
-            else:
-                return respond(request, assignment, selected_id=done.selected_id, changed=done.changed,
-                               only=done.only, message=done.message, level="success" if done.message else "info",
-                               editor=done.editor)
+        try:
+            done = change(form.cleaned_data)
+        except edits.StaleEdit as error:
+            return _stale(request, assignment, error, selected_id=selected_id)
+        except edits.AnnotationRefused as error:
+            form.add_error(None, str(error))
+        else:
+            return respond(request, assignment, selected_id=done.selected_id, changed=done.changed,
+                           only=done.only, message=done.message, level="success" if done.message else "info",
+                           editor=done.editor, stored=done.stored)
     return respond(request, assignment, selected_id=selected_id, message=_first_error(form), level="error",
                    status=422, bound=bound, only=NOTHING)  # nothing was written: no turn looks different
+
+
+def _words_before(turns, turn) -> int:
+    """The conversation-wide position of the word before `turn`'s first (`turns`: all of them)."""
+    ordered = sorted(turns, key=lambda t: t.position)
+    return int(turn_offsets([t.text for t in ordered])[[t.pk for t in ordered].index(turn.pk)])
 
 
 def _turns_of(assignment) -> dict[int, Turn]:
@@ -173,11 +176,11 @@ def create_nugget(request: HttpRequest, conversation_id: int) -> HttpResponse:
     form = SpanForm(request.POST, turns=_turns_of(assignment), annotator=request.user)
 
     def change(data) -> Done:
-        nugget = edits.create_nugget(
-            annotator=request.user, actor=request.user, turn=data["turn"], start_word=data["start"], end_word=data["end"],
-            cited=data.get("cited"),
+        nugget, stored = edits.save_with_score(
+            edits.create_nugget, annotator=request.user, actor=request.user, turn=data["turn"], start_word=data["start"],
+            end_word=data["end"], cited=data.get("cited"),
         )
-        return Done(nugget_touched(nugget), nugget.pk)
+        return Done(nugget_touched(nugget), nugget.pk, stored=stored)
 
     return _edit(request, assignment, form, change, selected_id=_selected(request))
 
@@ -209,12 +212,13 @@ def nugget(request: HttpRequest, conversation_id: int, nugget_id: int) -> HttpRe
             return redirect(f"{url}?nugget={nugget.pk}#editor")
         # nothing in the column changes: annotate.js marks the selection (syncSelection)
         return respond(request, assignment, selected_id=nugget.pk, only=NOTHING)
-    form = NuggetSpanForm(request.POST, nugget=nugget, offset=words_before(_turns_of(assignment).values(), nugget.turn))
+    form = NuggetSpanForm(request.POST, nugget=nugget, offset=_words_before(_turns_of(assignment).values(), nugget.turn))
 
     def change(data) -> Done:
-        edits.update_nugget(nugget, actor=request.user, expected_version=data["version"],
-                                  start_word=data["start"], end_word=data["end"])
-        return Done(nugget_touched(nugget), nugget.pk, "Nugget moved.")
+        stored = edits.save_with_score(edits.update_nugget, nugget, actor=request.user,
+                                       expected_version=data["version"], start_word=data["start"],
+                                       end_word=data["end"]).score
+        return Done(nugget_touched(nugget), nugget.pk, "Nugget moved.", stored=stored)
 
     return _edit(request, assignment, form, change, selected_id=nugget.pk, bound={"span": form})
 
@@ -227,8 +231,9 @@ def delete_nugget(request: HttpRequest, conversation_id: int, nugget_id: int) ->
     before = nugget_touched(nugget)
 
     def change(data) -> Done:
-        edits.delete_nugget(nugget, actor=request.user, expected_version=data["version"])
-        return Done(before, None, "Nugget deleted (u undoes).")
+        stored = edits.save_with_score(edits.delete_nugget, nugget, actor=request.user,
+                                       expected_version=data["version"]).score
+        return Done(before, None, "Nugget deleted (u undoes).", stored=stored)
 
     return _edit(request, assignment, VersionForm(request.POST), change, selected_id=nugget.pk)
 
@@ -246,10 +251,11 @@ def link_entity(request: HttpRequest, conversation_id: int, nugget_id: int) -> H
     before = (nugget.entity_id, nugget.entity.key)
 
     def change(data) -> Done:
-        entity = edits.link_nugget(nugget, actor=request.user, expected_version=data["version"],
-                                         entity=data["existing"], text=data["entity"],
-                                         conversation=assignment.conversation)
-        return Done(touched([nugget.turn_id], [before, (entity.pk, entity.key)]), nugget.pk, f"Linked to {entity.name or entity.key}.")
+        entity, stored = edits.save_with_score(edits.link_nugget, nugget, actor=request.user,
+                                               expected_version=data["version"], entity=data["existing"],
+                                               text=data["entity"], conversation=assignment.conversation)
+        return Done(touched([nugget.turn_id], [before, (entity.pk, entity.key)]), nugget.pk,
+                    f"Linked to {entity.name or entity.key}.", stored=stored)
 
     return _edit(request, assignment, form, change, selected_id=nugget.pk, bound={"link": form})
 
@@ -273,9 +279,10 @@ def grade(request: HttpRequest, conversation_id: int, nugget_id: int) -> HttpRes
     form = EntityGradeForm(request.POST, grades=grades)
 
     def change(data) -> Done:
-        edits.update_entity(_entity_of(nugget, assignment), actor=request.user, expected_version=data["version"],
-                                  conversation=assignment.conversation, grade=data["grade"])
-        return Done(entity_touched(nugget), nugget.pk, editor=EditorChange(grade=True))
+        stored = edits.save_with_score(edits.update_entity, _entity_of(nugget, assignment), actor=request.user,
+                                       expected_version=data["version"], conversation=assignment.conversation,
+                                       grade=data["grade"]).score
+        return Done(entity_touched(nugget), nugget.pk, editor=EditorChange(grade=True), stored=stored)
 
     return _edit(request, assignment, form, change, selected_id=nugget.pk, bound={"grade": form})
 
@@ -289,9 +296,11 @@ def entity_details(request: HttpRequest, conversation_id: int, nugget_id: int) -
     form = EntityDetailsForm(request.POST)
 
     def change(data) -> Done:
-        edits.update_entity(_entity_of(nugget, assignment), actor=request.user, expected_version=data["version"],
-                                  conversation=assignment.conversation, name=data["name"], comment=data["comment"])
-        return Done(entity_touched(nugget), nugget.pk, "Entity saved.", editor=EditorChange(details=True))
+        stored = edits.save_with_score(edits.update_entity, _entity_of(nugget, assignment), actor=request.user,
+                                       expected_version=data["version"], conversation=assignment.conversation,
+                                       name=data["name"], comment=data["comment"]).score
+        return Done(entity_touched(nugget), nugget.pk, "Entity saved.", editor=EditorChange(details=True),
+                    stored=stored)
 
     return _edit(request, assignment, form, change, selected_id=nugget.pk, bound={"details": form})
 
@@ -306,10 +315,12 @@ def membership(request: HttpRequest, conversation_id: int, nugget_id: int, attri
     form = MembershipForm(request.POST, attribute_set=attribute_set, prefix=f"m{attribute_set.pk}")
 
     def change(data) -> Done:
-        edits.set_membership(_entity_of(nugget, assignment), attribute_set, actor=request.user,
-                                   expected_version=data["version"], vector=data["result"],
-                                   evidence=data["evidence"], conversation=assignment.conversation)
-        return Done(entity_touched(nugget), nugget.pk, editor=EditorChange(attribute_set_id=attribute_set.pk))
+        stored = edits.save_with_score(edits.set_membership, _entity_of(nugget, assignment), attribute_set,
+                                       actor=request.user, expected_version=data["version"],
+                                       vector=data["result"], evidence=data["evidence"],
+                                       conversation=assignment.conversation).score
+        return Done(entity_touched(nugget), nugget.pk, editor=EditorChange(attribute_set_id=attribute_set.pk),
+                    stored=stored)
 
     return _edit(request, assignment, form, change, selected_id=nugget.pk, bound={("membership", attribute_set.pk): form})
 
@@ -324,9 +335,9 @@ def label_turn(request: HttpRequest, conversation_id: int, turn_id: int) -> Http
         raise Http404("No such turn in this conversation.")
 
     def change(data) -> Done:
-        edits.set_turn_label(turn, annotator=request.user, actor=request.user, label=data["label"],
-                                   expected_version=data["version"])
-        return Done(touched([turn.pk]), _selected(request))
+        stored = edits.save_with_score(edits.set_turn_label, turn, annotator=request.user, actor=request.user,
+                                       label=data["label"], expected_version=data["version"]).score
+        return Done(touched([turn.pk]), _selected(request), stored=stored)
 
     return _edit(request, assignment, LabelForm(request.POST), change, selected_id=_selected(request))
 
@@ -336,13 +347,12 @@ def label_turn(request: HttpRequest, conversation_id: int, turn_id: int) -> Http
 def undo(request: HttpRequest, conversation_id: int) -> HttpResponse:
     """Undo the annotator's last change in this conversation."""
     assignment = assignment_for_annotator(request.user, conversation_id)
-    with scores_kept_for_answer():  # the panel shows the score the undo stored, not a second one
-        try:
-            done = edits.undo_last(assignment.conversation, request.user, actor=request.user)
-        except edits.StaleEdit as error:
-            return _stale(request, assignment, error, selected_id=_selected(request))
-        message = done.description if done else "Nothing to undo."
-        # what the undo put back is selected again: the next grade key grades it
-        selected = (done.restored_nugget if done else None) or _selected(request)
-        return respond(request, assignment, selected_id=selected, changed=bool(done), message=message,
-                       level="success" if done else "info")
+    try:
+        done, stored = edits.save_with_score(edits.undo_last, assignment.conversation, request.user, actor=request.user)
+    except edits.StaleEdit as error:
+        return _stale(request, assignment, error, selected_id=_selected(request))
+    message = done.description if done else "Nothing to undo."
+    # what the undo put back is selected again: the next grade key grades it
+    selected = (done.restored_nugget if done else None) or _selected(request)
+    return respond(request, assignment, selected_id=selected, changed=bool(done), message=message,
+                   level="success" if done else "info", stored=stored)
