@@ -1,4 +1,4 @@
-"""annotator.interchange.exporting and export_annotations: what goes out comes back in."""
+"""annotator.interchange.exports.catalogue and export_annotations: what goes out comes back in."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from annotator.judgments import edits
-from annotator.interchange import exporting
-from annotator.interchange.importing import import_files
+from annotator.interchange.exports import catalogue as exporting
+from annotator.interchange.imports.conversations import import_files
 from annotator.models import Campaign, Entity, Nugget, Topic, TurnLabel
 from tests.commands.helpers import BARD_FIGURE, CAMPAIGN_FILE, EXAMPLE, refused, run
 
@@ -52,7 +52,7 @@ def judgments(campaign: Campaign, annotator) -> dict:
 def copy_campaign(slug: str) -> Campaign:
     data = json.loads(CAMPAIGN_FILE.read_text())
     data["slug"] = slug
-    from annotator.interchange.campaign_file import load_campaign
+    from annotator.interchange.imports.campaign_file import load_campaign
 
     return load_campaign(data).campaign
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from annotator.interchange import exporting
-from annotator.interchange.importing import import_files
+from annotator.interchange.exports import catalogue as exporting
+from annotator.interchange.imports.conversations import import_files
 from annotator.judgments import edits
 from annotator.models import Nugget
 from annotator.rules.identity import entity_key_and_name

@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from annotator.interchange import exporting
+from annotator.interchange.exports import catalogue as exporting
 from annotator.judgments import edits
 from annotator.models import Campaign, Conversation, Membership, Nugget
 from annotator.scores.per_conversation import score_conversation

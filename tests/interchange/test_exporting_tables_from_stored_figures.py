@@ -10,7 +10,7 @@ import random
 import pytest
 from django.db import connection
 
-from annotator.interchange import exporting
+from annotator.interchange.exports import catalogue as exporting
 from annotator.interchange.csvsafe import csv_text
 from annotator.judgments import edits
 from annotator.judgments.edits import AnnotationRefused, StaleEdit

@@ -30,7 +30,7 @@ EXPORTS = {
 
 def export_stream(campaign, kind: str):
     """The exporter's generator for `kind` (chunks of str or bytes)."""
-    from annotator.interchange import exporting
+    from annotator.interchange.exports import catalogue as exporting
 
     return exporting.stream(campaign, kind)
 
@@ -38,7 +38,7 @@ def export_stream(campaign, kind: str):
 def export_response(campaign, kind: str) -> HttpResponse:
     """The streamed download of one export (kind must be in EXPORTS): console and API alike; a
     campaign whose ids no export can write whole is a 409 naming them, before any byte."""
-    from annotator.interchange.exporting import ExportRefused
+    from annotator.interchange.exports.catalogue import ExportRefused
 
     _, _, suffix, content_type = EXPORTS[kind]
     try:

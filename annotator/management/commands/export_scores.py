@@ -6,7 +6,7 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 
-from annotator.interchange import exporting
+from annotator.interchange.exports import catalogue as exporting
 from annotator.management.commands._files import DataCommand
 from annotator.models import Campaign
 

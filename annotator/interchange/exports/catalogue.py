@@ -117,7 +117,7 @@ def stream(campaign: Campaign, kind: str, annotator=None) -> Iterator[str | byte
     if kind == "turns-csv":
         return iter_score_turns_csv(campaign, annotator)
     if kind == "assignments":
-        from annotator.interchange.assignments_csv import iter_assignments_csv
+        from annotator.interchange.exports.assignments import iter_assignments_csv
 
         return iter_assignments_csv(campaign)
     raise ValueError(f"unknown export {kind!r} (one of {', '.join(KINDS)})")

@@ -8,7 +8,7 @@
 Files are parsed by annotator.interchange.formats (the format told by the content: the paper's,
 JSONL, or a harvest), then checked against the campaign (topic types, attribute sets and
 their group counts, grades, spans, entities already judged), then written where nobody looks, in
-short transactions, and published in one short transaction (annotator.interchange.staging): an
+short transactions, and published in one short transaction (annotator.interchange.imports.staging): an
 import never holds SQLite's only writer for long, and nothing of it is visible before it is whole.
 
 The annotations in the files are one annotator's judgments (``annotator``; default: the
@@ -47,13 +47,13 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotator.interchange.annotators import default_annotator
+from annotator.interchange.imports.annotators import default_annotator
 from annotator.rules.topics import topic_type_for
 from annotator.rules.citations import CITATIONS_DESCRIPTION, CITATIONS_JUDGE, Citation, choose_cited_spans
 from annotator.rules.evidence import EvidenceError, vector_from_evidence
 from annotator.rules.identity import normalise_url, user_part
 from annotator.interchange.formats import FormatError, ParsedConversation, ParseResult, parse_file
-from annotator.interchange.staging import Cancellation, ImportCancelled, StagingArea
+from annotator.interchange.imports.staging import Cancellation, ImportCancelled, StagingArea
 from annotator.judgments import completion
 from annotator.judgments.edits import Event, entity_state, label_state, membership_state, nugget_state
 from annotator.models import (
@@ -681,7 +681,7 @@ class _Importer:
 
     def write(self, plans: list[_ConversationPlan], entities: dict[tuple[str, str], _EntityPlan]) -> None:
         """Everything checked is staged in short transactions where nobody looks, then published
-        in one short transaction (annotator.interchange.staging): an import never holds the only
+        in one short transaction (annotator.interchange.imports.staging): an import never holds the only
         writer (SQLite) for long, and nothing of it is visible before it is whole. On any failure
         the staged rows are deleted: nothing was ever visible."""
         if self.annotator is not None and self.annotator.pk is None:
@@ -1117,7 +1117,7 @@ def import_files(
     imported anew; without it, that is an error. ``progress``: called as the import goes
     (see Progress), for the console's background import jobs. ``topic``: the topic of harvested
     conversations (files that name topics keep theirs). ``cancellation``: a background job's
-    (annotator.interchange.staging.Cancellation): ImportCancelled, and nothing imported, once
+    (annotator.interchange.imports.staging.Cancellation): ImportCancelled, and nothing imported, once
     its organiser cancels it before it publishes.
     """
     files = list(files)

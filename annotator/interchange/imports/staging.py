@@ -55,7 +55,7 @@ from typing import Protocol
 from django.db import connection, models, transaction
 from django.utils import timezone
 
-from annotator.interchange import processes
+from annotator.interchange.imports import processes
 from annotator.models import AnnotationEvent, Assignment, Campaign, Conversation, Entity, Membership, Run, Topic
 
 __all__ = ["StagingArea", "sweep_abandoned", "no_collection", "ABANDONED_AFTER", "ImportCancelled", "Cancellation"]

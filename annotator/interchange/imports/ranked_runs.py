@@ -32,7 +32,7 @@ from annotator.interchange.formats import arrow
 from annotator.interchange.formats.model import FormatError
 from annotator.interchange.formats.ntcireval import read_run
 from annotator.interchange.formats.run_columns import RunColumns, TopicColumns, read_run_columns, run_columns, twice_for_a_topic
-from annotator.interchange.rows import insert_rows
+from annotator.interchange.imports.rows import insert_rows
 from annotator.models import Campaign, Entity, RankedList, Run, Topic, TopicDocument
 from annotator.rules.identity import document_key
 from annotator.rules.ids import RUN, id_problem

@@ -25,9 +25,9 @@ from django.utils import timezone
 
 from annotator.interchange.formats.model import FormatError
 from annotator.interchange.formats.ntcireval import gmemb_name, read_gmemb, read_qrels
-from annotator.interchange.annotators import default_annotator
-from annotator.interchange.rows import insert_rows, select_rows, update_rows
-from annotator.interchange.staging import no_collection
+from annotator.interchange.imports.annotators import default_annotator
+from annotator.interchange.imports.rows import insert_rows, select_rows, update_rows
+from annotator.interchange.imports.staging import no_collection
 from annotator.judgments.edits import Event, entity_state, membership_state
 from annotator.models import AnnotationEvent, AttributeSet, Campaign, Entity, Grade, Membership, Topic
 from annotator.rules.identity import document_key
