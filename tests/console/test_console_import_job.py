@@ -138,14 +138,14 @@ def test_the_page_sees_the_progress_while_the_worker_is_still_importing(organise
     from annotator.interchange.imports import conversations as importing
 
     seen = []
-    write = importing._Importer.write
+    write = importing.write_import
 
-    def observed_write(self, plans, entities):
+    def observed_write(plan, cancellation):
         # what the job page reads (another connection would see the same rows) as writing begins
         seen.append(organiser.get(job_url(ImportJob.objects.get())).content.decode())
-        return write(self, plans, entities)
+        return write(plan, cancellation)
 
-    monkeypatch.setattr(importing._Importer, "write", observed_write)
+    monkeypatch.setattr(importing, "write_import", observed_write)
     upload(organiser, campaign, jsonl(6))
     run_worker()
     assert len(seen) == 1
