@@ -1,4 +1,4 @@
-"""interchange.rows: plain-row INSERTs store what the model's fields would."""
+"""interchange.imports.rows: plain-row INSERTs store what the model's fields would."""
 
 from __future__ import annotations
 
