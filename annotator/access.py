@@ -3,7 +3,7 @@
 Each returns the object when the user may act on it and raises Http404 otherwise: an
 annotator cannot even learn that another annotator's conversation exists.
 Organisers (the campaign's organisers, or superusers) see everything in their campaigns.
-What an import is still staging (annotator.interchange.staging) is in a hidden campaign (its
+What an import is still staging (annotator.interchange.imports.staging) is in a hidden campaign (its
 conversations already carry their assignments): every helper here leaves it out, for everyone.
 """
 
@@ -75,7 +75,7 @@ def _visible(user, objects: QuerySet, *, assigned: str, organised: str) -> Query
     an assignment and to the campaign's organisers."""
     if not user.is_authenticated:
         return objects.none()
-    # never an import's staging area (annotator.interchange.staging): nobody's, not even a superuser's
+    # never an import's staging area (annotator.interchange.imports.staging): nobody's, not even a superuser's
     published = {f"{organised.removesuffix('organisers')}staging_for__isnull": True}
     if user.is_superuser:
         return objects.filter(**published)

@@ -86,7 +86,7 @@ class Campaign(models.Model):
     version = models.PositiveIntegerField(default=1, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
-    # A staging area (annotator.interchange.staging): a hidden campaign where an import writes its
+    # A staging area (annotator.interchange.imports.staging): a hidden campaign where an import writes its
     # rows before they are visible, in short transactions; nobody organises or is assigned in it.
     staging_for = models.ForeignKey(
         "self", on_delete=models.CASCADE, null=True, blank=True, editable=False, related_name="+",
@@ -597,7 +597,7 @@ class AnnotationEvent(models.Model):
 
     topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="events")
     # The history outlives a conversation: a replaced conversation's events move to its
-    # replacement (annotator.interchange.importing), and deleting one any other way keeps them, unlinked.
+    # replacement (annotator.interchange.imports.conversations), and deleting one any other way keeps them, unlinked.
     conversation = models.ForeignKey(
         Conversation, on_delete=models.SET_NULL, null=True, blank=True, related_name="events"
     )
@@ -714,7 +714,7 @@ class AdjudicationDecision(models.Model):
 
 class ImportJob(models.Model):
     """A conversation upload too large to import within a request: the background worker
-    (`manage.py db_worker`) imports it with annotator.interchange.importing, all or nothing, and records
+    (`manage.py db_worker`) imports it with annotator.interchange.imports.conversations, all or nothing, and records
     its progress here for the console's job page."""
 
     class Status(models.TextChoices):
@@ -757,7 +757,7 @@ class ImportJob(models.Model):
     warnings = models.JSONField(default=list, blank=True)
     task_id = models.CharField(max_length=64, blank=True, help_text="The django-tasks result running this job")
     worker = models.CharField(
-        max_length=300, blank=True, help_text="The process running it: host, pid and start time (annotator.interchange.import_jobs)"
+        max_length=300, blank=True, help_text="The process running it: host, pid and start time (annotator.interchange.imports.jobs)"
     )
     heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="Last sign of life of that process")
     cancel_requested_at = models.DateTimeField(

@@ -37,7 +37,7 @@ def build(topics: int, runs: int, second: int) -> dict:
     """The campaign "bench" with organiser "organiser", annotators "gold" and "second"."""
     from django.contrib.auth import get_user_model
 
-    from annotator.interchange.importing import import_files
+    from annotator.interchange.imports.conversations import import_files
     from tests.factories import make_campaign
 
     users = get_user_model()

@@ -118,7 +118,7 @@ def _merged(phases: list[Phase]) -> Phase:
 
 def import_campaign(campaign, conversations: int) -> float:
     """bench_import's generated conversations (judged by a user "gold") into `campaign`."""
-    from annotator.interchange.importing import import_files
+    from annotator.interchange.imports.conversations import import_files
 
     gold = make_annotator("gold")
     topics = max(1, conversations // RUNS_PER_TOPIC)

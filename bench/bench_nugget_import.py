@@ -1,7 +1,7 @@
 """Importing one conversation with very many nuggets: linear, not quadratic.
 
 Generates one JSONL conversation whose system turn has N words and N one-word nuggets (each
-naming its own entity, graded), imports it with annotator.interchange.importing.import_files into a fresh
+naming its own entity, graded), imports it with annotator.interchange.imports.conversations.import_files into a fresh
 SQLite database (or the throwaway PostgreSQL of scripts/with-postgres.sh), and reports the
 parse/check time and the whole import per size. A linear importer keeps the time per nugget
 flat across sizes; the quadratic one (every nugget compared with every earlier span of its
@@ -45,7 +45,7 @@ def main() -> None:
         from django.core.management import call_command
 
         from annotator.interchange.formats import parse_file
-        from annotator.interchange.importing import import_files
+        from annotator.interchange.imports.conversations import import_files
         from annotator.models import Campaign, Nugget
         from tests.commands.helpers import CAMPAIGN_FILE
 

@@ -27,7 +27,7 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from annotator.interchange.assignments_csv import COLUMNS as ASSIGNMENT_COLUMNS, assignment_rows
+from annotator.interchange.exports.assignments import COLUMNS as ASSIGNMENT_COLUMNS, assignment_rows
 from annotator.judgments import completion, edits
 from annotator.console import reports
 from annotator import tokens

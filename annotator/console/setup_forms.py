@@ -2,7 +2,7 @@
 its topics (one at a time, or a topics file), its people, its guidelines.
 
 The rules they apply have their homes elsewhere: the campaign file's checks
-(annotator.interchange.campaign_file), a topic's id and type (annotator.rules.topics), who may
+(annotator.interchange.imports.campaign_file), a topic's id and type (annotator.rules.topics), who may
 be added (annotator.people), the guidelines' versions (annotator.judgments.guidelines).
 """
 
@@ -14,7 +14,7 @@ from django import forms
 from django.conf import settings
 
 from annotator.access import organised_campaigns
-from annotator.interchange.campaign_file import describe_campaign, parse_campaign_file
+from annotator.interchange.imports.campaign_file import describe_campaign, parse_campaign_file
 from annotator.judgments.guidelines import MAX_CHARACTERS
 from annotator.models import Campaign, Run, Topic, TopicType
 from annotator.people import ANNOTATOR, MAX_LINES, ORGANISER

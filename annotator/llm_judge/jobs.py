@@ -10,7 +10,7 @@ it offers; the worker takes the server's address and key from the listing when i
 
 A run whose worker died (killed, crashed, the machine restarted) would stay "running": the
 run's page ends it as stopped when its process is gone (the import jobs' rule of
-annotator.interchange.import_jobs: pid and start time on this host, a heartbeat elsewhere).
+annotator.interchange.imports.jobs: pid and start time on this host, a heartbeat elsewhere).
 Nothing of it is lost: each conversation was written in its own transaction, and every answer
 received is cached, so running it again resumes where it stopped.
 """
@@ -21,7 +21,7 @@ from django.db import transaction
 from django.utils import timezone
 from django_tasks import task
 
-from annotator.interchange.import_jobs import this_worker, worker_alive
+from annotator.interchange.imports.jobs import this_worker, worker_alive
 from annotator.llm_judge import servers
 from annotator.llm_judge.runner import JudgeRefused, execute, new_run
 from annotator.models import Campaign, LlmJudgeRun

@@ -38,7 +38,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotator.accounts import JudgeRefused, judge_account, judge_problem
-from annotator.interchange.import_jobs import this_worker
+from annotator.interchange.imports.jobs import this_worker
 from annotator.judgments.edits import (
     AnnotationRefused, JudgedNugget, StaleEdit, judgments_version, set_conversation_judgments, vector_for_evidence,
 )

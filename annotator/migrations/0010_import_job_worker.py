@@ -10,7 +10,7 @@ class Migration(migrations.Migration):
             model_name="importjob",
             name="worker",
             field=models.CharField(
-                blank=True, help_text="The process running it: host, pid and start time (annotator.interchange.import_jobs)", max_length=300
+                blank=True, help_text="The process running it: host, pid and start time (annotator.interchange.imports.jobs)", max_length=300
             ),
         ),
         migrations.AddField(

@@ -1,6 +1,6 @@
 import pytest
 
-from annotator.interchange import exporting
+from annotator.interchange.exports import catalogue as exporting
 
 
 @pytest.mark.parametrize("kind", ["jsonl", "scores-csv"])

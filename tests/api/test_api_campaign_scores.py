@@ -1,6 +1,6 @@
 import pytest
 
-from annotator.interchange import exporting
+from annotator.interchange.exports import catalogue as exporting
 
 
 def test_an_organiser_gets_every_conversations_scores_and_run_means_with_intervals(api_as):

@@ -180,7 +180,7 @@ def test_a_lone_surrogate_anywhere_in_a_submission_is_a_400_with_its_json_path(a
 
 def test_a_judge_that_imported_a_conversation_first_cannot_empty_its_gold(db):
     """The probe: a judge's file creates the conversation, then its token sends no nuggets."""
-    from annotator.interchange.importing import import_files
+    from annotator.interchange.imports.conversations import import_files
     from annotator.models import Campaign, Conversation
     from tests.commands.helpers import EXAMPLE, load_fairweb
 
@@ -205,7 +205,7 @@ def test_a_judge_that_imported_a_conversation_first_cannot_empty_its_gold(db):
 
 
 def test_the_scores_of_a_conversation_only_a_judge_annotated_say_there_is_no_gold(db):
-    from annotator.interchange.importing import import_files
+    from annotator.interchange.imports.conversations import import_files
     from annotator.models import Campaign, Conversation
     from tests.commands.helpers import EXAMPLE, load_fairweb
 

@@ -27,7 +27,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from annotator.interchange import import_jobs
+from annotator.interchange.imports import jobs as import_jobs
 from annotator.models import Conversation
 
 pytestmark = pytest.mark.django_db(transaction=True)

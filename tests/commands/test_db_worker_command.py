@@ -14,7 +14,7 @@ import pytest
 from django.db import connection
 from django_tasks_db.models import DBTaskResult
 
-from annotator.interchange import import_jobs
+from annotator.interchange.imports import jobs as import_jobs
 from annotator.interchange.formats import parse_paper, write_jsonl
 from annotator.models import Conversation, ImportJob, ImportJobFile
 from tests.commands.helpers import EXAMPLE, ROOT

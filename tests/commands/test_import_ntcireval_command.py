@@ -102,7 +102,7 @@ def _history() -> list[tuple]:
 
 
 def test_every_imported_judgment_has_one_history_event_with_its_state_before_and_after_in_batches_of_any_size(tmp_path, monkeypatch):
-    monkeypatch.setattr("annotator.interchange.ntcireval.LOOKUP", 2)  # a topic's documents written two at a time
+    monkeypatch.setattr("annotator.interchange.imports.ntcireval.LOOKUP", 2)  # a topic's documents written two at a time
     _load()
     qrels = write(tmp_path, "q.qrels", "P001 a L1\nP001 b L0\nP001 c L2\nP002 m L1\n")
     gmemb = write(tmp_path, "x.R-GENDER.gmemb", "P001 a 1 0 0\nP001 b 1/3 1/3 1/3\nP001 d 0 0 1\n")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotator.interchange.ranked_runs import stored_lists
+from annotator.interchange.imports.ranked_runs import stored_lists
 from annotator.models import Campaign, RankedList, Run
 
 from .helpers import refused, row_counts, run, write
@@ -75,7 +75,7 @@ def test_a_conversation_run_is_not_replaced_by_a_ranked_list(tmp_path):
 
 @pytest.mark.parametrize("name", ["mine\n", "mi\x07ne"])
 def test_a_run_name_that_would_forge_an_export_line_is_refused(tmp_path, name):
-    from annotator.interchange.ranked_runs import import_runs
+    from annotator.interchange.imports.ranked_runs import import_runs
 
     _load()
     result = import_runs(Campaign.objects.get(slug="fairweb1pilot"),
@@ -96,7 +96,7 @@ def test_a_file_that_cannot_be_read_is_refused_before_any_run_is_imported(tmp_pa
 
 
 def test_runs_written_in_batches_are_all_rolled_back_by_a_bad_line_in_a_later_file(tmp_path, monkeypatch):
-    monkeypatch.setattr("annotator.interchange.rows.BATCH", 2)  # the first run is three executemany batches
+    monkeypatch.setattr("annotator.interchange.imports.rows.BATCH", 2)  # the first run is three executemany batches
     _load()
     first = write(tmp_path, "a", "".join(f"P001 Q0 d{i} {i} {10 - i} one\n" for i in range(1, 6)))
     second = write(tmp_path, "b", "P001 Q0 x 1 2 two\nP001 Q0 y 2 1 two\nP001 Q0 x 3 0 two\n")

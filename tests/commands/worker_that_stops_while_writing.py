@@ -22,7 +22,7 @@ django.setup()
 
 from django.core.management import call_command  # noqa: E402
 
-from annotator.interchange import import_jobs  # noqa: E402
+from annotator.interchange.imports import jobs as import_jobs  # noqa: E402
 
 report_progress = import_jobs._JobProgress.__call__
 

@@ -1,6 +1,6 @@
 """An annotator saves while an organiser imports a large file: every save answers within a second
 and none fails (on SQLite the import holds the only writer only for short batches and one short
-publishing transaction; annotator.interchange.staging). Real threads, each with its own
+publishing transaction; annotator.interchange.imports.staging). Real threads, each with its own
 connection, on whichever database the suite runs on."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import time
 import pytest
 from django.db import connections
 
-from annotator.interchange.importing import import_files
-from annotator.interchange.staging import StagingArea
+from annotator.interchange.imports.conversations import import_files
+from annotator.interchange.imports.staging import StagingArea
 from annotator.judgments import edits
 from annotator.models import Conversation, TurnLabel
 from tests.factories import make_user

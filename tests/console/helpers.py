@@ -44,8 +44,8 @@ def attribute_set_post(attribute_set: AttributeSet, **changes) -> dict:
 def add_ranked_list_runs(campaign: Campaign) -> None:
     """Three ranked-list runs (web-a, web-b, web-c) on the demo's topics M001 and M002, over
     eight judged pages per topic, through the NTCIREVAL importers."""
-    from annotator.interchange.ntcireval import import_ntcireval
-    from annotator.interchange.ranked_runs import import_runs
+    from annotator.interchange.imports.ntcireval import import_ntcireval
+    from annotator.interchange.imports.ranked_runs import import_runs
 
     topics = ["M001", "M002"]
     levels = ["L2", "L1", "L0", "L1", "L2", "L0", "L1", "L0"]

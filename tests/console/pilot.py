@@ -8,7 +8,7 @@ import json
 
 from django.test import Client
 
-from annotator.interchange.importing import import_files
+from annotator.interchange.imports.conversations import import_files
 from annotator.models import Campaign
 from tests.commands.pilot import load_pilot
 from tests.factories import make_user

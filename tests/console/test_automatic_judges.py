@@ -56,7 +56,7 @@ def test_progress_figures_count_people_only(demo_with_judge):
 
 
 def test_a_judges_file_that_creates_a_conversation_does_not_make_the_judge_its_gold(db):
-    from annotator.interchange.importing import import_files
+    from annotator.interchange.imports.conversations import import_files
     from annotator.models import Campaign, Conversation
     from tests.commands.helpers import EXAMPLE, load_fairweb
     from tests.factories import make_user

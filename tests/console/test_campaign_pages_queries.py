@@ -9,7 +9,7 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from annotator.interchange.importing import import_files
+from annotator.interchange.imports.conversations import import_files
 from tests.factories import make_campaign, make_user
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "demo" / "M002-bing-trial1.txt"

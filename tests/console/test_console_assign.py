@@ -59,7 +59,7 @@ def test_automatic_judges_are_named_as_such_among_the_annotators_to_assign(organ
 
 def test_a_harvest_whose_citations_the_judge_holds_still_gets_a_person(organiser, campaign):
     from annotator.interchange.formats import ParsedCitation, ParsedConversation, ParsedTurn, ParseResult
-    from annotator.interchange.importing import import_parsed
+    from annotator.interchange.imports.conversations import import_parsed
 
     turns = [ParsedTurn("U", 1, None, "films?"), ParsedTurn("S", 1, None, "Volver (2006) is a comedy-drama.")]
     harvest = ParseResult([ParsedConversation("", None, turns, citations=[ParsedCitation(1, 0, 4, "https://imdb.com/title/tt0441909")])])

@@ -5,7 +5,7 @@ import zipfile
 import pytest
 from django.urls import reverse
 
-from annotator.interchange import exporting
+from annotator.interchange.exports import catalogue as exporting
 from tests.console.conftest import assert_only_the_organiser_gets_in
 
 

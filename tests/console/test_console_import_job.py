@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.urls import reverse
 from django_tasks_db.models import DBTaskResult
 
-from annotator.interchange import processes
+from annotator.interchange.imports import processes
 from annotator.interchange.formats import parse_paper, write_jsonl
 from annotator.models import Conversation, ImportJob, ImportJobFile
 from tests.console.conftest import assert_only_the_organiser_gets_in
@@ -125,7 +125,7 @@ def test_only_the_campaigns_organisers_see_its_imports(client_as, organiser, cam
 
 
 def test_a_job_is_run_once_even_if_its_task_is_delivered_twice(organiser, campaign):
-    from annotator.interchange.import_jobs import run_import_job
+    from annotator.interchange.imports.jobs import run_import_job
 
     upload(organiser, campaign, jsonl(4))
     run_worker()
@@ -135,17 +135,17 @@ def test_a_job_is_run_once_even_if_its_task_is_delivered_twice(organiser, campai
 
 
 def test_the_page_sees_the_progress_while_the_worker_is_still_importing(organiser, campaign, monkeypatch):
-    from annotator.interchange import importing
+    from annotator.interchange.imports import conversations as importing
 
     seen = []
-    write = importing._Importer.write
+    write = importing.write_import
 
-    def observed_write(self, plans, entities):
+    def observed_write(plan, cancellation):
         # what the job page reads (another connection would see the same rows) as writing begins
         seen.append(organiser.get(job_url(ImportJob.objects.get())).content.decode())
-        return write(self, plans, entities)
+        return write(plan, cancellation)
 
-    monkeypatch.setattr(importing._Importer, "write", observed_write)
+    monkeypatch.setattr(importing, "write_import", observed_write)
     upload(organiser, campaign, jsonl(6))
     run_worker()
     assert len(seen) == 1
@@ -166,7 +166,7 @@ def test_every_organiser_of_the_campaign_sees_an_import_another_one_started(orga
 
 
 def test_an_import_that_crashes_fails_its_job_with_the_reason_and_the_task_too(organiser, campaign, monkeypatch):
-    from annotator.interchange import importing
+    from annotator.interchange.imports import conversations as importing
 
     def crash(*args, **kwargs):
         raise MemoryError("out of memory")  # what a worker may meet; nothing of the import was written
@@ -244,7 +244,7 @@ def killed_worker() -> str:
     import subprocess
     import sys
 
-    from annotator.interchange import import_jobs
+    from annotator.interchange.imports import jobs as import_jobs
 
     process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
@@ -274,7 +274,7 @@ def test_a_job_whose_worker_was_killed_fails_with_why_drops_its_files_and_can_be
 
 
 def test_a_job_whose_worker_still_runs_is_left_running(organiser, campaign):
-    from annotator.interchange import import_jobs
+    from annotator.interchange.imports import jobs as import_jobs
 
     upload(organiser, campaign, jsonl(4))
     job = ImportJob.objects.get()
@@ -289,7 +289,7 @@ def test_a_worker_on_another_host_is_dead_once_its_heartbeat_is_older_than_the_l
 
     from django.utils import timezone
 
-    from annotator.interchange import import_jobs
+    from annotator.interchange.imports import jobs as import_jobs
 
     upload(organiser, campaign, jsonl(4))
     job = ImportJob.objects.get()
@@ -347,7 +347,7 @@ def test_one_conversation_of_30000_nuggets_goes_to_the_worker_by_its_size_and_th
 
 
 def test_a_small_zip_that_holds_a_large_export_goes_to_the_worker_by_its_unzipped_size(settings):
-    from annotator.interchange.import_jobs import runs_in_background
+    from annotator.interchange.imports.jobs import runs_in_background
     from tests.interchange.harvest_helpers import DATA, zipped
 
     export = (DATA / "claude-ai-conversations.json").read_bytes()

@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from annotator.interchange import import_jobs
+from annotator.interchange.imports import jobs as import_jobs
 from annotator.models import Campaign, Conversation, ImportJob, ImportJobFile
 from tests.console.conftest import assert_only_the_organiser_gets_in
 from tests.console.test_console_import_job import job_url, jsonl, run_worker, upload

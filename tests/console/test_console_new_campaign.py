@@ -14,7 +14,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
-from annotator.interchange.campaign_file import describe_campaign, validate_campaign
+from annotator.interchange.imports.campaign_file import describe_campaign, validate_campaign
 from annotator.models import AttributeSet, Campaign, Topic
 from tests.factories import make_user
 

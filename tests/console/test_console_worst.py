@@ -51,7 +51,7 @@ def test_ties_between_identical_conversations_keep_the_pages_order_and_old_rows_
     """Eight runs of one conversation: every turn ties with seven others, broken by run."""
     from pathlib import Path
 
-    from annotator.interchange.importing import import_files
+    from annotator.interchange.imports.conversations import import_files
     from annotator.models import StoredFigures
     from tests.factories import make_campaign, make_user
 

@@ -159,7 +159,7 @@ def test_history_is_read_only(client, setup):
 
 
 def test_the_history_shows_the_judgments_an_import_wrote_as_imported(client):
-    from annotator.interchange.importing import import_files
+    from annotator.interchange.imports.conversations import import_files
     from annotator.models import Conversation
     from tests.commands.helpers import EXAMPLE, load_fairweb
     from annotator.models import Campaign
@@ -226,7 +226,7 @@ def test_an_htmx_page_request_gets_the_page_alone(client, setup):
 
 
 def test_a_replaced_conversations_history_shows_on_its_replacements_page(client, db):
-    from annotator.interchange.importing import import_files
+    from annotator.interchange.imports.conversations import import_files
     from tests.commands.helpers import EXAMPLE, load_fairweb
 
     load_fairweb()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from annotator.interchange.campaign_file import topic_type_for, validate_campaign
+from annotator.interchange.imports.campaign_file import topic_type_for, validate_campaign
 from tests.commands.helpers import CAMPAIGN_FILE
 
 MINIMAL = {"slug": "tiny", "topic_types": [{"code": "M", "attribute_sets": [{"name": "RATINGS", "kind": "ordinal", "groups": ["a", "b"]}]}]}

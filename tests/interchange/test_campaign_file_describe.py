@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from annotator.interchange.campaign_file import describe_campaign, load_campaign
+from annotator.interchange.imports.campaign_file import describe_campaign, load_campaign
 from annotator.models import Campaign
 
 pytestmark = pytest.mark.django_db

@@ -12,7 +12,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from annotator.interchange import exporting
+from annotator.interchange.exports import catalogue as exporting
 from annotator.interchange.csvsafe import csv_lines, frame_csv, neutralise
 from annotator.models import Entity, Run
 from tests.interchange.test_exporting import judged  # noqa: F401 (fixture)

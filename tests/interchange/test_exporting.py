@@ -1,4 +1,4 @@
-"""annotator.interchange.exporting and export_annotations: what goes out comes back in."""
+"""annotator.interchange.exports.catalogue and export_annotations: what goes out comes back in."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from annotator.judgments import edits
-from annotator.interchange import exporting
-from annotator.interchange.importing import import_files
+from annotator.interchange.exports import annotations, batches, catalogue as exporting, qrels
+from annotator.interchange.imports.conversations import import_files
 from annotator.models import Campaign, Entity, Nugget, Topic, TurnLabel
 from tests.commands.helpers import BARD_FIGURE, CAMPAIGN_FILE, EXAMPLE, refused, run
 
@@ -52,7 +52,7 @@ def judgments(campaign: Campaign, annotator) -> dict:
 def copy_campaign(slug: str) -> Campaign:
     data = json.loads(CAMPAIGN_FILE.read_text())
     data["slug"] = slug
-    from annotator.interchange.campaign_file import load_campaign
+    from annotator.interchange.imports.campaign_file import load_campaign
 
     return load_campaign(data).campaign
 
@@ -103,7 +103,7 @@ def test_exports_are_generators_that_send_conversations_in_chunks(judged, monkey
         chunks = exporting.stream(campaign, kind)
         assert isinstance(chunks, types.GeneratorType)
         assert len(list(chunks)) == 1
-        monkeypatch.setattr(exporting, "CONVERSATIONS_PER_CHUNK", 1)
+        monkeypatch.setattr(annotations, "CONVERSATIONS_PER_CHUNK", 1)
         one_each = list(exporting.stream(campaign, kind))
         assert len(one_each) == 2 and "".join(one_each) == "".join(exporting.stream(campaign, kind))
         monkeypatch.undo()
@@ -161,8 +161,8 @@ def test_qrels_files_follow_ntcireval(judged, tmp_path):
 
 
 def test_qrels_ids_have_no_spaces():
-    assert exporting.qrels_id("name:back to the future (1985)") == "name:back%20to%20the%20future%20(1985)"
-    assert exporting.qrels_id("https://imdb.com/title/tt1") == "https://imdb.com/title/tt1"
+    assert qrels.qrels_id("name:back to the future (1985)") == "name:back%20to%20the%20future%20(1985)"
+    assert qrels.qrels_id("https://imdb.com/title/tt1") == "https://imdb.com/title/tt1"
 
 
 def test_the_qrels_download_is_a_streamed_zip(judged, tmp_path):
@@ -222,7 +222,7 @@ def test_a_campaign_holding_such_an_id_from_before_is_refused_whole_not_cut_mid_
 
 
 def test_qrels_write_entity_keys_with_line_breaks_as_one_field():
-    assert exporting.qrels_id("name:x\nM002 evil L2") == "name:x%0AM002%20evil%20L2"
+    assert qrels.qrels_id("name:x\nM002 evil L2") == "name:x%0AM002%20evil%20L2"
 
 
 def nuggets_tsv_through_pandas(campaign: Campaign) -> str:
@@ -241,7 +241,7 @@ def nuggets_tsv_through_pandas(campaign: Campaign) -> str:
     for name in names:
         columns += [name, f"{name}_evidence"]
     out, header = [], True
-    for batch in exporting._conversation_batches(campaign):
+    for batch in batches.conversation_batches(campaign):
         rows = []
         for conversation in batch.conversations:
             parsed = batch.parsed(conversation)
@@ -309,6 +309,6 @@ def test_every_export_is_the_same_whatever_its_batches_cut_through_a_topic(db, m
     assert import_files(campaign, [("b.jsonl", "\n".join(lines[:5]).encode())], annotator=second).ok
     whole = _every_export(campaign), _every_export(campaign, second)
     assert "M001" in whole[0]["paper"] and "#L" in whole[1]["paper"]
-    monkeypatch.setattr(exporting, "BATCH", 5)  # batches of 5 conversations: 4 + 1, 3 + 2, 2
-    monkeypatch.setattr(exporting, "POSTGRESQL_BATCH", 5)
+    monkeypatch.setattr(batches, "BATCH", 5)  # batches of 5 conversations: 4 + 1, 3 + 2, 2
+    monkeypatch.setattr(batches, "POSTGRESQL_BATCH", 5)
     assert (_every_export(campaign), _every_export(campaign, second)) == whole

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from annotator.interchange import exporting
-from annotator.interchange.importing import import_files
+from annotator.interchange.exports import batches, catalogue as exporting
+from annotator.interchange.imports.conversations import import_files
 from annotator.judgments import edits
 from annotator.models import Nugget
 from annotator.rules.identity import entity_key_and_name
@@ -47,7 +47,7 @@ def entity_lines(campaign) -> list[str]:
 
 
 def named_by_text(campaign) -> list[bool]:
-    return [n.entity_named_by_text for c in exporting.iter_conversations(campaign, named=True) for n in c.nuggets]
+    return [n.entity_named_by_text for c in batches.iter_conversations(campaign, named=True) for n in c.nuggets]
 
 
 def test_every_write_of_a_nuggets_words_stores_the_entity_they_name(answer):

@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from annotator.interchange import exporting
+from annotator.interchange.exports import catalogue as exporting, scores
 from annotator.judgments import edits
 from annotator.models import Campaign, Conversation, Membership, Nugget
 from annotator.scores.per_conversation import score_conversation
@@ -87,10 +87,10 @@ def test_a_graded_nugget_without_a_membership_names_the_attribute_set_it_lacks(d
 def test_the_tables_stream_in_chunks_with_one_header(demo):
     campaign, _ = demo
     chunks = list(exporting.stream(campaign, "nuggets-csv"))
-    assert chunks[0].startswith(",".join(exporting.SCORE_NUGGET_COLUMNS) + "\n")
+    assert chunks[0].startswith(",".join(scores.SCORE_NUGGET_COLUMNS) + "\n")
     assert "".join(chunks).count("topic,run,annotator") == 1
 
 
 def test_an_empty_campaign_exports_only_the_headers():
     campaign = Campaign.objects.create(slug="empty", name="empty")
-    assert "".join(exporting.stream(campaign, "turns-csv")) == ",".join(exporting.SCORE_TURN_COLUMNS) + "\n"
+    assert "".join(exporting.stream(campaign, "turns-csv")) == ",".join(scores.SCORE_TURN_COLUMNS) + "\n"

@@ -10,7 +10,7 @@ import random
 import pytest
 from django.db import connection
 
-from annotator.interchange import exporting
+from annotator.interchange.exports import catalogue as exporting, scores
 from annotator.interchange.csvsafe import csv_text
 from annotator.judgments import edits
 from annotator.judgments.edits import AnnotationRefused, StaleEdit
@@ -34,7 +34,7 @@ def live_tables(campaign: Campaign, annotator=None) -> tuple[str, str]:
     from django.contrib.auth import get_user_model
 
     names = dict(get_user_model().objects.values_list("pk", "username"))
-    nuggets, turns = [exporting.SCORE_NUGGET_COLUMNS], [exporting.SCORE_TURN_COLUMNS]
+    nuggets, turns = [scores.SCORE_NUGGET_COLUMNS], [scores.SCORE_TURN_COLUMNS]
     for conversation in conversations:
         judge = judges[conversation.pk]
         judge_id = getattr(judge, "pk", judge)

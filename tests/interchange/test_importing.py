@@ -1,4 +1,4 @@
-"""annotator.interchange.importing.import_files: the importer behind the command and the console upload."""
+"""annotator.interchange.imports.conversations.import_files: the importer behind the command and the console upload."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from annotator.interchange.formats import parse_paper, write_jsonl
-from annotator.interchange.importing import import_files, run_from_filename
+from annotator.interchange.imports.conversations import import_files, run_from_filename
 from annotator.models import Assignment, Campaign, Conversation, Entity, Membership, Nugget, Run, TurnLabel
 from tests.commands.helpers import BARD_FIGURE, EXAMPLE, load_fairweb, row_counts
 
@@ -352,7 +352,7 @@ def test_an_import_asks_which_conversations_name_an_entity_without_the_models_or
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from annotator.interchange.importing import import_files
+    from annotator.interchange.imports.conversations import import_files
     from bench.bench_import import conversation_line
     from tests.factories import make_campaign
 

@@ -10,7 +10,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from annotator.interchange.formats import ParsedCitation, ParsedConversation, ParsedTurn, ParseResult
-from annotator.interchange.importing import import_parsed
+from annotator.interchange.imports.conversations import import_parsed
 from scoring.words import span_text, tokenise
 from annotator.models import AnnotatorProfile, Assignment, Campaign, Conversation, Entity, Nugget, Run, is_automatic_judge
 from annotator.rules.citations import CITATIONS_JUDGE
@@ -200,7 +200,7 @@ def test_replacing_a_harvest_with_a_file_that_cites_nothing_says_the_proposals_w
 def test_a_claude_ai_export_with_a_lone_surrogate_imports_nothing_and_says_where(campaign):
     import json
 
-    from annotator.interchange.importing import import_files
+    from annotator.interchange.imports.conversations import import_files
     from tests.interchange.test_harvest_field_checks import _claude_export
 
     before = row_counts()

@@ -1,4 +1,4 @@
-"""An import is staged in short transactions and published in one (annotator.interchange.staging):
+"""An import is staged in short transactions and published in one (annotator.interchange.imports.staging):
 nothing of it is visible before it is whole, nothing of a failed or crashed one ever is.
 
 These run with real transactions (transaction=True): outside a test's transaction the importer
@@ -15,9 +15,9 @@ from django.http import Http404
 from django.utils import timezone
 
 from annotator import access
-from annotator.interchange import staging
-from annotator.interchange.importing import import_files
-from annotator.interchange.staging import StagingArea, sweep_abandoned
+from annotator.interchange.imports import staging
+from annotator.interchange.imports.conversations import import_files
+from annotator.interchange.imports.staging import StagingArea, sweep_abandoned
 from annotator.models import AnnotationEvent, Assignment, Campaign, Conversation, Entity, Nugget, Turn, TurnLabel
 from tests.commands.helpers import row_counts
 from tests.factories import make_campaign, make_user

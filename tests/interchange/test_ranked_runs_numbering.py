@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from annotator.interchange.ranked_runs import import_runs, stored_lists
+from annotator.interchange.imports.ranked_runs import import_runs, stored_lists
 from annotator.models import Campaign, Entity, RankedList, Run, TopicDocument
 from tests.commands.pilot import load_pilot
 
@@ -75,7 +75,7 @@ def test_a_key_judged_for_two_topics_is_numbered_in_each_and_numbers_carry_over_
 @pytest.mark.parametrize("files_at_once", [1, 2, 8])
 def test_files_looked_up_together_are_numbered_as_one_at_a_time_and_each_problem_comes_in_file_order(
         pilot, monkeypatch, files_at_once):
-    monkeypatch.setattr("annotator.interchange.ranked_runs._FILES_AT_ONCE", files_at_once)
+    monkeypatch.setattr("annotator.interchange.imports.ranked_runs._FILES_AT_ONCE", files_at_once)
     j1, j2 = _judged("P001")[:2]
     k1 = _judged("P002")[0]
     files = [("a", f"P001 Q0 {j2} 1 2 a\nP001 Q0 {j1} 2 1 a\nP002 Q0 {j1} 1 1 a\n".encode()),

@@ -1,4 +1,4 @@
-"""interchange.rows: plain-row INSERTs store what the model's fields would."""
+"""interchange.imports.rows: plain-row INSERTs store what the model's fields would."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from annotator.interchange.rows import insert_rows
+from annotator.interchange.imports.rows import insert_rows
 from annotator.models import AnnotationEvent, Topic, TopicType
 from tests.factories import make_campaign, make_user
 
@@ -50,14 +50,14 @@ def test_on_sqlite_the_stored_json_text_is_what_json_dumps_gives_byte_for_byte()
 
 
 def test_lists_given_again_are_stored_right_across_batches_and_statements(monkeypatch):
-    monkeypatch.setattr("annotator.interchange.rows.BATCH", 7)  # statements of 7 rows, then 6: each list in several
+    monkeypatch.setattr("annotator.interchange.imports.rows.BATCH", 7)  # statements of 7 rows, then 6: each list in several
     lists = [[float(i), 1.0 - i] for i in range(5)]
     rows = [(lists[i % 5], lists[(i * 3) % 5]) for i in range(20)]
     assert _events(rows) == rows
 
 
 def test_columns_the_same_for_every_row_are_stored_in_each_row_given_once(monkeypatch):
-    monkeypatch.setattr("annotator.interchange.rows.BATCH", 4)  # full statements and a shorter last one
+    monkeypatch.setattr("annotator.interchange.imports.rows.BATCH", 4)  # full statements and a shorter last one
     campaign = make_campaign()
     topic = Topic.objects.create(campaign=campaign, topic_type=TopicType.objects.create(campaign=campaign, code="R"), code="T1")
     user, now = make_user("writer"), timezone.now()

@@ -139,7 +139,7 @@ def test_the_gold_account_cannot_log_in_and_is_nobodys_assignee(two_annotators):
 
 def test_exports_and_judge_comparisons_use_the_adjudicated_gold(two_annotators):
     from annotator.evaluation.judge_comparison import compare_judge
-    from annotator.interchange import exporting
+    from annotator.interchange.exports import catalogue as exporting
     from annotator.models import Assignment, AnnotatorProfile
 
     campaign, org, ann, bob, conversation, _other = two_annotators

@@ -8,7 +8,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from annotator.console.forms import AttributeSetForm
-from annotator.interchange.campaign_file import validate_campaign
+from annotator.interchange.imports.campaign_file import validate_campaign
 from annotator.interchange.formats.model import ParsedConversation, ParsedMembership, ParsedNugget, ParsedTurn
 from annotator.interchange.formats.paper import parse_paper, write_paper
 from annotator.models import AttributeSet

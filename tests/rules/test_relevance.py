@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotator.interchange import exporting
+from annotator.interchange.exports import catalogue as exporting
 from annotator.judgments.progress import progress_for
 from annotator.rules.relevance import needs_every_membership
 from annotator.scores.per_conversation import score_conversation

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from annotator.interchange.ntcireval import import_ntcireval
-from annotator.interchange.ranked_runs import import_runs
+from annotator.interchange.imports.ntcireval import import_ntcireval
+from annotator.interchange.imports.ranked_runs import import_runs
 from annotator.judgments.edits import set_membership, update_entity
 from annotator.models import AttributeSet, Campaign, Entity, Grade, RankedListFigures, Topic
 from annotator.scores import ranked_lists

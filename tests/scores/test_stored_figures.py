@@ -11,7 +11,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from annotator.console.forms import CampaignSettingsForm
-from annotator.interchange.importing import import_files
+from annotator.interchange.imports.conversations import import_files
 from annotator.judgments import edits
 from annotator.models import AttributeSet, Conversation, Entity, Grade, Nugget, StoredFigures
 from annotator.scores import stored

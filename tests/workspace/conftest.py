@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from annotator.interchange.formats import ParsedCitation, ParsedConversation, ParsedTurn, ParseResult
-from annotator.interchange.importing import import_parsed
+from annotator.interchange.imports.conversations import import_parsed
 from annotator.models import Campaign, Conversation
 from tests.factories import make_campaign, make_conversation, make_user, mark
 from tests.scores.test_scores import paper_example

@@ -9,8 +9,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotator.console import assigning
-from annotator.interchange import import_jobs
-from annotator.interchange import importing
+from annotator.interchange.imports import jobs as import_jobs
+from annotator.interchange.imports import conversations as importing
 from annotator.access import assignable_annotators, campaign_for_organiser, import_job_for_organiser
 from annotator.accounts import JudgeRefused
 from annotator.console.forms import (

@@ -16,8 +16,8 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from annotator.access import campaign_for_organiser, may_create_campaigns
 from annotator.console.setup_forms import GuidelinesForm, NewCampaignForm, RunForm, TopicForm, TopicsFileForm, TopicTypeForm
-from annotator.interchange.campaign_file import CampaignFileError, create_campaign
-from annotator.interchange.topics import import_topics, remove_topic
+from annotator.interchange.imports.campaign_file import CampaignFileError, create_campaign
+from annotator.interchange.imports.topics import import_topics, remove_topic
 from annotator.judgments import guidelines as campaign_guidelines
 from annotator.models import Assignment, Campaign, Guidelines, Nugget, Run, Topic, TopicType
 

@@ -213,35 +213,10 @@ def _nugget(n: Any, where: str, conv: ParsedConversation, offsets: list[int],
     words = words_cache.get(ti)
     if words is None:
         words = words_cache[ti] = tokenise(turn.text)
-    start, end, text = n.get("start"), n.get("end"), n.get("text")
-    if start is not None or end is not None:
-        if not _is_int(start) or not _is_int(end):
-            p.error(where, "start and end must both be whole numbers (0-based word indices in the turn)")
-            return None
-        if span_problem(start, end, words=len(words)) is not None:
-            p.error(where, f"span {start}-{end} outside the turn ({turn.name} has {len(words)} words, 0-{len(words) - 1})")
-            return None
-        if text is not None:
-            if not isinstance(text, str) or tokenise(text) != words[start : end + 1]:
-                p.error(where + ".text", f"does not match words {start}-{end} of {turn.name}: "
-                        f"{' '.join(words[start:end + 1])!r}")
-                return None
-    elif isinstance(text, str) and text.strip():
-        found = locate_words(turn.text, text)
-        occurrence = n.get("occurrence", 1 if len(found) <= 1 else None)
-        if not found:
-            p.error(where + ".text", f"not found on word boundaries in {turn.name}")
-            return None
-        if occurrence is None:
-            p.error(where + ".text", f"occurs {len(found)} times in {turn.name}: give start/end or occurrence")
-            return None
-        if not _is_int(occurrence) or not 1 <= occurrence <= len(found):
-            p.error(where + ".occurrence", f"must be 1-{len(found)}")
-            return None
-        start, end = found[occurrence - 1]
-    else:
-        p.error(where, "give start and end (word indices in the turn) or text")
+    span = _span(n, where, turn, words, p)
+    if span is None:
         return None
+    start, end = span
     nugget_text = " ".join(words[start : end + 1])
 
     grade = n.get("grade")
@@ -258,82 +233,8 @@ def _nugget(n: Any, where: str, conv: ParsedConversation, offsets: list[int],
             p.error(where + ".wc", "must be a whole number")
         elif wc != computed:
             p.warn(where + ".wc", f"wc= {wc} declared, {computed} computed")
-
-    entity = n.get("entity")
-    if isinstance(entity, dict) and "key" in entity and "name" in entity:
-        key, name = None, ""  # both given: nothing to derive
-    else:
-        key, name = entity_key_and_name(nugget_text)
-    if entity is not None:
-        if not isinstance(entity, dict) or set(entity) - {"key", "name", "url"}:
-            p.error(where + ".entity", 'must be an object {"key": ..., "name": ...} (or "url")')
-        else:
-            ekey, ename, eurl = entity.get("key"), entity.get("name"), entity.get("url")
-            if any(v is not None and not isinstance(v, str) for v in (ekey, ename, eurl)):
-                p.error(where + ".entity", "key, url and name must be strings")
-            else:
-                if "name" in entity:
-                    name = ename or ""
-                if "key" in entity:
-                    key = ekey
-                    if ekey is not None and not ekey.strip():
-                        p.error(where + ".entity.key", "must not be empty (null: no entity)")
-                    elif ekey is not None and ekey.lower().startswith(("http://", "https://")):
-                        try:
-                            key = normalise_url(ekey)
-                        except ValueError as exc:
-                            p.error(where + ".entity.key", str(exc))
-                elif eurl is not None:
-                    try:
-                        key = normalise_url(eurl)
-                    except ValueError as exc:
-                        p.error(where + ".entity.url", str(exc))
-                elif ename is not None:
-                    key = name_key(ename) if ename.strip() else None
-
-    memberships: dict[str, ParsedMembership] = {}
-    mobj = n.get("memberships") or {}
-    if not isinstance(mobj, dict):
-        p.error(where + ".memberships", "must be an object {ATTRIBUTE: {vector, evidence}}")
-        mobj = {}
-    for attr, m in mobj.items():
-        mwhere = f"{where}.memberships.{attr}"
-        evidence = ""
-        if isinstance(m, dict):
-            extra = set(m) - {"vector", "evidence"}
-            if extra:
-                p.warn(mwhere, f"unknown field(s) {sorted(extra)}, ignored")
-            vector, evidence = m.get("vector"), m.get("evidence") or ""
-            if not isinstance(evidence, str):
-                p.error(mwhere + ".evidence", "must be a string")
-                evidence = ""
-            vwhere = mwhere + ".vector"
-        else:
-            vector, vwhere = m, mwhere
-        if not isinstance(vector, list) or not vector:
-            p.error(vwhere, "malformed vector: a non-empty list of numbers (or \"1/2\" fractions)")
-            continue
-        if all(type(v) is float or (type(v) is int and abs(v) <= 1) for v in vector):
-            numbers = tuple(float(v) for v in vector)
-            if _numbers_ok(numbers):
-                memberships[attr] = ParsedMembership(numbers, evidence.strip(), p.line, mwhere)
-                continue
-        values: list[Fraction] = []
-        for k, v in enumerate(vector):
-            try:
-                values.append(exact_number(v))
-            except ValueError as exc:
-                p.error(f"{vwhere}[{k}]", f"malformed vector: {exc}")
-                values = []
-                break
-        if not values:
-            continue
-        problem = vector_problem(values)
-        if problem:
-            p.error(vwhere, problem)
-            continue
-        memberships[attr] = ParsedMembership(tuple(float(v) for v in values), evidence.strip(), p.line, mwhere)
-
+    key, name = _entity(n.get("entity"), nugget_text, where, p)
+    memberships = _memberships(n.get("memberships") or {}, where, p)
     if p.count > before:
         return None
     return ParsedNugget(
@@ -352,6 +253,123 @@ def _nugget(n: Any, where: str, conv: ParsedConversation, offsets: list[int],
         grade_line=p.line,
         field=where,
     )
+
+
+def _span(n: dict, where: str, turn, words: list[str], p: _Problems) -> tuple[int, int] | None:
+    """The nugget's words (start, end), from start/end (its text, when given, must be them) or
+    from its text (found on word boundaries, its `occurrence` when it occurs more than once)."""
+    start, end, text = n.get("start"), n.get("end"), n.get("text")
+    if start is not None or end is not None:
+        if not _is_int(start) or not _is_int(end):
+            p.error(where, "start and end must both be whole numbers (0-based word indices in the turn)")
+            return None
+        if span_problem(start, end, words=len(words)) is not None:
+            p.error(where, f"span {start}-{end} outside the turn ({turn.name} has {len(words)} words, 0-{len(words) - 1})")
+            return None
+        if text is not None and (not isinstance(text, str) or tokenise(text) != words[start : end + 1]):
+            p.error(where + ".text", f"does not match words {start}-{end} of {turn.name}: {' '.join(words[start:end + 1])!r}")
+            return None
+        return start, end
+    if not (isinstance(text, str) and text.strip()):
+        p.error(where, "give start and end (word indices in the turn) or text")
+        return None
+    found = locate_words(turn.text, text)
+    occurrence = n.get("occurrence", 1 if len(found) <= 1 else None)
+    if not found:
+        p.error(where + ".text", f"not found on word boundaries in {turn.name}")
+        return None
+    if occurrence is None:
+        p.error(where + ".text", f"occurs {len(found)} times in {turn.name}: give start/end or occurrence")
+        return None
+    if not _is_int(occurrence) or not 1 <= occurrence <= len(found):
+        p.error(where + ".occurrence", f"must be 1-{len(found)}")
+        return None
+    return found[occurrence - 1]
+
+
+def _entity(entity: Any, nugget_text: str, where: str, p: _Problems) -> tuple[str | None, str]:
+    """The nugget's entity (key, name): as given (key, url or name), else as its words name it."""
+    if isinstance(entity, dict) and "key" in entity and "name" in entity:
+        key, name = None, ""  # both given: nothing to derive
+    else:
+        key, name = entity_key_and_name(nugget_text)
+    if entity is None:
+        return key, name
+    if not isinstance(entity, dict) or set(entity) - {"key", "name", "url"}:
+        p.error(where + ".entity", 'must be an object {"key": ..., "name": ...} (or "url")')
+        return key, name
+    ekey, ename, eurl = entity.get("key"), entity.get("name"), entity.get("url")
+    if any(v is not None and not isinstance(v, str) for v in (ekey, ename, eurl)):
+        p.error(where + ".entity", "key, url and name must be strings")
+        return key, name
+    if "name" in entity:
+        name = ename or ""
+    if "key" in entity:
+        key = ekey
+        if ekey is not None and not ekey.strip():
+            p.error(where + ".entity.key", "must not be empty (null: no entity)")
+        elif ekey is not None and ekey.lower().startswith(("http://", "https://")):
+            try:
+                key = normalise_url(ekey)
+            except ValueError as exc:
+                p.error(where + ".entity.key", str(exc))
+    elif eurl is not None:
+        try:
+            key = normalise_url(eurl)
+        except ValueError as exc:
+            p.error(where + ".entity.url", str(exc))
+    elif ename is not None:
+        key = name_key(ename) if ename.strip() else None
+    return key, name
+
+
+def _memberships(mobj: Any, where: str, p: _Problems) -> dict[str, ParsedMembership]:
+    """{ATTRIBUTE: {vector, evidence}} (or a bare vector), each vector checked: a sum of 1 within
+    the tolerance, numbers or exact fractions ("1/2")."""
+    memberships: dict[str, ParsedMembership] = {}
+    if not isinstance(mobj, dict):
+        p.error(where + ".memberships", "must be an object {ATTRIBUTE: {vector, evidence}}")
+        return memberships
+    for attr, m in mobj.items():
+        mwhere = f"{where}.memberships.{attr}"
+        evidence = ""
+        if isinstance(m, dict):
+            extra = set(m) - {"vector", "evidence"}
+            if extra:
+                p.warn(mwhere, f"unknown field(s) {sorted(extra)}, ignored")
+            vector, evidence = m.get("vector"), m.get("evidence") or ""
+            if not isinstance(evidence, str):
+                p.error(mwhere + ".evidence", "must be a string")
+                evidence = ""
+            vwhere = mwhere + ".vector"
+        else:
+            vector, vwhere = m, mwhere
+        numbers = _vector(vector, vwhere, p)
+        if numbers is not None:
+            memberships[attr] = ParsedMembership(numbers, evidence.strip(), p.line, mwhere)
+    return memberships
+
+
+def _vector(vector: Any, vwhere: str, p: _Problems) -> tuple[float, ...] | None:
+    if not isinstance(vector, list) or not vector:
+        p.error(vwhere, "malformed vector: a non-empty list of numbers (or \"1/2\" fractions)")
+        return None
+    if all(type(v) is float or (type(v) is int and abs(v) <= 1) for v in vector):
+        numbers = tuple(float(v) for v in vector)
+        if _numbers_ok(numbers):
+            return numbers
+    values: list[Fraction] = []
+    for k, v in enumerate(vector):
+        try:
+            values.append(exact_number(v))
+        except ValueError as exc:
+            p.error(f"{vwhere}[{k}]", f"malformed vector: {exc}")
+            return None
+    problem = vector_problem(values)
+    if problem:
+        p.error(vwhere, problem)
+        return None
+    return tuple(float(v) for v in values)
 
 
 # --- writing ---------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ Two shapes, told apart by the first line that is not blank:
   campaign file writes its topics (``type`` and ``description`` optional).
 
 Every problem is a FormatError at its line; what the topics mean for a campaign (its types,
-the codes it has) is checked by annotator.interchange.topics. Pure Python, no Django.
+the codes it has) is checked by annotator.interchange.imports.topics. Pure Python, no Django.
 """
 
 from __future__ import annotations

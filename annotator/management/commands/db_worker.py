@@ -4,7 +4,7 @@ django-tasks-db's worker, which first fails the import jobs whose worker died: a
 `running` by a worker killed mid-import (kill -9, a crash, the machine restarting) whose process
 is gone (same host: its pid and start time) or whose heartbeat stopped LEASE_SECONDS ago (another
 host) becomes `failed` with the reason, its files deleted and its task failed
-(`annotator.interchange.import_jobs.reap_abandoned`). So the database tells the truth as soon as
+(`annotator.interchange.imports.jobs.reap_abandoned`). So the database tells the truth as soon as
 a worker starts again, to the console, the API and the command line alike, not only once
 someone opens the job's page.
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from django_tasks_db.management.commands.db_worker import Command as DatabaseWorkerCommand
 
-from annotator.interchange import import_jobs
+from annotator.interchange.imports import jobs as import_jobs
 from annotator.models import ImportJob
 
 

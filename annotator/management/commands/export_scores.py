@@ -6,12 +6,11 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 
-from annotator.interchange import exporting
+from annotator.interchange.exports.catalogue import command_formats, stream, write_chunks
 from annotator.management.commands._files import DataCommand
 from annotator.models import Campaign
 
-# --format -> exporting kind
-KINDS = {"csv": "scores-csv", "json": "scores-json", "nuggets-csv": "nuggets-csv", "turns-csv": "turns-csv"}
+KINDS = command_formats("export_scores")  # --format -> the catalogue's kind
 
 
 class Command(DataCommand):
@@ -30,11 +29,11 @@ class Command(DataCommand):
         campaign_obj = Campaign.objects.filter(slug=campaign).first()
         if campaign_obj is None:
             raise CommandError(f"no campaign {campaign!r}")
-        chunks = exporting.stream(campaign_obj, KINDS[format])
+        chunks = stream(campaign_obj, KINDS[format])
         if output is None:
             for chunk in chunks:
                 self.stdout.write(chunk, ending="")
             return
         with Path(output).open("wb") as handle:
-            exporting.write_chunks(chunks, handle)
+            write_chunks(chunks, handle)
         self.stderr.write(f"wrote {output}")

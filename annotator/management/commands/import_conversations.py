@@ -8,7 +8,7 @@ are printed as warnings. Each file's format is told by its content, and said
 
 from __future__ import annotations
 
-from annotator.interchange.importing import import_files
+from annotator.interchange.imports.conversations import import_files
 from annotator.management.commands._files import FileCommand
 
 

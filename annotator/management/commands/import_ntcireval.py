@@ -6,7 +6,7 @@ become one annotator's entity judgments, all or nothing; every problem printed a
 
 from __future__ import annotations
 
-from annotator.interchange.ntcireval import import_ntcireval
+from annotator.interchange.imports.ntcireval import import_ntcireval
 from annotator.management.commands._files import FileCommand
 
 

@@ -7,7 +7,7 @@ scores disagree with it. Re-importing a run replaces it.
 
 from __future__ import annotations
 
-from annotator.interchange.ranked_runs import import_runs
+from annotator.interchange.imports.ranked_runs import import_runs
 from annotator.management.commands._files import FileCommand
 
 

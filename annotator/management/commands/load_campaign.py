@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.management.base import CommandError
 
-from annotator.interchange.campaign_file import CampaignFileError, load_campaign_file
+from annotator.interchange.imports.campaign_file import CampaignFileError, load_campaign_file
 from annotator.management.commands._files import DataCommand
 
 

@@ -29,10 +29,10 @@ from django.db import transaction
 
 from annotator.accounts import account_without_password
 from annotator.evaluation import baseline_judge
-from annotator.interchange.campaign_file import CampaignFileError, load_campaign_file
-from annotator.interchange.importing import import_files
-from annotator.interchange.ntcireval import import_ntcireval
-from annotator.interchange.ranked_runs import import_runs
+from annotator.interchange.imports.campaign_file import CampaignFileError, load_campaign_file
+from annotator.interchange.imports.conversations import import_files
+from annotator.interchange.imports.ntcireval import import_ntcireval
+from annotator.interchange.imports.ranked_runs import import_runs
 from annotator.judgments import guidelines
 from annotator.models import AnnotatorProfile, Assignment, Conversation, Guidelines, Run
 

@@ -14,62 +14,43 @@ string a document (`formats.run_columns.read_run_columns`, `_Catalogue.look_up`,
 `_Catalogue.places`); any other, or one ranking a page twice for a topic, is read line by line
 (`read_run`), which says what is wrong and where, as `file:line`.
 
-Files are checked and written one at a time, in order, inside one transaction (memory stays
+Files are planned and written one at a time, in order, inside one transaction (memory stays
 that of a few files, `_FILES_AT_ONCE`, however many runs); any problem in any file and the
-transaction is rolled back.
+transaction is rolled back (imports.all_or_nothing).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from django.db import transaction
 
 from annotator.interchange.formats import arrow
 from annotator.interchange.formats.model import FormatError
 from annotator.interchange.formats.ntcireval import read_run
 from annotator.interchange.formats.run_columns import RunColumns, TopicColumns, read_run_columns, run_columns, twice_for_a_topic
-from annotator.interchange.rows import insert_rows
+from annotator.interchange.imports.all_or_nothing import one_transaction
+from annotator.interchange.imports.result import ImportResult, RankedRun
+from annotator.interchange.imports.rows import insert_rows
 from annotator.models import Campaign, Entity, RankedList, Run, Topic, TopicDocument
 from annotator.rules.identity import document_key
 from annotator.rules.ids import RUN, id_problem
 
-__all__ = ["RunImport", "import_runs", "encode_list", "stored_lists"]
+__all__ = ["import_runs", "encode_list", "stored_lists"]
 
 
-@dataclass
-class RunImport:
-    errors: list[FormatError] = field(default_factory=list)
-    warnings: list[FormatError] = field(default_factory=list)
-    imported: list[tuple[str, int, int, bool]] = field(default_factory=list)  # run, topics, documents, replaced
-
-    def summary(self) -> str:
-        if self.errors:
-            return f"Nothing imported: {len(self.errors)} problem(s)."
-        return "; ".join(f"run {name}: {topics} topic(s), {documents} document(s){' (replaced)' if replaced else ''}"
-                         for name, topics, documents, replaced in self.imported)
-
-
-class _RollBack(Exception):
-    pass
-
-
-def import_runs(campaign: Campaign, files: list[tuple[str, bytes]], name: str | None = None) -> RunImport:
+def import_runs(campaign: Campaign, files: list[tuple[str, bytes]], name: str | None = None) -> ImportResult:
     """Import (file name, bytes) run files; `name` names the run of a single file."""
-    result = RunImport()
+    result = ImportResult(what="runs")
     if name is not None and len(files) != 1:
-        result.errors.append(FormatError(files[0][0] if files else "-", 0, "a run name names one run: give one file"))
+        result.error(files[0][0] if files else "-", 0, "a run name names one run: give one file")
         return result
-    try:
-        with transaction.atomic():
-            _import(campaign, files, name, result)
-            if result.errors:
-                raise _RollBack
-    except _RollBack:
-        result.imported = []
+    # The plan numbers documents from the catalogue it reads: plan and writing share the
+    # transaction that holds the campaign's topics (imports.all_or_nothing).
+    with one_transaction(result):
+        _import(campaign, files, name, result)
     return result
 
 
@@ -214,12 +195,36 @@ def _may_hold_urls(data: bytes) -> bool:
     return (b":" in data and b"://" in data) or ((b"w" in data or b"W" in data) and b"www." in data.lower())
 
 
-def _import(campaign: Campaign, files, name, result: RunImport) -> None:
-    topics = dict(Topic.objects.select_for_update().filter(campaign=campaign).values_list("code", "pk"))
-    runs = {r.name: r for r in Run.objects.filter(campaign=campaign)}
-    catalogue = _Catalogue(campaign)
-    named: dict[str, str] = {}  # run name -> the file it came from
-    for path, data, columns, urls, lists, found in _read(files, topics, catalogue):
+def _import(campaign: Campaign, files, name, result: ImportResult) -> None:
+    """Each file planned (read, checked against the campaign, its documents numbered), then
+    written while no file so far had a problem; the planning goes on to report every file's."""
+    runs = _RunFiles(campaign, name, result)
+    for path, data, columns, urls, lists, found in _read(files, runs.topics, runs.catalogue):
+        plan = runs.plan(path, data, columns, urls, lists, found)
+        if plan is not None and result.ok:
+            runs.write(plan)
+
+
+@dataclass
+class _RunPlan:
+    path: str
+    name: str
+    run: Run | None  # the run it replaces
+    rows: list[tuple[int, tuple]]  # (topic id, the list as stored: encode_list)
+
+
+class _RunFiles:
+    def __init__(self, campaign: Campaign, name: str | None, result: ImportResult):
+        self.campaign, self.name, self.result = campaign, name, result
+        self.topics = dict(Topic.objects.select_for_update().filter(campaign=campaign).values_list("code", "pk"))
+        self.runs = {r.name: r for r in Run.objects.filter(campaign=campaign)}
+        self.catalogue = _Catalogue(campaign)
+        self.named: dict[str, str] = {}  # run name -> the file it came from
+
+    def plan(self, path, data, columns, urls, lists, found) -> _RunPlan | None:
+        """One file's run checked and its lists encoded (None when it has a problem, or one came
+        before); writes nothing."""
+        result = self.result
         if found is None:  # read line by line: every problem with its line
             lists = None
             read = read_run(data, path)
@@ -228,44 +233,48 @@ def _import(campaign: Campaign, files, name, result: RunImport) -> None:
             columns = run_columns(read.content) if read.content.tag is not None else None
             if columns is None:
                 if not read.errors:
-                    result.errors.append(FormatError(path, 0, "no run lines (`topic Q0 doc rank score tag`)"))
-                continue
-        run_name = name or columns.tag
+                    result.error(path, 0, "no run lines (`topic Q0 doc rank score tag`)")
+                return None
+        run_name = self.name or columns.tag
         if (problem := id_problem(RUN, run_name)) is not None:
-            result.errors.append(FormatError(path, 0, f"{problem}: it cannot name a run (at most 100 characters, no spaces)"))
-            continue
-        if run_name in named:
-            result.errors.append(FormatError(path, 0, f"run {run_name} is also in {named[run_name]}"))
-            continue
-        named[run_name] = path
-        run = runs.get(run_name)
+            result.error(path, 0, f"{problem}: it cannot name a run (at most 100 characters, no spaces)")
+            return None
+        if run_name in self.named:
+            result.error(path, 0, f"run {run_name} is also in {self.named[run_name]}")
+            return None
+        self.named[run_name] = path
+        run = self.runs.get(run_name)
         if run is not None and run.kind != Run.Kind.RANKED_LISTS:
-            result.errors.append(FormatError(path, 0, f"run {run_name} is a conversation run: name this one otherwise (--name)"))
-            continue
+            result.error(path, 0, f"run {run_name} is a conversation run: name this one otherwise (--name)")
+            return None
         if lists is None:
-            _check_lines(path, read.content.lines, topics, result)
+            _check_lines(path, read.content.lines, self.topics, result)
         if result.errors:
-            continue  # keep reading: every file's problems are reported, nothing is written
+            return None  # keep reading: every file's problems are reported, nothing is written
         if lists is None:
-            lists = _lists(columns, topics, urls)
-            found = catalogue.look_up([lists])[0]
-        replaced = run is not None
+            lists = _lists(columns, self.topics, urls)
+            found = self.catalogue.look_up([lists])[0]
+        rows = [(topic_id, encode_list(places, unjudged, topic_columns))
+                for (topic_id, _, topic_columns), (places, unjudged) in zip(lists, self.catalogue.places(lists, found))]
+        return _RunPlan(path, run_name, run, rows)
+
+    def write(self, plan: _RunPlan) -> None:
+        run = plan.run
         if run is None:
-            system, trial = Run.system_and_trial_of(run_name)
-            run = runs[run_name] = Run.objects.create(campaign=campaign, name=run_name, kind=Run.Kind.RANKED_LISTS,
-                                                      system=system, trial=trial, source=path[:500])
+            system, trial = Run.system_and_trial_of(plan.name)
+            run = self.runs[plan.name] = Run.objects.create(campaign=self.campaign, name=plan.name, kind=Run.Kind.RANKED_LISTS,
+                                                            system=system, trial=trial, source=plan.path[:500])
         else:
             RankedList.objects.filter(run=run).delete()
-            Run.objects.filter(pk=run.pk).update(source=path[:500])
-        rows = []
-        for (topic_id, _, topic_columns), (places, unjudged) in zip(lists, catalogue.places(lists, found)):
-            rows.append((run.pk, topic_id, *encode_list(places, unjudged, topic_columns)))
-        catalogue.write()
-        insert_rows(RankedList, ["run_id", "topic_id", "length", "documents", "unjudged", "scores", "stated_ranks"], rows)
-        result.imported.append((run_name, len(rows), sum(row[2] for row in rows), replaced))
+            Run.objects.filter(pk=run.pk).update(source=plan.path[:500])
+        self.catalogue.write()
+        insert_rows(RankedList, ["run_id", "topic_id", "length", "documents", "unjudged", "scores", "stated_ranks"],
+                    [(run.pk, topic_id, *stored) for topic_id, stored in plan.rows])
+        self.result.ranked_runs.append(RankedRun(plan.name, len(plan.rows), sum(stored[0] for _, stored in plan.rows),
+                                                 plan.run is not None))
 
 
-_FILES_AT_ONCE = 8  # files looked up together (`_Catalogue.look_up`); 1, 4, 8: a FairWeb-size round imported in 2.51, 2.32, 2.24 s of CPU (in process, loaded machine)
+_FILES_AT_ONCE = 8  # files looked up together (`_Catalogue.look_up`): the fastest of 1, 4 and 8 (docs/benchmarks.md)
 
 
 def _read(files, topics: dict[str, int], catalogue: _Catalogue):
@@ -295,7 +304,7 @@ def _lists(columns: RunColumns, topics: dict[str, int], urls: bool) -> list[tupl
     return lists
 
 
-def _check_lines(path: str, lines, topics: dict[str, int], result: RunImport) -> None:
+def _check_lines(path: str, lines, topics: dict[str, int], result: ImportResult) -> None:
     """What the campaign says of a file's lines: unknown topics (once each) and two ids of
     one page are errors, each with its line."""
     keys: dict[tuple[str, str], int] = {}

@@ -1,8 +1,7 @@
 """Whose judgments an imported file holds when nobody is named: the rule of every importer.
 
-A module of its own, not the conversation importer's (`interchange.importing`, which re-exports
-it): `import_ntcireval` reads no conversations and would load that importer and its rules only
-for this, 0.02 s of CPU a start (docs/benchmarks.md).
+A module of its own, not the conversation importer's: `import_ntcireval` reads no conversations
+and would load that importer and its rules only for this at every start (docs/benchmarks.md).
 """
 
 from __future__ import annotations

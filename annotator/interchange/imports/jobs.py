@@ -6,7 +6,7 @@
 An upload holding more than GFRC_BACKGROUND_IMPORT_CONVERSATIONS conversations, or larger than
 GFRC_BACKGROUND_IMPORT_BYTES (unzipped), becomes an
 ImportJob (its files stored with it) and a django-tasks task on the database backend; the
-worker (`manage.py db_worker`) runs `run_import_job`, which imports with annotator.interchange.importing
+worker (`manage.py db_worker`) runs `run_import_job`, which imports with annotator.interchange.imports.conversations
 (all or nothing, errors by file:line) and records its progress on the job for the console's
 job page. The files are deleted when the job ends; the job, its counts and errors stay.
 
@@ -38,7 +38,7 @@ from django_tasks import task
 from django_tasks.base import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
-from annotator.interchange import importing, processes
+from annotator.interchange.imports import conversations as importing, processes
 from annotator.interchange.formats import count_conversations, unzipped, without_secrets
 from annotator.models import Campaign, ImportJob, ImportJobFile
 
@@ -112,7 +112,7 @@ def cancel(job: ImportJob, user) -> str:
 
 
 class _JobCancellation:
-    """The worker's side of `cancel` (annotator.interchange.staging.Cancellation)."""
+    """The worker's side of `cancel` (annotator.interchange.imports.staging.Cancellation)."""
 
     def __init__(self, job_id: int):
         self.job_id = job_id
@@ -177,8 +177,8 @@ def reap_abandoned(jobs) -> int:
             ImportJobFile.objects.filter(job_id=job.pk).delete()
             if job.task_id:
                 DBTaskResult.objects.filter(id=job.task_id, status=TaskResultStatus.RUNNING).update(
-                    status=TaskResultStatus.FAILED, finished_at=now, exception_class_path="annotator.interchange.import_jobs.WorkerDied",
-                    traceback=f"The worker stopped ({why}); found by annotator.interchange.import_jobs.reap_abandoned.",
+                    status=TaskResultStatus.FAILED, finished_at=now, exception_class_path="annotator.interchange.imports.jobs.WorkerDied",
+                    traceback=f"The worker stopped ({why}); found by annotator.interchange.imports.jobs.reap_abandoned.",
                 )
         reaped += 1
     return reaped

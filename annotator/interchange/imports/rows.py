@@ -148,7 +148,7 @@ def _date_time_column(connection, field: models.Field) -> Callable[[Sequence], S
 def _json_column(connection, field: models.Field) -> Callable[[Sequence], list]:
     """A JSON column: a list or a dict becomes what `get_db_prep_save` makes of it, by one
     encoder made once (`_json_texts`); a list given again (a membership vector repeats as one
-    object: interchange.ntcireval) is encoded once; a dict (a history state, rarely repeated)
+    object: imports.ntcireval) is encoded once; a dict (a history state, rarely repeated)
     each time; anything else (None, a number) through the field."""
     texts = _json_texts(connection, field.encoder)
 

@@ -55,7 +55,7 @@ from typing import Protocol
 from django.db import connection, models, transaction
 from django.utils import timezone
 
-from annotator.interchange import processes
+from annotator.interchange.imports import processes
 from annotator.models import AnnotationEvent, Assignment, Campaign, Conversation, Entity, Membership, Run, Topic
 
 __all__ = ["StagingArea", "sweep_abandoned", "no_collection", "ABANDONED_AFTER", "ImportCancelled", "Cancellation"]
@@ -191,26 +191,6 @@ class StagingArea:
         self.in_short_transactions(
             model, objects, lambda chunk: model.objects.bulk_create(chunk, ignore_conflicts=ignore_conflicts),
             what=model.__name__)
-
-    def insert(self, model: type[models.Model], objects: Sequence[models.Model]) -> None:
-        """Like `write`, for rows whose ids nobody needs back (history events): their values are
-        prepared (JSON, time stamps) before each transaction, which then only inserts them."""
-        if connection.in_atomic_block:
-            model.objects.bulk_create(objects, batch_size=1000)
-            return
-        fields = [f for f in model._meta.concrete_fields if not f.primary_key]
-        quote = connection.ops.quote_name
-        sql = (f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(f.column) for f in fields)}) "
-               f"VALUES ({', '.join(['%s'] * len(fields))})")
-
-        def prepare(chunk):
-            return [[f.get_db_prep_save(f.pre_save(o, True), connection) for f in fields] for o in chunk]
-
-        def write(rows):
-            with connection.cursor() as cursor:
-                cursor.executemany(sql, rows)
-
-        self.in_short_transactions(model, objects, write, prepare=prepare, what=model.__name__)
 
     def in_short_transactions(self, key, items: Sequence, work: Callable[[Sequence], object], *,
                               prepare: Callable[[Sequence], Sequence] | None = None, what: str = "") -> None:

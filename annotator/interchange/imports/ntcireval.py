@@ -9,48 +9,32 @@ membership but no qrels line is an ungraded entity with that membership (it stil
 the achieved distributions of the runs that rank it). Entities the annotator already has are
 updated: the files are the judgments. Every change is an AnnotationEvent marked `imported`.
 
-All files are read and checked before anything is written; then each topic's documents are
-written LOOKUP at a time as plain rows (`interchange.rows`), in one transaction: 50,000 judged
-documents are a few hundred statements, not 300,000 model instances (docs/benchmarks.md).
+All files are read and checked before anything is written (`_plan`); then each topic's
+documents are written LOOKUP at a time as plain rows (`imports.rows`), in one transaction
+(`imports.all_or_nothing`): 50,000 judged documents are a few hundred statements, not 300,000
+model instances (docs/benchmarks.md).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import NamedTuple
 
-from django.db import transaction
-from django.utils import timezone
 
 from annotator.interchange.formats.model import FormatError
 from annotator.interchange.formats.ntcireval import gmemb_name, read_gmemb, read_qrels
-from annotator.interchange.annotators import default_annotator
-from annotator.interchange.rows import insert_rows, select_rows, update_rows
-from annotator.interchange.staging import no_collection
+from annotator.interchange.imports.annotators import default_annotator
+from annotator.interchange.imports.rows import insert_rows, select_rows, update_rows
+from annotator.interchange.imports.all_or_nothing import one_transaction
+from annotator.interchange.imports.history import ImportHistory
+from annotator.interchange.imports.result import ImportResult
+from annotator.interchange.imports.staging import no_collection
 from annotator.judgments.edits import Event, entity_state, membership_state
-from annotator.models import AnnotationEvent, AttributeSet, Campaign, Entity, Grade, Membership, Topic
+from annotator.models import AttributeSet, Campaign, Entity, Grade, Membership, Topic
 from annotator.rules.identity import document_key
 from annotator.scores import stored
 
-__all__ = ["JudgmentImport", "import_ntcireval"]
-
-
-@dataclass
-class JudgmentImport:
-    errors: list[FormatError] = field(default_factory=list)
-    warnings: list[FormatError] = field(default_factory=list)
-    judged: int = 0  # qrels lines
-    memberships: int = 0
-    entities_created: int = 0
-    entities_updated: int = 0
-    annotator: str = ""
-
-    def summary(self) -> str:
-        if self.errors:
-            return f"Nothing imported: {len(self.errors)} problem(s)."
-        return (f"{self.judged} judged document(s) and {self.memberships} membership(s) imported for {self.annotator}: "
-                f"{self.entities_created} new and {self.entities_updated} updated entities")
+__all__ = ["import_ntcireval"]
 
 
 @dataclass(slots=True)
@@ -64,16 +48,24 @@ class _Document:
     vectors: dict[int, list[float]] = field(default_factory=dict)  # attribute set id -> vector
 
 
-def import_ntcireval(campaign: Campaign, files: list[tuple[str, bytes]], annotator=None, actor=None) -> JudgmentImport:
+def import_ntcireval(campaign: Campaign, files: list[tuple[str, bytes]], annotator=None, actor=None) -> ImportResult:
     """Import (name, bytes) files: ``*.gmemb`` are memberships, any other a qrels file."""
     # Hundreds of thousands of lines, documents and rows alive at once: a cyclic collection would
-    # scan them over and over (0.5 s of a FairWeb-size round) and hold SQLite's writer meanwhile.
+    # scan them over and over and hold SQLite's writer meanwhile (docs/benchmarks.md).
     with no_collection():
-        return _import(campaign, files, annotator, actor)
+        result, documents = _plan(campaign, files)
+        if result.ok:
+            annotator = annotator or default_annotator(campaign, actor)
+            result.annotator = annotator.get_username()
+            with one_transaction(result):
+                _write(documents, annotator, actor, result)
+    return result
 
 
-def _import(campaign: Campaign, files: list[tuple[str, bytes]], annotator, actor) -> JudgmentImport:
-    result = JudgmentImport()
+def _plan(campaign: Campaign, files: list[tuple[str, bytes]]) -> tuple[ImportResult, list[_Document]]:
+    """Read every file and check it against the campaign (topics, grades, attribute sets, one
+    id a page, one grade a document); writes nothing."""
+    result = ImportResult(what="judgments")
     topics = {t.code: t for t in Topic.objects.filter(campaign=campaign).select_related("topic_type")}
     grades = {g.label: g.pk for g in Grade.objects.filter(campaign=campaign)}
     sets = {(a.topic_type.code, a.name): a for a in AttributeSet.objects.filter(topic_type__campaign=campaign).select_related("topic_type")}
@@ -117,15 +109,10 @@ def _import(campaign: Campaign, files: list[tuple[str, bytes]], annotator, actor
                         result.errors.append(FormatError(path, line, f"{topic_code} {name} is judged twice (also at {found.where})"))
                     found.grade_id = grade_id
                     result.judged += 1
-    if result.errors:
-        return result
-    annotator = annotator or default_annotator(campaign, actor)
-    result.annotator = annotator.get_username()
-    _write(list(documents.values()), annotator, actor, result)
-    return result
+    return result, list(documents.values())
 
 
-def _memberships(path, data, sets, document, result: JudgmentImport) -> None:
+def _memberships(path, data, sets, document, result: ImportResult) -> None:
     name = gmemb_name(path)
     if name is None:
         result.errors.append(FormatError(path, 0, "a membership file is named <prefix>.<TYPE>-<ATTR>.gmemb"))
@@ -177,41 +164,13 @@ class _MembershipRow(NamedTuple):
     evidence: str
 
 
-@dataclass
-class _History:
-    """The AnnotationEvents of the import, one per change, written a topic's batch at a time.
-    Events are recorded kind and action at a time (entities created, then updated, ...) and
-    written in that order, each run's topic, kind and action given once (`insert_rows`' `same`)."""
-
-    annotator_id: int
-    actor_id: int | None
-    at: datetime
-    runs: list[tuple[str, str, list[tuple]]] = field(default_factory=list)  # (kind, action, [(object id, before, after)])
-
-    def record(self, kind: str, action: str, events: list[tuple]) -> None:
-        """Events (object id, state before, state after) of one kind and action."""
-        if events:
-            self.runs.append((kind, action, events))
-
-    def write(self, topic_id: int) -> None:
-        for kind, action, events in self.runs:
-            same = {"topic_id": topic_id, "kind": kind, "action": action, "conversation_id": None,
-                    "annotator_id": self.annotator_id, "actor_id": self.actor_id, "at": self.at, "imported": True}
-            if action == Event.Action.CREATE:  # nothing before
-                insert_rows(AnnotationEvent, ["object_id", "after"], [(pk, after) for pk, _, after in events], same={**same, "before": None})
-            else:
-                insert_rows(AnnotationEvent, ["object_id", "before", "after"], events, same=same)
-        self.runs.clear()
-
-
-@transaction.atomic
-def _write(documents: list[_Document], annotator, actor, result: JudgmentImport) -> None:
+def _write(documents: list[_Document], annotator, actor, result: ImportResult) -> None:
     """Each topic's documents, LOOKUP at a time: one lookup of the stored entities and one of
     their memberships (none in a topic where the annotator has no entity), then the new and
     changed rows and their history, each one executemany."""
     if annotator.pk is None:
         annotator.save()  # the user "gold", first needed now
-    history = _History(annotator.pk, actor.pk if getattr(actor, "pk", None) else None, timezone.now())
+    history = ImportHistory(actor)
     by_topic: dict[int, list[_Document]] = {}
     for d in documents:
         by_topic.setdefault(d.topic.pk, []).append(d)
@@ -220,14 +179,17 @@ def _write(documents: list[_Document], annotator, actor, result: JudgmentImport)
                  .values_list("topic_id", flat=True).distinct())
     for topic_id, topic_documents in by_topic.items():
         for start in range(0, len(topic_documents), LOOKUP):
-            _write_batch(topic_id, topic_documents[start : start + LOOKUP], history, result, topic_id in judged)
-            history.write(topic_id)
+            _write_batch(topic_id, topic_documents[start : start + LOOKUP], annotator.pk, history, result, topic_id in judged)
+            history.write()
     # entities and memberships a topic's conversations may name: their stored figures
     stored.refresh_topics(documents[0].topic.campaign_id if documents else 0, by_topic)
 
 
-def _write_batch(topic_id: int, documents: list[_Document], history: _History, result: JudgmentImport, judged: bool) -> None:
-    annotator_id = history.annotator_id
+def _write_batch(topic_id: int, documents: list[_Document], annotator_id: int, history: ImportHistory, result: ImportResult,
+                 judged: bool) -> None:
+    def record(kind: str, action: str, events: list[tuple]) -> None:
+        history.record_all(kind, action, events, topic_id=topic_id, annotator_id=annotator_id)
+
     mine = {"topic_id": topic_id, "annotator_id": annotator_id}
     existing = {row.key: row for row in map(_EntityRow._make, select_rows(
         Entity, _EntityRow._fields, mine, "key", [d.key for d in documents]))} if judged else {}
@@ -237,7 +199,7 @@ def _write_batch(topic_id: int, documents: list[_Document], history: _History, r
     created = dict(select_rows(Entity, ["key", "pk"], mine, "key", [d.key for d in new])) if new else {}
     entities = [_EntityRow(created[d.key], topic_id, d.key, d.name, d.grade_id, "") for d in new]
     existing.update((entity.key, entity) for entity in entities)
-    history.record(Event.Kind.ENTITY, Event.Action.CREATE, [(entity.pk, None, entity_state(entity)) for entity in entities])
+    record(Event.Kind.ENTITY, Event.Action.CREATE, [(entity.pk, None, entity_state(entity)) for entity in entities])
     result.entities_created += len(new)
 
     # The entity's version guards its memberships too (judgments.edits): a changed grade or
@@ -247,7 +209,7 @@ def _write_batch(topic_id: int, documents: list[_Document], history: _History, r
         entity = existing[d.key]
         if d.key not in created and d.grade_id is not None and entity.grade_id != d.grade_id:
             changed[entity.pk] = entity._replace(grade_id=d.grade_id)
-    history.record(Event.Kind.ENTITY, Event.Action.UPDATE, [(pk, entity_state(existing[entity.key]), entity_state(entity))
+    record(Event.Kind.ENTITY, Event.Action.UPDATE, [(pk, entity_state(existing[entity.key]), entity_state(entity))
                                                             for pk, entity in changed.items()])
 
     with_vectors = [d for d in documents if d.vectors]
@@ -268,14 +230,14 @@ def _write_batch(topic_id: int, documents: list[_Document], history: _History, r
                 continue
             if d.key not in created:
                 changed.setdefault(entity.pk, entity)
-    history.record(Event.Kind.MEMBERSHIP, Event.Action.UPDATE, updates)
+    record(Event.Kind.MEMBERSHIP, Event.Action.UPDATE, updates)
     update_rows(Entity, ["grade_id"], [(entity.grade_id, pk) for pk, entity in changed.items()], bump="version")
     insert_rows(Membership, ["entity_id", "attribute_set_id", "vector"], fresh, same={"evidence": ""})
     update_rows(Membership, ["vector"], updated)
     if fresh:
         ids = {(entity_id, attribute_set_id): pk for entity_id, attribute_set_id, pk in select_rows(
             Membership, ["entity_id", "attribute_set_id", "pk"], {}, "entity_id", {entity_id for entity_id, _, _ in fresh})}
-        history.record(Event.Kind.MEMBERSHIP, Event.Action.CREATE, [
+        record(Event.Kind.MEMBERSHIP, Event.Action.CREATE, [
             (membership.pk, None, membership_state(membership)) for membership in
             (_MembershipRow(ids[(entity_id, attribute_set_id)], entity_id, attribute_set_id, vector, "")
              for entity_id, attribute_set_id, vector in fresh)])
