@@ -2,7 +2,7 @@
 
 A module of its own, not the conversation importer's (`interchange.importing`, which re-exports
 it): `import_ntcireval` reads no conversations and would load that importer and its rules only
-for this, 0.02 s of CPU a start (docs/benchmarks.md).
+for this, at every start.
 """
 
 from __future__ import annotations

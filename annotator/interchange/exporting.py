@@ -65,11 +65,10 @@ __all__ = [
 ]
 
 # Conversations read per batch (`_batch_size`). SQLite finds a batch's rows through indexes: its
-# size changes only the memory held and the wait for the first chunk (2,000: within 0.18 s).
-# PostgreSQL hash-joins whole tables for a batch's range of topics, scanning every turn, nugget,
-# label and membership of the campaign again for each batch, so it reads 10,000 at once: at
-# 10,000 conversations the paper export took 0.53 s against 0.61 s in batches of 2,000, the TSV
-# 0.61 against 0.65 s (bench_campaign_pages.py), for 35 MB at most instead of 16 MB.
+# size changes only the memory held and the wait for the first chunk. PostgreSQL hash-joins
+# whole tables for a batch's range of topics, scanning every turn, nugget, label and membership
+# of the campaign again for each batch, so it reads 10,000 at once, holding 35 MB at most
+# instead of 16 MB (docs/benchmarks-history.md, "The exports within 3x again").
 BATCH = 2000
 POSTGRESQL_BATCH = 10_000
 KINDS = ("paper", "jsonl", "nuggets-tsv", "qrels", "scores-csv", "scores-json", "nuggets-csv", "turns-csv", "assignments")
@@ -305,8 +304,9 @@ def iter_conversations(campaign: Campaign, annotator=None, named: bool = False) 
 
 
 # The text formats are written a conversation at a time and sent 200 at a time (75-220 KB): each
-# chunk is a write to the client's socket, one per conversation was 10,000 writes of ~400 bytes
-# (and 4% of the paper export in-process, bench_campaign_pages.py).
+# chunk is a write to the client's socket, and one per conversation was 10,000 writes of ~400
+# bytes (docs/benchmarks-history.md, "Where it stands: every page and export within 1 s and 3x
+# its floor").
 CONVERSATIONS_PER_CHUNK = 200
 
 

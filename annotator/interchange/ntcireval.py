@@ -11,7 +11,8 @@ updated: the files are the judgments. Every change is an AnnotationEvent marked 
 
 All files are read and checked before anything is written; then each topic's documents are
 written LOOKUP at a time as plain rows (`interchange.rows`), in one transaction: 50,000 judged
-documents are a few hundred statements, not 300,000 model instances (docs/benchmarks.md).
+documents are a few hundred statements, not 300,000 model instances (docs/benchmarks-history.md,
+"NTCIREVAL and run imports at campaign scale").
 """
 
 from __future__ import annotations
@@ -66,8 +67,9 @@ class _Document:
 
 def import_ntcireval(campaign: Campaign, files: list[tuple[str, bytes]], annotator=None, actor=None) -> JudgmentImport:
     """Import (name, bytes) files: ``*.gmemb`` are memberships, any other a qrels file."""
-    # Hundreds of thousands of lines, documents and rows alive at once: a cyclic collection would
-    # scan them over and over (0.5 s of a FairWeb-size round) and hold SQLite's writer meanwhile.
+    # Hundreds of thousands of lines, documents and rows alive at once: a cyclic collection
+    # would scan them over and over and hold SQLite's writer meanwhile
+    # (docs/benchmarks-history.md, "Third pass").
     with no_collection():
         return _import(campaign, files, annotator, actor)
 

@@ -88,7 +88,7 @@ class _Catalogue:
         numbered = list(TopicDocument.objects.filter(topic__campaign=campaign).values_list("topic_id", "number", "key"))
         judged = list(Entity.objects.filter(topic__campaign=campaign).order_by().values_list("topic_id", "key").distinct())
         # the rows (the numbered, then the judged) by their key's place k and their topic's index t,
-        # keys and topics placed in the order rows first name them (numpy: a Python step a row was 60 ms)
+        # keys and topics placed in the order rows first name them (numpy, not a Python step a row)
         place = {key: k for k, key in enumerate(dict.fromkeys([key for _, _, key in numbered] + [key for _, key in judged]))}
         self.keys = arrow.strings(list(place))
         k = np.fromiter((place[key] for key in [key for _, _, key in numbered] + [key for _, key in judged]),
@@ -265,7 +265,9 @@ def _import(campaign: Campaign, files, name, result: RunImport) -> None:
         result.imported.append((run_name, len(rows), sum(row[2] for row in rows), replaced))
 
 
-_FILES_AT_ONCE = 8  # files looked up together (`_Catalogue.look_up`); 1, 4, 8: a FairWeb-size round imported in 2.51, 2.32, 2.24 s of CPU (in process, loaded machine)
+# Files looked up together (`_Catalogue.look_up`): the campaign's keys are hashed once for them
+# all, not once a file (docs/benchmarks-history.md, "Ranked-list runs").
+_FILES_AT_ONCE = 8
 
 
 def _read(files, topics: dict[str, int], catalogue: _Catalogue):
