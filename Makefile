@@ -71,24 +71,36 @@ _test-on-current-db:
 	@if [ "$(PG_BROWSER)" = 1 ]; then \
 	  scripts/ensure-chromium.sh && DJANGO_ALLOW_ASYNC_UNSAFE=true $(PYTEST) -m browser -q -p no:randomly; fi
 
-# Benchmarks (docs/benchmarks.md): HTTP round trips, the browser's click-to-score and page load, a load run on SQLite and PostgreSQL,
-# a 10,000-conversation import, comparing 30 runs. Loopback only; a few minutes in all.
+# Benchmarks (bench/README.md; figures in docs/benchmarks.md): every script in bench/, on SQLite,
+# and again on a throwaway PostgreSQL (durable where the figures are) when one can be had; the
+# LLM judge's when a local model server can be had (its first start builds llama.cpp, about 12
+# minutes). Loopback only; about 40 minutes on 2 cores. Raw numbers: /tmp/gfrc-bench-results/.
+PG_BENCH := scripts/with-postgres.sh --optional
 bench: $(VENV)/.installed
+	$(BIN)/python bench/bench_scoring.py
 	$(BIN)/python bench/bench_http.py
 	$(BIN)/python bench/bench_floor.py
+	$(BIN)/python bench/profile_save.py
+	GFRC_PG_DURABLE=1 $(PG_BENCH) $(BIN)/python bench/bench_http.py
+	GFRC_PG_DURABLE=1 $(PG_BENCH) $(BIN)/python bench/bench_floor.py
 	scripts/ensure-chromium.sh && $(BIN)/python bench/bench_browser.py
-	GFRC_PG_DURABLE=1 scripts/with-postgres.sh --optional $(BIN)/python bench/bench_http.py
-	GFRC_PG_DURABLE=1 scripts/with-postgres.sh --optional $(BIN)/python bench/bench_floor.py
 	$(BIN)/python bench/bench_load.py
-	GFRC_PG_DURABLE=1 scripts/with-postgres.sh --optional $(BIN)/python bench/bench_load.py
+	GFRC_PG_DURABLE=1 $(PG_BENCH) $(BIN)/python bench/bench_load.py
 	$(BIN)/python bench/bench_import.py
-	$(BIN)/python bench/bench_harvest_read.py
-	$(BIN)/python bench/bench_compare_runs.py
-	$(BIN)/python bench/bench_ranked_lists.py
-
-	$(BIN)/python bench/bench_compare_judges.py
 	$(BIN)/python bench/bench_background_import.py
-	@if [ -f bench/bench_scoring.py ]; then $(BIN)/python bench/bench_scoring.py; fi
+	$(BIN)/python bench/bench_nugget_import.py
+	$(BIN)/python bench/bench_harvest_read.py
+	$(BIN)/python bench/bench_harvest_read.py --format har --conversations 500
+	$(BIN)/python bench/bench_compare_judges.py
+	$(BIN)/python bench/bench_adjudication.py
+	$(BIN)/python bench/bench_agreement.py
+	$(BIN)/python bench/bench_compare_runs.py
+	$(BIN)/python bench/bench_campaign_pages.py
+	$(PG_BENCH) $(BIN)/python bench/bench_campaign_pages.py
+	$(BIN)/python bench/bench_ranked_lists.py
+	$(PG_BENCH) $(BIN)/python bench/bench_ranked_lists.py
+	scripts/with-llama-server.sh --optional sh -c \
+	  'if [ -n "$${GFRC_LLM_BASE_URL:-}" ]; then $(BIN)/python bench/bench_llm_judge.py; else echo "bench_llm_judge.py: no model server, skipped"; fi'
 
 clean:
 	rm -rf $(VENV) .venv-llm db.sqlite3 db.sqlite3-* staticfiles

@@ -29,9 +29,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.bench_compare_judges import write_files  # noqa: E402
-from bench.bench_scoring import best_time  # noqa: E402
-from bench.common import bench_database, database_label, machine, write_result  # noqa: E402
+from bench.lib.database import bench_database, database_label  # noqa: E402
+from bench.lib.generators import write_gold_and_judge_files  # noqa: E402
+from bench.lib.results import machine, write_result  # noqa: E402
+from bench.lib.timing import best_time  # noqa: E402
 
 
 def savepoint_previews(found, organiser, ann) -> None:
@@ -103,13 +104,13 @@ def run(topics: int, runs: int, repeats: int) -> dict:
         from annotator.judgments import adjudication
         from annotator.models import Campaign, Conversation
         from annotator.scores.campaign_tables import score_table
-        from bench.common import make_annotator, make_campaign_with
+        from bench.lib.seeding import make_annotator, make_campaign
 
         label = database_label()
-        campaign = make_campaign_with("bench")
+        campaign = make_campaign("bench")
         ann, bob, organiser = make_annotator("ann"), make_annotator("bob"), make_annotator("organiser")
         campaign.organisers.add(organiser)
-        first, second = write_files(tmp, topics, runs)
+        first, second = write_gold_and_judge_files(tmp, topics, runs)
         for path, who in ((first, "ann"), (second, "bob")):
             call_command("import_conversations", str(path), campaign="bench", annotator=who, stdout=io.StringIO())
         campaign = Campaign.objects.get(slug="bench")

@@ -11,7 +11,7 @@ grades 0-3 (mostly 1 and 2), each coder giving the unit's grade or a neighbourin
 (p = 0.3) and missing a third of the units. Timed: the current
 `scoring.agreement.krippendorff_alpha` (the package behind our NaN rules), the hand-written
 numpy coincidence matrix it replaced (read from git at --before, the last commit that had it)
-and the plain-Python formulas of the tests (tests/scoring/krippendorff_reference.py). The
+and the plain-Python formulas of the oracle (scoring/reference/agreement.py). The
 script checks all three agree to 1e-9 and prints a markdown table (best of the repeats).
 `--before none` leaves the replaced code out (a checkout without that history, e.g. a shallow
 clone: tests/test_benches_run.py runs it so).
@@ -44,10 +44,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.bench_scoring import best_time, load_average  # noqa: E402
-from bench.common import machine, write_result  # noqa: E402
+from bench.lib.results import machine, write_result  # noqa: E402
+from bench.lib.timing import best_time, load_average  # noqa: E402
 from scoring.agreement import krippendorff_alpha  # noqa: E402
-from tests.scoring import krippendorff_reference  # noqa: E402
+from scoring.reference import agreement as krippendorff_reference  # noqa: E402
 
 HAND_WRITTEN_UNTIL = "fd32a84"  # the last commit whose scoring/agreement.py computed alpha by hand
 PER_PAIR_QUERIES_UNTIL = "775e8c5"  # the last commit whose agreement page queried each annotator pair's judgments
@@ -107,8 +107,8 @@ def same_figures(page: dict, other: dict) -> bool:
 
 
 def campaign_section(topics: int, runs: int, repeats: int, before_alpha, revision: str, pairs_revision: str | None) -> dict:
-    from bench.bench_compare_judges import write_files
-    from bench.common import bench_database, database_label
+    from bench.lib.database import bench_database, database_label
+    from bench.lib.generators import write_gold_and_judge_files
 
     with bench_database() as tmp:
         from django.core.management import call_command
@@ -116,11 +116,11 @@ def campaign_section(topics: int, runs: int, repeats: int, before_alpha, revisio
         from annotator.console import reports
         from annotator.models import Campaign
         from annotator.scores.campaign_tables import score_table
-        from bench.common import make_annotator, make_campaign_with
+        from bench.lib.seeding import make_annotator, make_campaign
         from scoring import agreement
 
-        make_campaign_with("bench")
-        for path, who in zip(write_files(tmp, topics, runs), ("ann", "bob")):
+        make_campaign("bench")
+        for path, who in zip(write_gold_and_judge_files(tmp, topics, runs), ("ann", "bob")):
             make_annotator(who)
             call_command("import_conversations", str(path), campaign="bench", annotator=who, stdout=io.StringIO())
         campaign = Campaign.objects.get(slug="bench")

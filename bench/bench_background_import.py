@@ -10,7 +10,7 @@ the benchmark's gunicorn allows 120 s a request so that the in-request import ca
    then a `manage.py db_worker` process imports it while the benchmark polls the job page like
    the browser does (htmx, every second), recording each poll's time and the progress shown.
 
-    .venv/bin/python bench/bench_background_import.py [--conversations 12000]
+    .venv/bin/python bench/bench_background_import.py [--conversations 12000] [--background-from 2000]
 """
 
 from __future__ import annotations
@@ -25,11 +25,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.bench_import import write_file  # noqa: E402
-from bench.common import (  # noqa: E402
-    PYTHON, ROOT, Browser, bench_database, database_label, gunicorn, machine, make_annotator, make_campaign_with,
-    summary_ms, write_result,
-)
+from bench.lib import PYTHON, ROOT  # noqa: E402
+from bench.lib.client import Browser  # noqa: E402
+from bench.lib.database import bench_database, database_label  # noqa: E402
+from bench.lib.generators import write_campaign_file  # noqa: E402
+from bench.lib.results import machine, write_result  # noqa: E402
+from bench.lib.seeding import make_annotator, make_campaign  # noqa: E402
+from bench.lib.server import gunicorn  # noqa: E402
+from bench.lib.timing import summary_ms  # noqa: E402
 
 
 def upload(port: int, slug: str, name: str, data: bytes) -> tuple[float, int, str]:
@@ -45,15 +48,15 @@ def upload(port: int, slug: str, name: str, data: bytes) -> tuple[float, int, st
     return seconds, status, headers.get("location", "")
 
 
-def run(conversations: int) -> dict:
+def run(conversations: int, background_from: int = 2000) -> dict:
     with bench_database() as tmp:
         from annotator.models import Conversation, ImportJob
 
         organiser = make_annotator("org")
         for slug in ("in-request", "background"):
-            make_campaign_with(slug).organisers.add(organiser)
+            make_campaign(slug).organisers.add(organiser)
         path = tmp / "conversations.jsonl"
-        size = write_file(path, conversations)
+        size = write_campaign_file(path, conversations)
         data = path.read_bytes()
         result = {"machine": machine(), "database": database_label(), "conversations": conversations,
                   "file_mb": round(size / 1e6, 2)}
@@ -65,7 +68,7 @@ def run(conversations: int) -> dict:
         result["in_request"] = {"request_s": round(seconds, 2), "status": status,
                                 "conversations_written": Conversation.objects.filter(topic__campaign__slug="in-request").count()}
 
-        os.environ["GFRC_BACKGROUND_IMPORT_CONVERSATIONS"] = "2000"
+        os.environ["GFRC_BACKGROUND_IMPORT_CONVERSATIONS"] = str(background_from)
         os.environ.pop("GFRC_BACKGROUND_IMPORT_BYTES")
         with gunicorn() as port:
             seconds, status, location = upload(port, "background", path.name, data)
@@ -105,8 +108,10 @@ def run(conversations: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--conversations", type=int, default=12_000)
+    parser.add_argument("--background-from", type=int, default=2000,
+                        help="an upload of more conversations than this is imported in the background (the default threshold)")
     args = parser.parse_args()
-    result = run(args.conversations)
+    result = run(args.conversations, args.background_from)
     path = write_result("background-import-" + result["database"].split()[0].lower(), result)
     inline, background = result["in_request"], result["background"]
     print(f"== a {result['conversations']}-conversation upload ({result['file_mb']} MB JSONL, {result['database']})")

@@ -1,7 +1,7 @@
 """What the annotator feels, measured in Chromium: click-to-new-score and the page's load.
 
 Playwright drives Debian's chromium (/usr/bin/chromium) against gunicorn (one sync worker) on
-127.0.0.1, like bench_http.py, on conversations of 30 and 300 graded nuggets (bench.common).
+127.0.0.1, like bench_http.py, on conversations of 30 and 300 graded nuggets (bench.lib.seeding).
 
 Click to new score: with a nugget selected, click a grade button (L1 and L2 in turn, so every
 click changes the scores). Timed in the page with performance.now():
@@ -37,9 +37,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import (  # noqa: E402
-    PASSWORD, bench_database, database_label, gunicorn, machine, percentile, seed_sizes, write_result,
-)
+from bench.lib.database import bench_database, database_label  # noqa: E402
+from bench.lib.results import machine, write_result  # noqa: E402
+from bench.lib.seeding import PASSWORD, seed_sizes  # noqa: E402
+from bench.lib.server import gunicorn  # noqa: E402
+from bench.lib.timing import percentile  # noqa: E402
 
 TARGETS = {"click_on_screen_over_request_p50": 1.5, "dcl_over_page_request_p50": 4.0}
 CHROMIUM_ARGS = [

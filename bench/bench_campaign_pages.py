@@ -1,6 +1,6 @@
 """Every console page and export of a campaign-sized campaign, beside the floor of the same run.
 
-Builds the campaign once (bench/bench_import.py's generator: `--topics` x `--runs`
+Builds the campaign once (bench.lib.generators' campaign: `--topics` x `--runs`
 conversations, default 500 x 20 = 10,000; 3 graded nuggets each, ORIGIN memberships on a
 third; a second annotator's judgments on `--second` of them, default 1,000), then times, in
 this process through Django's test client with DEBUG=0 (best of `--repeats`), every organiser
@@ -29,8 +29,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.bench_import import conversation_line  # noqa: E402
-from bench.common import bench_database, database_label, machine, write_result  # noqa: E402
+from bench.lib.database import bench_database, database_label  # noqa: E402
+from bench.lib.generators import conversation_line  # noqa: E402
+from bench.lib.results import machine, write_result  # noqa: E402
+from bench.lib.seeding import make_campaign  # noqa: E402
 
 
 def build(topics: int, runs: int, second: int) -> dict:
@@ -38,7 +40,6 @@ def build(topics: int, runs: int, second: int) -> dict:
     from django.contrib.auth import get_user_model
 
     from annotator.interchange.imports.conversations import import_files
-    from tests.factories import make_campaign
 
     users = get_user_model()
     organiser = users.objects.create_superuser("organiser", password="organiser-pw")

@@ -1,7 +1,7 @@
 """`manage.py compare_judges` on a generated 1,000-conversation campaign.
 
-Generates two seeded JSONL files over the same conversations (50 topics x 20 runs; 2 user + 2
-system turns, 10 listed films per conversation): the gold's judgments (runs differ in quality,
+Generates two seeded JSONL files over the same conversations (bench.lib.generators: 50 topics x
+20 runs; 2 user + 2 system turns, 10 listed films per conversation): the gold's judgments (runs differ in quality,
 so the ranking means something) and a noisy automatic judge's (misses 10% of the nuggets, cuts
 10% of the spans a word short, regrades 20%, moves 20% of the ORIGIN memberships). Imports the
 gold's file, then the judge's with `--annotator` (the additive path: same text, judgments
@@ -19,71 +19,16 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import random
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.bench_scoring import best_time  # noqa: E402
-from bench.common import bench_database, database_label, machine, write_result  # noqa: E402
-
-FILMS = 10
-ORIGIN = 8
-WORDS_PER_LINE = 6  # "Film <n> (<year>): <url> is good."
-
-
-def film_line(number: int) -> str:
-    return f"Film {number} ({1950 + number % 70}): https://www.imdb.com/title/tt{number}/ is good."
-
-
-def conversation(topic: int, run: int, runs: int, rng: random.Random, judge: bool) -> dict:
-    first = 1_000_000 + (topic * runs + run) * FILMS  # distinct films: no entity shared across conversations
-    films = list(range(first, first + FILMS))
-    split = 4 + (topic + run) % 3
-    turns = [
-        {"role": "user", "text": f"Recommend time-travel films for topic {topic} please"},
-        {"role": "system", "text": " ".join(film_line(f) for f in films[:split]), "label": "o"},
-        {"role": "user", "text": "More?"},
-        {"role": "system", "text": " ".join(film_line(f) for f in films[split:]), "label": "o"},
-    ]
-    quality = 0.3 + 0.6 * run / max(1, runs - 1)  # later runs return more relevant films
-    nuggets = []
-    for k, film in enumerate(films):
-        turn, position = (2, k) if k < split else (4, k - split)
-        grade = rng.choices(["L0", "L1", "L2"], [1 - quality, quality / 2, quality / 2])[0]
-        region = rng.randrange(ORIGIN)
-        start, end = position * WORDS_PER_LINE, position * WORDS_PER_LINE + 3
-        if judge:
-            if rng.random() < 0.1:
-                continue  # missed
-            if rng.random() < 0.1:
-                end -= 1  # a word short: overlaps, not exact
-            if rng.random() < 0.2:
-                grade = rng.choice(["L0", "L1", "L2"])
-            if rng.random() < 0.2:
-                region = rng.randrange(ORIGIN)
-        vector = [0] * ORIGIN
-        vector[region] = 1
-        ratings = [0, 0, 0, 0]
-        ratings[film % 4] = 1
-        nuggets.append({"turn": turn, "start": start, "end": end, "grade": grade,
-                        "memberships": {"ORIGIN": {"vector": vector}, "RATINGS": {"vector": ratings}}})
-    return {"topic": f"M{topic:03d}", "run": f"run-{run:02d}", "turns": turns, "nuggets": nuggets}
-
-
-def write_files(directory: Path, topics: int, runs: int) -> tuple[Path, Path]:
-    paths = []
-    for who, judge in (("gold", False), ("judge", True)):
-        rng = random.Random(20261123 + judge)
-        path = directory / f"{who}.jsonl"
-        with path.open("w", encoding="utf-8") as out:
-            for topic in range(topics):
-                for run in range(runs):
-                    out.write(json.dumps(conversation(topic, run, runs, rng, judge)) + "\n")
-        paths.append(path)
-    return paths[0], paths[1]
+from bench.lib.database import bench_database, database_label  # noqa: E402
+from bench.lib.generators import write_gold_and_judge_files  # noqa: E402
+from bench.lib.results import machine, write_result  # noqa: E402
+from bench.lib.timing import best_time  # noqa: E402
 
 
 def run(topics: int, runs: int, repeats: int) -> dict:
@@ -92,14 +37,14 @@ def run(topics: int, runs: int, repeats: int) -> dict:
 
         from annotator.models import AnnotatorProfile, Campaign
         from annotator.scores.campaign_tables import score_table
-        from bench.common import make_annotator, make_campaign_with
+        from bench.lib.seeding import make_annotator, make_campaign
 
         label = database_label()
-        make_campaign_with("bench")
+        make_campaign("bench")
         make_annotator("gold")
         robot = make_annotator("robot")
         AnnotatorProfile.mark(robot, description="bench: a noisy copy of the gold")
-        gold_file, judge_file = write_files(tmp, topics, runs)
+        gold_file, judge_file = write_gold_and_judge_files(tmp, topics, runs)
         imported = {}
         for path, who in ((gold_file, "gold"), (judge_file, "robot")):
             out = io.StringIO()

@@ -2,9 +2,9 @@
 
 1. The maths alone: `scoring.significance.compare_runs` (ANOVA, randomised Tukey HSD, paired
    t-tests, effect sizes) on a generated 50 x 30 score matrix, best of the repeats; beside it
-   the plain-Python twin of the tests (tests/scoring/test_scoring_significance.py) per
+   the plain-Python twin (scoring/reference/significance.py) per
    permutation, the floor the vectorised version is measured against.
-2. End to end: a generated 1,500-conversation campaign (50 topics x 30 runs, bench_import's
+2. End to end: a generated 1,500-conversation campaign (50 topics x 30 runs, bench.lib.generators'
    conversations) imported into a fresh database, then `manage.py compare_runs` over every
    measure (R, GF_ORIGIN, GF_RATINGS, GF, GFRC) timed in-process, and the console's run
    comparison page for GFRC.
@@ -26,9 +26,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.bench_import import conversation_line  # noqa: E402
-from bench.common import bench_database, database_label, machine, write_result  # noqa: E402
+from bench.lib.database import bench_database, database_label  # noqa: E402
+from bench.lib.generators import conversation_line  # noqa: E402
+from bench.lib.results import machine, write_result  # noqa: E402
+from bench.lib.timing import best_time  # noqa: E402
 from scoring import significance  # noqa: E402
+from scoring.reference.significance import plain_tukey_hsd  # noqa: E402
 
 
 def score_matrix(topics: int, runs: int, seed: int = 20231212) -> np.ndarray:
@@ -37,24 +40,13 @@ def score_matrix(topics: int, runs: int, seed: int = 20231212) -> np.ndarray:
     return np.clip(rng.uniform(0.1, 0.7, (topics, 1)) + rng.normal(0, 0.05, (1, runs)) + rng.normal(0, 0.1, (topics, runs)), 0, 1)
 
 
-def best_of(repeats: int, action) -> float:
-    times = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - started)
-    return min(times)
-
-
 def maths(topics: int, runs: int, permutations: int, repeats: int) -> dict:
-    from tests.scoring.test_scoring_significance import plain_tukey_hsd
-
     x = score_matrix(topics, runs)
     names = [f"run-{j:03d}" for j in range(runs)]
-    compare_s = best_of(repeats, lambda: significance.compare_runs(x, names, permutations, seed=1))
-    tukey_s = best_of(repeats, lambda: significance.randomised_tukey_hsd(x, permutations, seed=1))
+    compare_s, _ = best_time(lambda: significance.compare_runs(x, names, permutations, seed=1), repeats)
+    tukey_s, _ = best_time(lambda: significance.randomised_tukey_hsd(x, permutations, seed=1), repeats)
     plain_permutations = 200
-    plain_s = best_of(1, lambda: plain_tukey_hsd(x.tolist(), plain_permutations, seed=1))
+    plain_s, _ = best_time(lambda: plain_tukey_hsd(x.tolist(), plain_permutations, seed=1), 1)
     per_permutation_fast = tukey_s / permutations
     per_permutation_plain = plain_s / plain_permutations
     return {
@@ -73,9 +65,9 @@ def end_to_end(topics: int, runs: int, permutations: int) -> dict:
         from django.test import Client
         from django.urls import reverse
 
-        from bench.common import make_annotator, make_campaign_with
+        from bench.lib.seeding import make_annotator, make_campaign
 
-        campaign = make_campaign_with("bench")
+        campaign = make_campaign("bench")
         make_annotator("gold")
         organiser = make_annotator("organiser")
         campaign.organisers.add(organiser)
@@ -92,6 +84,7 @@ def end_to_end(topics: int, runs: int, permutations: int) -> dict:
         command_s = time.perf_counter() - started
         rows = out.getvalue().count("\n") - 1
 
+        call_command("collectstatic", "--noinput", verbosity=0)  # DEBUG=0: pages name hashed static files
         client = Client(HTTP_HOST="127.0.0.1")
         client.force_login(organiser)
         started = time.perf_counter()

@@ -5,7 +5,7 @@ client as bench_http.py, but the POST updates one row and answers "saved" and th
 takes is what any save round trip of this stack (Django, a database session, two requests)
 costs before it does its own work.
 
-    .venv/bin/python bench/bench_floor.py [--iterations 300]
+    .venv/bin/python bench/bench_floor.py [--iterations 300] [--threads 1] [--warmup 30]
 """
 
 from __future__ import annotations
@@ -18,10 +18,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import (  # noqa: E402
-    Browser, bench_database, database_label, gunicorn, machine, make_annotator, make_campaign_with,
-    seed_conversation, summary_ms, write_result,
-)
+from bench.lib.client import Browser  # noqa: E402
+from bench.lib.database import bench_database, database_label  # noqa: E402
+from bench.lib.results import machine, write_result  # noqa: E402
+from bench.lib.seeding import make_annotator, make_campaign, seed_conversation  # noqa: E402
+from bench.lib.server import gunicorn  # noqa: E402
+from bench.lib.timing import summary_ms  # noqa: E402
 
 
 def run(iterations: int = 300, warmup: int = 30, threads: int = 1) -> dict:
@@ -31,9 +33,9 @@ def run(iterations: int = 300, warmup: int = 30, threads: int = 1) -> dict:
 
         results["database"] = database_label()
         annotator = make_annotator("floor")
-        seed_conversation(make_campaign_with("floor"), annotator, nuggets=20, run="floor")
+        seed_conversation(make_campaign("floor"), annotator, nuggets=20, run="floor")
         nugget = Nugget.objects.filter(annotator=annotator).first()
-        os.environ["DJANGO_SETTINGS_MODULE"] = "bench.floor_settings"
+        os.environ["DJANGO_SETTINGS_MODULE"] = "bench.lib.floor_settings"
         try:
             with gunicorn(workers=1, threads=threads) as port:
                 browser = Browser(port)
@@ -68,8 +70,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--iterations", type=int, default=300)
     parser.add_argument("--threads", type=int, default=1, help="gunicorn threads (more than 1: gthread, keep-alive)")
+    parser.add_argument("--warmup", type=int, default=30, help="unmeasured iterations first")
     args = parser.parse_args()
-    r = run(args.iterations, threads=args.threads)
+    r = run(args.iterations, args.warmup, threads=args.threads)
     path = write_result("floor-" + r["database"].split()[0].lower(), r)
     print(f"== the floor of a save round trip ({r['database']}; gunicorn 1 worker, {'sync' if args.threads == 1 else f'gthread x {args.threads}'}; {args.iterations} iterations)")
     print(f"bare POST (1 UPDATE, committed) p50 {r['bare_write']['p50_ms']} ms p95 {r['bare_write']['p95_ms']} ms | "

@@ -29,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from annotator.interchange.formats import count_conversations, parse_file, write_jsonl  # noqa: E402
-from bench.common import machine, write_result  # noqa: E402
+from bench.lib.results import machine, write_result  # noqa: E402
 
 MARKER = "\ue200cite\ue202turn{t}search{k}\ue201"
 

@@ -6,10 +6,10 @@ answer carries everything the edit changed (turns, editor, counts, score panel: 
 so the save round trip is that one request. Nuggets are created and deleted alternately on a
 spare movie line, so the conversation keeps N (20, then 300) nuggets. Also the whole
 conversation page. The same server answers bench_floor.py's bare POST and GET (the product's
-URLs plus /floor/, bench.floor_settings), each measured just before the request it is the
+URLs plus /floor/, bench.lib.floor_settings), each measured just before the request it is the
 floor of: the targets are ratios to them, measured under the same load. p50/p95 in ms.
 
-    .venv/bin/python bench/bench_http.py [--iterations 200]
+    .venv/bin/python bench/bench_http.py [--iterations 200] [--sizes 20 300] [--warmup 20]
     DATABASE_URL=postgres://... .venv/bin/python bench/bench_http.py   (or under scripts/with-postgres.sh)
 """
 
@@ -24,9 +24,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import (  # noqa: E402
-    Browser, bench_database, database_label, gunicorn, machine, seed_sizes, spare_span, summary_ms, write_result,
-)
+from bench.lib.client import Browser  # noqa: E402
+from bench.lib.database import bench_database, database_label  # noqa: E402
+from bench.lib.results import machine, write_result  # noqa: E402
+from bench.lib.seeding import seed_sizes, spare_span  # noqa: E402
+from bench.lib.server import gunicorn  # noqa: E402
+from bench.lib.timing import summary_ms  # noqa: E402
 
 # Ratios to the floor measured in the same run (issue 12): they hold on any machine.
 TARGETS = {"save_p50": 5, "save_p95": 5, "page_p50": 4}
@@ -39,14 +42,14 @@ def _timed(browser, method: str, path: str, data=None, **kwargs) -> tuple[float,
 
 
 def run(sizes=(20, 300), iterations: int = 200, warmup: int = 20) -> dict:
-    """The server also answers bench_floor.py's bare views (bench.floor_settings: the product's
+    """The server also answers bench_floor.py's bare views (bench.lib.floor_settings: the product's
     URLs plus /floor/); each measured request follows its floor request, so both are measured
     at the same moment of a shared machine's load."""
     results = {"machine": machine(), "iterations": iterations, "sizes": {}}
     with bench_database():
         results["database"] = database_label()
         seeded = seed_sizes(sizes)
-        os.environ["DJANGO_SETTINGS_MODULE"] = "bench.floor_settings"
+        os.environ["DJANGO_SETTINGS_MODULE"] = "bench.lib.floor_settings"
         try:
             server = gunicorn(workers=1, threads=1)
             port = server.__enter__()
@@ -124,8 +127,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--iterations", type=int, default=200)
     parser.add_argument("--sizes", type=int, nargs="+", default=[20, 300])
+    parser.add_argument("--warmup", type=int, default=20, help="unmeasured iterations first")
     args = parser.parse_args()
-    results = run(tuple(args.sizes), args.iterations)
+    results = run(tuple(args.sizes), args.iterations, args.warmup)
     path = write_result("http-" + results["database"].split()[0].lower(), results)
     print(f"== save-a-nugget over HTTP ({results['database']}; gunicorn 1 worker; {args.iterations} iterations)")
     for size, r in results["sizes"].items():

@@ -1,6 +1,6 @@
 """Importing 10,000 conversations from JSON Lines with `manage.py import_conversations`.
 
-Generates a seeded JSONL file (100 topics x 100 runs; 2 user + 2 system turns, 3 graded nuggets
+Generates a seeded JSONL file (bench.lib.generators: 100 topics x 100 runs; 2 user + 2 system turns, 3 graded nuggets
 per conversation, every third with an ORIGIN membership), runs the real command in a new
 process against a fresh database, times it, and checks what landed. Then imports the same file
 with one broken line at the end and checks that nothing at all was written (all or nothing).
@@ -12,9 +12,7 @@ with one broken line at the end and checks that nothing at all was written (all 
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import random
 import subprocess
 import sys
 import time
@@ -22,50 +20,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import ROOT, PYTHON, bench_database, database_label, machine, write_result  # noqa: E402
-
-ORIGIN = 8
-
-
-def conversation_line(index: int, topics: int, rng: random.Random) -> dict:
-    topic, run = index % topics, index // topics
-    # Distinct movies everywhere: one entity judged twice in a topic must agree (grade,
-    # memberships), and the generator does not try to keep such repeats consistent.
-    movies = [1_000_000 + index * 3 + k for k in range(3)]
-    rng.shuffle(movies)
-    system1 = " ".join(f"Film {m} ({1950 + m % 70}): https://www.imdb.com/title/tt{m}/ is good." for m in movies[:2])
-    system2 = f"Also Film {movies[2]} ({1950 + movies[2] % 70}): https://www.imdb.com/title/tt{movies[2]}/ ."
-    nuggets = []
-    for k, (turn, start) in enumerate(((2, 0), (2, 6), (4, 1))):
-        nugget = {"turn": turn, "start": start, "end": start + 3, "grade": ("L0", "L1", "L2")[(index + k) % 3]}
-        if k == 0 and index % 3 == 0:
-            vector = [0] * ORIGIN
-            vector[index % ORIGIN] = 1
-            nugget["memberships"] = {"ORIGIN": {"vector": vector, "evidence": "somewhere"}}
-        nuggets.append(nugget)
-    return {
-        "topic": f"M{topic:03d}",
-        "run": f"run-{run:03d}",
-        "turns": [
-            {"role": "user", "text": f"Recommend movies for topic {topic} please"},
-            {"role": "system", "text": system1, "label": "o"},
-            {"role": "user", "text": "More?"},
-            {"role": "system", "text": system2},
-        ],
-        "nuggets": nuggets,
-    }
-
-
-def write_file(path: Path, count: int, broken_last: bool = False) -> int:
-    rng = random.Random(20231121)
-    topics = 100
-    with path.open("w", encoding="utf-8") as out:
-        for index in range(count):
-            line = conversation_line(index, topics, rng)
-            if broken_last and index == count - 1:
-                line["nuggets"][0]["end"] = 10_000  # outside the turn
-            out.write(json.dumps(line) + "\n")
-    return path.stat().st_size
+from bench.lib import PYTHON, ROOT  # noqa: E402
+from bench.lib.database import bench_database, database_label  # noqa: E402
+from bench.lib.generators import write_campaign_file  # noqa: E402
+from bench.lib.results import machine, write_result  # noqa: E402
 
 
 def import_command(path: Path) -> tuple[float, subprocess.CompletedProcess]:
@@ -86,20 +44,20 @@ def counts() -> dict:
 
 def run(conversations: int) -> dict:
     with bench_database() as tmp:
-        from bench.common import make_annotator, make_campaign_with
+        from bench.lib.seeding import make_annotator, make_campaign
 
         label = database_label()
-        make_campaign_with("bench")
+        make_campaign("bench")
         make_annotator("gold")
         path = tmp / "conversations.jsonl"
-        size = write_file(path, conversations)
+        size = write_campaign_file(path, conversations)
         # Python's start-up and Django's set-up (manage.py check), for reference.
         startup_started = time.perf_counter()
         subprocess.run([PYTHON, "manage.py", "check", "-v", "0"], cwd=ROOT, capture_output=True)
         startup = time.perf_counter() - startup_started
 
         broken = tmp / "broken.jsonl"
-        write_file(broken, conversations, broken_last=True)
+        write_campaign_file(broken, conversations, broken_last=True)
         before = counts()
         broken_seconds, broken_process = import_command(broken)
         after_broken = counts()

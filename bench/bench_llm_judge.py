@@ -27,7 +27,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import bench_database, machine, write_result  # noqa: E402
+from bench.lib.database import bench_database  # noqa: E402
+from bench.lib.results import machine, write_result  # noqa: E402
 
 
 def main() -> None:

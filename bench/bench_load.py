@@ -41,11 +41,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.bench_import import conversation_line  # noqa: E402
-from bench.common import (  # noqa: E402
-    SERVER_GROUPS, Browser, bench_database, cpu_seconds, database_label, gunicorn, machine, make_annotator,
-    make_campaign_with, seed_conversation, spare_span, summary_ms, write_result,
-)
+from bench.lib.client import Browser  # noqa: E402
+from bench.lib.database import bench_database, database_label  # noqa: E402
+from bench.lib.generators import conversation_line  # noqa: E402
+from bench.lib.results import machine, write_result  # noqa: E402
+from bench.lib.seeding import make_annotator, make_campaign, seed_conversation, spare_span  # noqa: E402
+from bench.lib.server import SERVER_GROUPS, cpu_seconds, gunicorn  # noqa: E402
+from bench.lib.timing import summary_ms  # noqa: E402
 
 LABELS = ["o", "x", "-"]
 RUNS_PER_TOPIC = 20  # the generated campaign's shape: N / 20 topics x 20 runs
@@ -240,7 +242,7 @@ def run(annotators: int = 20, changes: int = 200, nuggets: int = 20, time_limit:
         from annotator.models import AnnotationEvent, Nugget, TurnLabel
 
         label = database_label()
-        campaign = make_campaign_with("load")
+        campaign = make_campaign("load")
         imported = import_campaign(campaign, campaign_conversations) if campaign_conversations else None
         people = []
         for i in range(annotators):

@@ -21,7 +21,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import bench_database, database_label, machine, write_result  # noqa: E402
+from bench.lib import ROOT  # noqa: E402
+from bench.lib.database import bench_database, database_label  # noqa: E402
+from bench.lib.results import machine, write_result  # noqa: E402
+
+CAMPAIGN_FILE = ROOT / "fixtures" / "fairweb-campaign.json"
 
 
 def conversation(nuggets: int, topic: str) -> bytes:
@@ -47,7 +51,6 @@ def main() -> None:
         from annotator.interchange.formats import parse_file
         from annotator.interchange.imports.conversations import import_files
         from annotator.models import Campaign, Nugget
-        from tests.commands.helpers import CAMPAIGN_FILE
 
         call_command("load_campaign", str(CAMPAIGN_FILE), verbosity=0)
         campaign = Campaign.objects.get(slug="fairweb1")

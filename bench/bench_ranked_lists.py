@@ -14,7 +14,7 @@ more unjudged ones; document ids are UUIDs, as in the pilot).
 Timed, each as its own process (wall, CPU and peak resident memory from wait4):
 - the app: `load_campaign`, `import_ntcireval`, `import_runs` (every file in one call) and
   `score_runs --cutoff 20 --cutoff 100 --cutoff <documents>` (complete lists) to a TSV file;
-- the plain numpy script (bench/gfr_numpy_reference.py): read the files and score the same
+- the plain numpy script (scoring/reference/gfr_from_files.py): read the files and score the same
   cutoffs, to a TSV file.
 Then every figure of the two is compared (and `score_runs --as-ntcireval` with the script's
 `--six-decimals`), the database's size is set against the pack's, and one judgment is edited
@@ -37,10 +37,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.bench_scoring import load_average  # noqa: E402
-from bench.common import PYTHON, bench_database, database_label, machine, write_result  # noqa: E402
+from bench.lib import PYTHON  # noqa: E402
+from bench.lib.database import bench_database, database_label  # noqa: E402
+from bench.lib.results import machine, write_result  # noqa: E402
+from bench.lib.timing import load_average  # noqa: E402
 
 PILOT_CAMPAIGN = ROOT / "fixtures" / "fairweb1-pilot-campaign.json"
+NUMPY_SCRIPT = [PYTHON, "-m", "scoring.reference.gfr_from_files"]  # a participant's own script: numpy only
 TYPES = "RMTY"
 
 
@@ -213,7 +216,7 @@ def run(runs: int, topics: int, documents: int) -> dict:
         with (tmp / "app.tsv").open("w") as out:
             app["score_runs"] = timed_process([*manage, "score_runs", "--campaign", "bench-gfr", *cutoff_args], stdout=out)
         with (tmp / "reference.tsv").open("w") as out:
-            reference = timed_process([PYTHON, "bench/gfr_numpy_reference.py", "--pack", str(pack), *cutoff_args], stdout=out)
+            reference = timed_process([*NUMPY_SCRIPT, "--pack", str(pack), *cutoff_args], stdout=out)
         app_total = {key: round(sum(step[key] for step in app.values()), 3) for key in ("wall_s", "cpu_s")}
         app_total["max_rss_mb"] = max(step["max_rss_mb"] for step in app.values())
         result.update(app=app, app_total=app_total, reference=reference,
@@ -224,7 +227,7 @@ def run(runs: int, topics: int, documents: int) -> dict:
             result["score_runs_as_ntcireval"] = timed_process(
                 [*manage, "score_runs", "--campaign", "bench-gfr", "--as-ntcireval", *cutoff_args], stdout=out)
         with (tmp / "reference6.tsv").open("w") as out:
-            timed_process([PYTHON, "bench/gfr_numpy_reference.py", "--pack", str(pack), "--six-decimals", *cutoff_args], stdout=out)
+            timed_process([*NUMPY_SCRIPT, "--pack", str(pack), "--six-decimals", *cutoff_args], stdout=out)
         result["agreement_as_ntcireval"] = compare(read_figures(tmp / "app6.tsv"), read_figures(tmp / "reference6.tsv"))
         result["database_mb"] = round(database_size() / 2**20, 1)
         result["edit"] = edit_one_judgment("bench-gfr", tmp / "after-edit.tsv")

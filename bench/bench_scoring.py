@@ -17,13 +17,13 @@ import argparse
 import os
 import platform
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.lib.timing import best_time, load_average  # noqa: E402
 from scoring.gfrc import AttributeSet, NuggetTable, Settings, TurnTable, score  # noqa: E402
 from scoring.reference import score_reference  # noqa: E402
 
@@ -96,22 +96,6 @@ def first_conversation(turns: TurnTable, nuggets: NuggetTable) -> tuple[TurnTabl
             membership={name: rows[nugget_rows] for name, rows in nuggets.membership.items()},
         ),
     )
-
-
-def best_time(function, repeats: int) -> tuple[float, object]:
-    best, result = float("inf"), None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = function()
-        best = min(best, time.perf_counter() - start)
-    return best, result
-
-
-def load_average() -> str:
-    try:
-        return ", ".join(f"{x:.2f}" for x in os.getloadavg())
-    except OSError:
-        return "unknown"
 
 
 def max_difference(fast, slow) -> float:

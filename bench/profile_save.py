@@ -7,7 +7,7 @@ the same 300-nugget conversation as bench_http.py. Each stage is timed by wrappi
 that does it where the views call it; SQL execution is timed by a connection execute_wrapper
 (the database's own work, without the ORM building the query). Medians per request, in ms.
 
-    .venv/bin/python bench/profile_save.py [--iterations 60] [--nuggets 300]
+    .venv/bin/python bench/profile_save.py [--iterations 60] [--nuggets 300] [--warmup 10]
 """
 
 from __future__ import annotations
@@ -24,12 +24,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-os.environ["DJANGO_SETTINGS_MODULE"] = "bench.floor_settings"  # the product plus /floor/
+os.environ["DJANGO_SETTINGS_MODULE"] = "bench.lib.floor_settings"  # the product plus /floor/
 
-from bench.common import (  # noqa: E402
-    bench_database, database_label, machine, make_annotator, make_campaign_with, seed_conversation, spare_span,
-    write_result,
-)
+from bench.lib.database import bench_database, database_label  # noqa: E402
+from bench.lib.results import machine, write_result  # noqa: E402
+from bench.lib.seeding import make_annotator, make_campaign, seed_conversation, spare_span  # noqa: E402
 
 # (module, function, stage): where the save path's views and read side call each stage
 STAGES = [
@@ -84,7 +83,7 @@ def _sql_clock(spent: dict[str, float], counts: dict[str, int]):
 _SPENT: dict[str, float] | None = None  # what the wrapped stages add to (wrapped once)
 
 
-def run(nuggets: int, iterations: int) -> dict:
+def run(nuggets: int, iterations: int, warmup: int = 10) -> dict:
     from django.test import Client
 
     results: dict = {"machine": machine(), "iterations": iterations, "nuggets": nuggets}
@@ -94,7 +93,7 @@ def run(nuggets: int, iterations: int) -> dict:
         call_command("collectstatic", "--noinput", verbosity=0)
         import config.wsgi  # noqa: F401  the garbage-collector settling gunicorn's workers get
         results["database"] = database_label()
-        campaign = make_campaign_with("bench")
+        campaign = make_campaign("bench")
         annotator = make_annotator("profiled")
         conversation = seed_conversation(campaign, annotator, nuggets=nuggets, run="run-profile")
         from annotator.models import Nugget
@@ -103,7 +102,7 @@ def run(nuggets: int, iterations: int) -> dict:
         client.force_login(annotator)
         base = f"/conversations/{conversation.pk}/"
         turn, start, end = spare_span(conversation, nuggets)
-        other = Nugget.objects.filter(annotator=annotator).exclude(turn=turn).first()
+        other = Nugget.objects.filter(annotator=annotator).exclude(turn=turn, start_word__lte=end, end_word__gte=start).first()
         htmx = {"HX-Request": "true"}
 
         def back_to_n_nuggets():  # untimed
@@ -119,7 +118,7 @@ def run(nuggets: int, iterations: int) -> dict:
             "conversation page": (lambda: client.get(base), None),
         }
         for name, (request, after) in profiles.items():
-            stages, total, queries, p95, outliers = _profile_request(request, after, iterations)
+            stages, total, queries, p95, outliers = _profile_request(request, after, iterations, warmup)
             results[name] = {"median_ms": round(total, 2), "p95_ms": round(p95, 2), "queries": queries,
                              "stages_ms": {k: round(v, 2) for k, v in stages.items()}, "outliers": outliers}
     return results
@@ -190,8 +189,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--iterations", type=int, default=60)
     parser.add_argument("--nuggets", type=int, default=300)
+    parser.add_argument("--warmup", type=int, default=10, help="unmeasured requests of each kind first")
     args = parser.parse_args()
-    results = run(args.nuggets, args.iterations)
+    results = run(args.nuggets, args.iterations, args.warmup)
     path = write_result("profile-" + results["database"].split()[0].lower(), results)
     print(f"== where the time goes, in-process ({results['database']}; {args.nuggets} nuggets; "
           f"{args.iterations} requests each; stage times are means, totals medians)")

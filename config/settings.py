@@ -189,9 +189,9 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 # (`manage.py db_worker`, which `make run` starts) instead of within the request.
 GFRC_BACKGROUND_IMPORT_CONVERSATIONS = int(os.environ.get("GFRC_BACKGROUND_IMPORT_CONVERSATIONS", "2000"))
 # ... and so are uploads larger than this (bytes, a zip counted unzipped): a few conversations
-# can hold tens of thousands of nuggets (30,000 in 1.5 MB take about 20 s to import), and the
-# work grows with the bytes, not the conversations. 256 KiB of the densest nuggets (5,000, one
-# word each) took 2.3 s to import at load average 10 (bench/bench_nugget_import.py --sizes 5200).
+# can hold tens of thousands of nuggets, and the work grows with the bytes, not the
+# conversations. 256 KiB of the densest nuggets (5,000, one word each) is the most a request
+# imports itself: a few seconds at worst (docs/benchmarks.md, bench_nugget_import.py).
 GFRC_BACKGROUND_IMPORT_BYTES = int(os.environ.get("GFRC_BACKGROUND_IMPORT_BYTES", str(256 * 1024)))
 
 # The LLM servers an organiser may run a judge on, the deployment's own: a JSON object

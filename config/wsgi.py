@@ -11,10 +11,11 @@ def _settle() -> None:
     """Load what every request needs now, then hide it from the garbage collector.
 
     Django, the URLconf, the views and the templates live as long as the process; a full
-    collection during a request would walk all of them (several milliseconds at a 300-nugget
-    save, measured with bench/bench_http.py). gc.freeze() moves them to the permanent
-    generation, so collections only look at what requests allocate. A request allocates
-    thousands of short-lived rows, so the youngest generation is also collected less often.
+    collection during a request would walk all of them (a visible part of a 300-nugget save:
+    docs/benchmarks-history.md, "Saving a nugget over HTTP"). gc.freeze() moves them to the
+    permanent generation, so collections only look at what requests allocate. A request
+    allocates thousands of short-lived rows, so the youngest generation is also collected less
+    often.
     """
     from django.template.loader import get_template
     from django.urls import get_resolver

@@ -73,8 +73,8 @@ def jsd(p, q) -> np.ndarray | float:
     if q2.shape[0] == 1 and p2.shape[0] > 1:
         # One target for every row (GFR's achieved distributions at every rank): the same
         # terms computed whole and the groups of no mass zeroed after (0 log 0 = 0; their 0/0
-        # is never used) instead of `where=` masks: the same bits in half the time
-        # (docs/benchmarks.md).
+        # is never used) instead of `where=` masks: the same bits, without the masks' work
+        # (docs/benchmarks-history.md, "Ranked-list runs").
         with np.errstate(divide="ignore", invalid="ignore"):
             rows_half = np.where(p2 > 0, p2 * np.log2(2.0 * p2 / (p2 + q2)), 0.0).sum(axis=-1)
             target_half = np.where(q2 > 0, q2 * np.log2(2.0 * q2 / (q2 + p2)), 0.0).sum(axis=-1)

@@ -169,7 +169,8 @@ def score_cutoffs(gains: np.ndarray, memberships: Sequence[np.ndarray], attribut
     running = {"ERR": np.cumsum(weights / ranks, axis=-1), "iRBU": np.cumsum(weights * RBU_PATIENCE**ranks, axis=-1)}
     # A rank of weight 0 (a document of gain 0: most of a list) adds exactly 0 to every GF
     # whatever its divergence, so the divergences are taken at the other ranks only: the same
-    # sums, bit for bit, for a quarter of the logarithms on a FairWeb round (docs/benchmarks.md).
+    # sums, bit for bit, for a quarter of the logarithms on a FairWeb round
+    # (docs/benchmarks-history.md, "Ranked-list runs").
     contributing = np.flatnonzero(weights.ravel())
     rank_of = np.tile(ranks, n)[contributing, None]  # a_i = (memberships summed to i) / i, at those ranks only
     contributions = np.zeros(n * depth)

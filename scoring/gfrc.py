@@ -323,8 +323,8 @@ def _later_mentions(conversation: np.ndarray, entity: np.ndarray, wc: np.ndarray
 
 
 def _reading_order(conversation: np.ndarray, entity: np.ndarray, wc: np.ndarray) -> np.ndarray:
-    """Stable argsort by (conversation, entity, wc): one packed int64 key when it fits (5x faster
-    than a three-key lexsort on a campaign), else lexsort."""
+    """Stable argsort by (conversation, entity, wc): one packed int64 key when it fits (one sort
+    of one key, where a three-key lexsort sorts by each key), else lexsort."""
     entity_low = int(entity.min())
     entity_span = int(entity.max()) - entity_low + 1
     wc_span = int(wc.max()) + 1

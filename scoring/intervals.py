@@ -7,7 +7,7 @@
 Missing values (None or NaN) are dropped. With one value the interval is undefined (NaN
 bounds); with none the mean is too.
 
-scipy is imported where it is used: it adds a second to every process start that never
+scipy is imported where it is used: importing it would weigh on every process start that never
 computes an interval.
 """
 

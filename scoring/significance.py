@@ -8,7 +8,7 @@ comparing many systems: two-way ANOVA without replication (topic x run) for the 
 variance V_E, the randomised Tukey HSD over all run pairs, the paired t-test beside it, the
 effect size ES_E = difference / sqrt(V_E), and topic set size design from V_E.
 
-scipy is imported where it is used: it adds a second to every process start that never
+scipy is imported where it is used: importing it would weigh on every process start that never
 compares runs (see annotator.console.reports).
 """
 

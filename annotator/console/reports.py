@@ -16,16 +16,16 @@ from itertools import combinations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from django.db.models import Count, Prefetch, QuerySet  # noqa: E402
+import numpy as np
+import pandas as pd
+from django.db.models import Count, Prefetch, QuerySet
 
-from scoring import agreement  # noqa: E402
-from annotator.interchange.csvsafe import frame_csv  # noqa: E402
-from annotator.judgments.adjudication import system_turn_offsets  # noqa: E402
-from annotator.judgments.completion import people_assignments  # noqa: E402
-from annotator.judgments.progress import campaign_progress  # noqa: E402
-from annotator.models import (  # noqa: E402
+from scoring import agreement
+from annotator.interchange.csvsafe import frame_csv
+from annotator.judgments.adjudication import system_turn_offsets
+from annotator.judgments.completion import people_assignments
+from annotator.judgments.progress import campaign_progress
+from annotator.models import (
     AnnotatorProfile,
     Assignment,
     Campaign,
@@ -35,12 +35,12 @@ from annotator.models import (  # noqa: E402
     Turn,
     TurnLabel,
 )
-from annotator.scores.campaign_tables import score_columns, score_table, with_usernames  # noqa: E402
-from annotator.scores.per_conversation import gold_annotator_rows  # noqa: E402
-from annotator.scores.ranked_lists import MEASURES as RANKED_MEASURES, score_ranked_lists  # noqa: E402
-from scoring import usefulness  # noqa: E402
-from scoring.intervals import MeanIntervals, mean_intervals  # noqa: E402
-from scoring.words import word_position  # noqa: E402
+from annotator.scores.campaign_tables import score_columns, score_table, with_usernames
+from annotator.scores.per_conversation import gold_annotator_rows
+from annotator.scores.ranked_lists import MEASURES as RANKED_MEASURES, score_ranked_lists
+from scoring import usefulness
+from scoring.intervals import MeanIntervals, mean_intervals
+from scoring.words import word_position
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

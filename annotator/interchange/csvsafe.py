@@ -73,7 +73,7 @@ def frame_csv(frame: pd.DataFrame, *, sep: str = ",", header: bool = True, float
 def columns_csv(columns: Mapping[str, np.ndarray], *, sep: str = ",", header: bool = True) -> str:
     """Whole columns (name -> numpy array, all of one length) as `frame_csv` writes the frame of
     them, without building it where they need nothing of pandas' (a command that writes a round
-    of ranked-list figures then never imports pandas: 0.25 s of its start)."""
+    of ranked-list figures then never imports pandas, much of its start)."""
     fast = _plain_csv(list(columns), list(columns.values()), sep, header)
     if fast is not None:
         return fast
@@ -102,8 +102,9 @@ def _pandas_frame_csv(frame: pd.DataFrame, sep: str, header: bool, float_format:
 
 def _plain_frame_csv(frame: pd.DataFrame, sep: str, header: bool) -> str | None:
     """`frame_csv`'s text written directly, for a frame of whole columns of floats (no NaN),
-    integers and text that needs no quoting: what pandas writes, in half its time (a round of
-    ranked lists' 475,000 figures: docs/benchmarks.md). None for any other frame."""
+    integers and text that needs no quoting: what pandas writes, without its per-cell work (a
+    round of ranked lists' 475,000 figures: docs/benchmarks-history.md, "Ranked-list runs").
+    None for any other frame."""
     import pandas as pd
 
     arrays = []

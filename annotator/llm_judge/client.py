@@ -89,7 +89,8 @@ def request_key(messages: list[dict], schema: dict, settings: ServerSettings, ca
 
 def make_client(settings: ServerSettings) -> openai.OpenAI:
     # Imported when a judge runs: the URLconf reaches this module, and `import openai` (its
-    # pydantic types) is 0.4 s of every server and command start (docs/benchmarks.md).
+    # pydantic types) would weigh on every server and command start (docs/benchmarks-history.md,
+    # "Ranked-list runs").
     import openai
 
     key = os.environ.get(settings.key_variable) if settings.key_variable else None

@@ -2,11 +2,12 @@
 
 A conversation is scored from three `values_list` reads (its turns, one annotator's nuggets with
 entity and grade, their memberships), on every save, page and panel. Django compiles a queryset
-into SQL each time it runs, and for these the compiling cost more than the database's work: the
-300-nugget nugget read took 1.7 ms, 0.7 ms of it compiling the 17 columns, two joins and the
-ordering (bench/ab_save.py; docs/benchmarks.md). The SQL depends on the query's shape, never on
-the ids it is asked about, so a `CompiledRows` compiles its query once per database connection
-(the SQL and the value converters are the backend's) and afterwards only binds the new ids.
+into SQL each time it runs, and for these the compiling costs as much as the database's own work
+(the nugget read: 17 columns, two joins and an ordering; docs/benchmarks-history.md, "Saves:
+faster than before the stored figures, measured in pairs"). The SQL depends on the query's
+shape, never on the ids it is asked about, so a `CompiledRows` compiles its query once per
+database connection (the SQL and the value converters are the backend's) and afterwards only
+binds the new ids.
 
 Not derived data: what is kept is the SQL of a query the code wrote, like a compiled template.
 The rows are read from the database each time.

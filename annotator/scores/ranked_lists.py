@@ -69,7 +69,8 @@ class RankedListScores:
     """`figures`: one row per run, topic, attribute set and measure (NTCIREVAL's figures, the
     LONG_COLUMNS); `table`: one row per run and topic (run, topic, topic_type, MEASURES). Both are
     kept as whole columns (`long`, `wide`: name -> numpy array) and made frames when first read:
-    `score_runs` writes the columns and never imports pandas (a quarter of a second a start)."""
+    `score_runs` writes the columns and never imports pandas, much of a command's start
+    (docs/benchmarks-history.md, "Ranked-list runs")."""
 
     long: dict[str, np.ndarray]
     wide: dict[str, np.ndarray]
@@ -172,7 +173,7 @@ def compute_figures(campaign: Campaign, topic_ids, cutoffs, as_ntcireval: bool =
     lists: dict[int, list[tuple[int, np.ndarray, str]]] = defaultdict(list)  # topic -> (run, places, unjudged)
     for batch in _batches(topic_ids):
         # in (topic, run) order, sorted here: an ORDER BY has SQLite copy every list's arrays
-        # into a sort (0.10 s of a round's 50 MB, against 0.06 s read as they lie)
+        # into a sort before reading them (docs/benchmarks-history.md, "Ranked-list runs")
         rows = sorted(_ranked(campaign).filter(topic_id__in=batch).order_by().values_list(
             "topic_id", "run_id", "documents", "unjudged"), key=lambda row: row[:2])
         for topic_id, run_id, documents, unjudged in rows:

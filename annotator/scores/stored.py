@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 CHUNK = 500  # ids of one IN (...): under SQLite's cap on parameters
-MISSING_CHUNK = 250  # conversations a reader stores per transaction (about 30 ms on SQLite)
+MISSING_CHUNK = 250  # conversations a reader stores per transaction: short, a save waits little
 WHOLE_CAMPAIGN = 2000  # more conversations than this: read the campaign's rows and keep the wanted ones
 
 # The campaign fields each kind of change touches (console forms and the campaign file call
@@ -278,7 +278,7 @@ _TURN_COLUMNS = ["conversation", "topic", "run", "turn", "attribute_set", "distr
 
 def _turn_frame(campaign: Campaign, conversations: Sequence[tuple], chosen: Mapping[int, list[tuple]]) -> pd.DataFrame:
     """The turn table of `turn_table` from each topic type's (conversation, inputs)."""
-    import pandas as pd  # here, not at the top: the import commands reach this module (0.3 s a start)
+    import pandas as pd  # here, not at the top: the import commands reach this module and need no pandas
 
     info = {row[0]: row for row in conversations}
     sets = _attribute_sets(campaign)

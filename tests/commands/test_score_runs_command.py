@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.scoring.gfr_reference import list_scores
+from scoring.reference.gfr import list_scores
 
 from .helpers import refused, run, write
 from .pilot import GMEMB, PILOT, PILOT_CAMPAIGN, QRELS, RUN_FILES, load_pilot

@@ -296,7 +296,7 @@ def _every_export(campaign: Campaign, annotator=None) -> dict[str, object]:
 
 
 def test_every_export_is_the_same_whatever_its_batches_cut_through_a_topic(db, monkeypatch):
-    from bench.bench_import import conversation_line
+    from bench.lib.generators import conversation_line
     from tests.factories import make_campaign
 
     import random

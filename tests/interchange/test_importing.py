@@ -353,7 +353,7 @@ def test_an_import_asks_which_conversations_name_an_entity_without_the_models_or
     from django.test.utils import CaptureQueriesContext
 
     from annotator.interchange.imports.conversations import import_files
-    from bench.bench_import import conversation_line
+    from bench.lib.generators import conversation_line
     from tests.factories import make_campaign
 
     campaign = make_campaign(slug="distinct")

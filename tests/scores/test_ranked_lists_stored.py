@@ -12,8 +12,8 @@ from annotator.judgments.edits import set_membership, update_entity
 from annotator.models import AttributeSet, Campaign, Entity, Grade, RankedListFigures, Topic
 from annotator.scores import ranked_lists
 from annotator.scores.ranked_lists import compute_figures, score_ranked_lists, score_ranked_lists_at
+from scoring.reference.gfr import list_scores
 from tests.commands.pilot import load_pilot
-from tests.scoring.gfr_reference import list_scores
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ import random
 import pytest
 
 from scoring.agreement import cohen_kappa, dice, krippendorff_alpha, membership_distance, span_agreement
-from tests.scoring import krippendorff_reference
+from scoring.reference import agreement as krippendorff_reference
 
 N = None
 # Krippendorff (2011), "Computing Krippendorff's alpha-reliability", the 4 coders x 12 units example.

@@ -8,8 +8,8 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from scipy.spatial.distance import jensenshannon
 
-from scoring import reference
 from scoring.divergence import DIVERGENCES, distr_sim, jsd, nmd, rnod
+from scoring.reference import divergence as reference
 
 ORDINAL = [nmd, rnod]
 

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scoring import gfr
-from tests.scoring.gfr_reference import list_scores
+from scoring.reference.gfr import list_scores
 
 # One list, FairWeb gains (g_max = 3): an L2 document, an L0 one, an L1 one.
 GAINS = [[3.0, 0.0, 1.0]]

@@ -4,34 +4,13 @@ size and standardisation, each checked against an independent computation."""
 from __future__ import annotations
 
 import math
-import random
 
 import numpy as np
 import pytest
 from scipy import stats
 
 from scoring import significance
-
-
-def plain_tukey_hsd(matrix: list[list[float]], permutations: int, seed: int) -> list[list[float]]:
-    """The randomised Tukey HSD written the slow, obvious way (Sakai's pseudo-code)."""
-    rng = random.Random(seed)
-    n, m = len(matrix), len(matrix[0])
-    means = [sum(row[j] for row in matrix) / n for j in range(m)]
-    counts = [[0] * m for _ in range(m)]
-    for _ in range(permutations):
-        shuffled = []
-        for row in matrix:
-            row = list(row)
-            rng.shuffle(row)
-            shuffled.append(row)
-        permuted_means = [sum(row[j] for row in shuffled) / n for j in range(m)]
-        spread = max(permuted_means) - min(permuted_means)
-        for a in range(m):
-            for b in range(m):
-                if spread >= abs(means[a] - means[b]) - 1e-12:
-                    counts[a][b] += 1
-    return [[c / permutations for c in row] for row in counts]
+from scoring.reference.significance import plain_tukey_hsd
 
 
 def noisy_runs(topics: int = 20, effects=(0.0, 0.02, 0.05, 0.12), seed: int = 3) -> np.ndarray:

@@ -1,8 +1,9 @@
 """pyarrow arrays from numpy arrays and Python strings, built from their buffers.
 
 `pa.array` (and every pyarrow call handed a numpy array or a list, which goes through it)
-imports pandas to ask whether its argument is a pandas object: a quarter of a second a
-process that needs no pandas (`manage.py import_runs`). These build the same arrays without it.
+imports pandas to ask whether its argument is a pandas object: much of the start of a process
+that needs no pandas (`manage.py import_runs`; docs/benchmarks-history.md, "`import_runs`
+without a Python string a document (pyarrow)"). These build the same arrays without it.
 """
 
 from __future__ import annotations

@@ -415,7 +415,8 @@ def conversation_to_json(conv: ParsedConversation) -> dict:
 
 def iter_jsonl(conversations: Iterable[ParsedConversation]) -> Iterator[str]:
     """One JSON line per conversation (for streaming), compact, characters as they are (UTF-8).
-    orjson: json.dumps took 0.13 s of the 0.6 s export of 10,000 conversations, orjson 0.02 s."""
+    orjson, not json.dumps, which was a large part of an export's time
+    (docs/benchmarks-history.md, "The exports within 3x again")."""
     for conv in conversations:
         yield orjson.dumps(conversation_to_json(conv), option=orjson.OPT_APPEND_NEWLINE).decode()
 

@@ -37,7 +37,8 @@ MAX_ID = 1000  # the longest document id an entity key holds
 
 
 # Lines are named tuples, not dataclasses: a hundred runs are millions of them, and a frozen
-# dataclass takes 2.5 times as long to build (bench/bench_ranked_lists.py, docs/benchmarks.md).
+# dataclass takes far longer to build (docs/benchmarks-history.md, "NTCIREVAL and run imports at
+# campaign scale").
 class QrelsLine(NamedTuple):
     topic: str
     document: str

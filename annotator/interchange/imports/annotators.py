@@ -1,7 +1,7 @@
 """Whose judgments an imported file holds when nobody is named: the rule of every importer.
 
 A module of its own, not the conversation importer's: `import_ntcireval` reads no conversations
-and would load that importer and its rules only for this at every start (docs/benchmarks.md).
+and would load that importer and its rules only for this, at every start.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ updated: the files are the judgments. Every change is an AnnotationEvent marked 
 All files are read and checked before anything is written (`_plan`); then each topic's
 documents are written LOOKUP at a time as plain rows (`imports.rows`), in one transaction
 (`imports.all_or_nothing`): 50,000 judged documents are a few hundred statements, not 300,000
-model instances (docs/benchmarks.md).
+model instances (docs/benchmarks-history.md, "NTCIREVAL and run imports at campaign scale").
 """
 
 from __future__ import annotations
@@ -50,8 +50,9 @@ class _Document:
 
 def import_ntcireval(campaign: Campaign, files: list[tuple[str, bytes]], annotator=None, actor=None) -> ImportResult:
     """Import (name, bytes) files: ``*.gmemb`` are memberships, any other a qrels file."""
-    # Hundreds of thousands of lines, documents and rows alive at once: a cyclic collection would
-    # scan them over and over and hold SQLite's writer meanwhile (docs/benchmarks.md).
+    # Hundreds of thousands of lines, documents and rows alive at once: a cyclic collection
+    # would scan them over and over and hold SQLite's writer meanwhile
+    # (docs/benchmarks-history.md, "Third pass").
     with no_collection():
         result, documents = _plan(campaign, files)
         if result.ok:

@@ -69,7 +69,7 @@ class _Catalogue:
         numbered = list(TopicDocument.objects.filter(topic__campaign=campaign).values_list("topic_id", "number", "key"))
         judged = list(Entity.objects.filter(topic__campaign=campaign).order_by().values_list("topic_id", "key").distinct())
         # the rows (the numbered, then the judged) by their key's place k and their topic's index t,
-        # keys and topics placed in the order rows first name them (numpy: a Python step a row was 60 ms)
+        # keys and topics placed in the order rows first name them (numpy, not a Python step a row)
         place = {key: k for k, key in enumerate(dict.fromkeys([key for _, _, key in numbered] + [key for _, key in judged]))}
         self.keys = arrow.strings(list(place))
         k = np.fromiter((place[key] for key in [key for _, _, key in numbered] + [key for _, key in judged]),
@@ -274,7 +274,9 @@ class _RunFiles:
                                                  plan.run is not None))
 
 
-_FILES_AT_ONCE = 8  # files looked up together (`_Catalogue.look_up`): the fastest of 1, 4 and 8 (docs/benchmarks.md)
+# Files looked up together (`_Catalogue.look_up`): the campaign's keys are hashed once for them
+# all, not once a file (docs/benchmarks-history.md, "Ranked-list runs").
+_FILES_AT_ONCE = 8
 
 
 def _read(files, topics: dict[str, int], catalogue: _Catalogue):

@@ -1,11 +1,12 @@
 """Writing the rows of a campaign-scale import: plain tuples, one COPY (PostgreSQL) or one
 executemany a batch (SQLite).
 
-The importers of NTCIREVAL files write millions of ranked documents and hundreds of thousands
-of entities, memberships and history events. `bulk_create` spends most of its time building a
-model instance and per-row, per-field SQL for each (three quarters of `import_ntcireval`:
-docs/benchmarks.md), so these give the database the values directly; its constraints check
-them all the same, and the caller's transaction keeps the import atomic.
+The importers of NTCIREVAL files write millions of ranked documents and hundreds of thousands of
+entities, memberships and history events. `bulk_create` spends most of its time building a model
+instance and per-row, per-field SQL for each (most of `import_ntcireval`:
+docs/benchmarks-history.md, "NTCIREVAL and run imports at campaign scale"), so these give the
+database the values directly; its constraints check them all the same, and the caller's
+transaction keeps the import atomic.
 
 Values are what the database driver takes as they are (int, str, float, bool, None), except
 JSON and date-time columns, which go through their field's own preparation (a list becomes
@@ -35,13 +36,12 @@ def insert_rows(model: type[models.Model], columns: Sequence[str], rows: Iterabl
     time) once, not in every row.
 
     PostgreSQL: one COPY ... FROM STDIN. Its client-side binding re-parses a many-row INSERT's
-    text on every statement (a statement that long is never cached): 7 of `import_ntcireval`'s
-    25 s, and the server parses its 5,500 parameters again (docs/benchmarks.md).
-    SQLite: many rows a statement, as many as it takes parameters (999): half the time of one
-    row a statement. The `same` values are numbered parameters (``?1``) every row of the
-    statement names, bound once: binding a value costs about a fifth of a microsecond, and the
-    126,000 history events of `import_ntcireval` bind two or three values a row, not eleven
-    (SQLite's time on them 0.64 -> 0.43 s of CPU, docs/benchmarks.md)."""
+    text on every statement (a statement that long is never cached), and the server parses its
+    thousands of parameters again (docs/benchmarks-history.md, "Ranked-list runs").
+    SQLite: many rows a statement, as many as it takes parameters (999): far fewer statements
+    than one row a statement. The `same` values are numbered parameters (``?1``) every row of the
+    statement names, bound once: the history events of `import_ntcireval` bind two or three
+    values a row, not eleven (docs/benchmarks-history.md, "Ranked-list runs")."""
     connection = connections[DEFAULT_DB_ALIAS]
     quote = connection.ops.quote_name
     same = dict(same or {})
@@ -126,7 +126,8 @@ def _column(model: type[models.Model], name: str) -> str:
 def _prepared(connection, fields: Sequence[models.Field], rows: Iterable[Sequence], size: int) -> Iterator[tuple[int, list[Sequence]]]:
     """The rows `size` at a time as (how many, their columns), the JSON and date-time columns
     prepared a column at a time: a comprehension or a `map` a column, not a Python call a row
-    (`import_ntcireval`'s history events and memberships: 0.40 -> 0.19 s, docs/benchmarks.md)."""
+    (`import_ntcireval`'s history events and memberships: docs/benchmarks-history.md,
+    "Ranked-list runs")."""
     preparations = [(i, _json_column(connection, field) if field.get_internal_type() == "JSONField" else _date_time_column(connection, field))
                     for i, field in enumerate(fields) if field.get_internal_type() in PREPARED_TYPES]
     rows = iter(rows)
@@ -162,11 +163,11 @@ def _json_column(connection, field: models.Field) -> Callable[[Sequence], list]:
 
 
 def _json_texts(connection, encoder) -> Callable[[Sequence[list | dict]], list]:
-    """What JSONField.get_db_prep_save ends in for each of some lists and dicts (`adapt_json_value`),
-    without its three layers of calls a value. Where that is `json.dumps` (SQLite), the text of
-    json.dumps itself (the same C encoder, made once, not once a value, called by `map`: no
-    Python call a value): 126,000 history states in 0.18 s, not json.dumps' 0.30 s
-    (docs/benchmarks.md); elsewhere (a jsonb on PostgreSQL) the backend's own adapter."""
+    """What JSONField.get_db_prep_save ends in for each of some lists and dicts
+    (`adapt_json_value`), without its three layers of calls a value. Where that is `json.dumps`
+    (SQLite), the text of json.dumps itself (the same C encoder, made once, not once a value,
+    called by `map`: no Python call a value; docs/benchmarks-history.md, "Third pass");
+    elsewhere (a jsonb on PostgreSQL) the backend's own adapter."""
     adapt = connection.ops.adapt_json_value
     make = json.encoder.c_make_encoder
     if type(connection.ops).adapt_json_value is not BaseDatabaseOperations.adapt_json_value or encoder is not None or make is None:

@@ -9,8 +9,9 @@
     area.discard()                               # the area and what is left in it, in short transactions
 
 On SQLite there is one writer: an import of 30,000 conversations written in one transaction held
-it for a minute and annotators' saves failed after the 20 s busy timeout (docs/benchmarks.md). So
-an import writes where no reader looks and then publishes:
+it longer than the 20 s busy timeout, and annotators' saves failed (docs/benchmarks-history.md,
+"Saves during an import of 30,000 conversations (issue 26)"). So an import writes where no
+reader looks and then publishes:
 
 - The area is a hidden campaign (`Campaign.staging_for` names the campaign imported into). A
   topic or run the import creates is created in it; one that exists gets a copy there (same
@@ -20,7 +21,7 @@ an import writes where no reader looks and then publishes:
   assignments; `access` leaves it out even for superusers), so nothing staged is ever visible.
 - `publish` moves it all in one transaction: the new topics and runs by one UPDATE each (what
   hangs below comes along), conversations and entities staged under copies by one UPDATE per
-  copy (an indexed set update, about 2 µs a row on SQLite), then runs the caller's changes to
+  copy (an indexed set update: little work a row), then runs the caller's changes to
   rows that are visible already (assignments, judgments added to conversations already there,
   entities updated, replaced conversations retired).
 - A replaced conversation is retired at publish: moved into the area (one row each), deleted
@@ -98,10 +99,11 @@ def _alive(area: Campaign, now) -> bool:
 
 @contextmanager
 def no_collection():
-    """No cyclic garbage collection inside: an import holds hundreds of thousands of objects, and
-    a full collection of them (0.2-0.4 s at 10,000 conversations, over a second at 30,000) that
-    starts inside a write transaction holds SQLite's only writer all that time. It runs after
-    the commit instead, at the next allocation."""
+    """No cyclic garbage collection inside: an import holds hundreds of thousands of objects, a
+    full collection walks them all (longer as they grow), and one that starts inside a write
+    transaction holds SQLite's only writer all that time (docs/benchmarks-history.md, "Saves
+    during an import of 30,000 conversations"). It runs after the commit instead, at the next
+    allocation."""
     enabled = gc.isenabled()
     gc.disable()
     try:

@@ -38,11 +38,10 @@ def _read(name: str, size: int = -1) -> bytes:
 class DataCommand(BaseCommand):
     """A command that reads or writes a campaign's data (organisers' scripts call these in a row).
 
-    Django's system checks import the URLconf (the console, DRF, the API schema, the LLM
-    client) before `handle`: 0.5-1.1 s of CPU a start, a tenth of a FairWeb-size round's
-    commands (docs/benchmarks.md). They run in `manage.py check`, `runserver`, `migrate` and
-    the tests; data commands skip them."""
-
+    Django's system checks import the URLconf (the console, DRF, the API schema, the LLM client)
+    before `handle`: much of a data command's start, paid again by each command of an
+    organiser's script (docs/benchmarks-history.md, "Ranked-list runs"). They run in `manage.py
+    check`, `runserver`, `migrate` and the tests; data commands skip them."""
     requires_system_checks: list[str] = []
 
 

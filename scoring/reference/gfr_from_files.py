@@ -2,9 +2,9 @@
 ``<prefix>.<TYPE>-<ATTR>.gmemb`` memberships, ``<TYPE>-<ATTR>.golddistr`` targets and TREC runs,
 as GFR-SPEC.md states it. The yardstick of bench/bench_ranked_lists.py: what a participant's
 own script costs (read + score), and an independent check of the app's figures (it imports
-nothing of the app; only numpy).
+nothing of the app, nor the other oracles' code: only numpy).
 
-    python bench/gfr_numpy_reference.py --pack DIR --cutoff 20 --cutoff 100 [--six-decimals] > figures.tsv
+    python -m scoring.reference.gfr_from_files --pack DIR --cutoff 20 --cutoff 100 [--six-decimals] > figures.tsv
 
 A topic's type is its id's first letter; GENDER and ORIGIN are nominal (the spec); each run
 file holds one run, named by its tag. Output: run topic attribute_set measure value cutoff.

@@ -1,17 +1,17 @@
 """GFR written out formula by formula in plain Python: the oracle for `scoring.gfr`.
 
 One ranked list at a time, loops and the `math` module, each step named after GFR-SPEC.md;
-the divergences are scoring.reference's plain-Python ones. Also the baseline of
-bench/bench_ranked_lists.py.
+the divergences are `scoring.reference.divergence`'s. The tests hold `scoring.gfr` and the
+stored ranked-list figures to it.
 """
 
 from __future__ import annotations
 
 import math
 
-from scoring import reference
+from scoring.reference.divergence import jsd, nmd, rnod
 
-DIVERGENCES = {"JSD": reference.jsd, "NMD": reference.nmd, "RNOD": reference.rnod}
+DIVERGENCES = {"JSD": jsd, "NMD": nmd, "RNOD": rnod}
 
 
 def list_scores(gains: list[float], memberships: dict[str, list[list[float]]], targets: dict[str, list[float]],

@@ -1,10 +1,10 @@
 """GFRC written out formula by formula in plain Python: the oracle for `scoring.gfrc.score`.
 
-Deliberately naive: loops, lists, dicts and the `math` module, no numpy, one conversation at a
-time, each step named after the GFRC specification (docs/scoring.md). It makes no
-attempt at speed (clarity first), which also makes it the baseline of `bench/bench_scoring.py`.
-The property tests assert the vectorised `score` agrees with it on random campaigns under
-every combination of settings.
+Deliberately naive: loops, lists and dicts, no numpy, one conversation at a time, each step
+named after the GFRC specification (docs/scoring.md); the divergences are
+`scoring.reference.divergence`'s. It makes no attempt at speed (clarity first), which also
+makes it the baseline of `bench/bench_scoring.py`. The property tests assert the vectorised
+`score` agrees with it on random campaigns under every combination of settings.
 
 `score_reference` takes the same tables as `score` (it only reads them through `.tolist()`
 and iteration, so numpy stays out of this module) and regroups them into nested plain
@@ -13,8 +13,9 @@ conversations -> turns -> nuggets before scoring.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
+
+from scoring.reference.divergence import DIVERGENCES
 
 
 @dataclass
@@ -28,61 +29,6 @@ class ReferenceScores:
     effective_gain: list[float]  # per nugget row
     distr_sim: list[list[float] | None]  # per turn row: one DistrSim per attribute set, None if not scored
     turn_weight: list[float]  # per turn row: PW(S), 0 if not scored
-
-
-# --- divergences -------------------------------------------------------------------------
-
-
-def _clip01(x: float) -> float:
-    return min(1.0, max(0.0, x))
-
-
-def jsd(p: list[float], q: list[float]) -> float:
-    """JSD(p||q) = 1/2 KL(p||m) + 1/2 KL(q||m), m = (p+q)/2, log base 2, 0 log 0 = 0.
-
-    Each term p_i log2(p_i / m_i) is written p_i log2(2 p_i / (p_i + q_i)) so that a tiny q_i
-    whose half underflows to 0 cannot divide by zero.
-    """
-    total = 0.0
-    for p_i, q_i in zip(p, q):
-        if p_i > 0:
-            total += 0.5 * p_i * math.log2(2 * p_i / (p_i + q_i))
-        if q_i > 0:
-            total += 0.5 * q_i * math.log2(2 * q_i / (p_i + q_i))
-    return _clip01(total)
-
-
-def nmd(p: list[float], q: list[float]) -> float:
-    """sum_i |P_i - Q_i| / (K - 1) with P, Q the cumulative sums."""
-    k = len(p)
-    if k <= 1:
-        return 0.0
-    cum_p = cum_q = 0.0
-    distance = 0.0
-    for p_i, q_i in zip(p, q):
-        cum_p += p_i
-        cum_q += q_i
-        distance += abs(cum_p - cum_q)
-    return _clip01(distance / (k - 1))
-
-
-def rnod(p: list[float], q: list[float]) -> float:
-    """DW_i = sum_j |i-j| (p_j-q_j)^2; OD = mean DW_i over i with q_i > 0; sqrt(OD / (K-1))."""
-    k = len(p)
-    if k <= 1:
-        return 0.0
-    dws = []
-    for i in range(k):
-        if q[i] > 0:
-            dws.append(sum(abs(i - j) * (p[j] - q[j]) ** 2 for j in range(k)))
-    od = sum(dws) / len(dws)
-    return _clip01(math.sqrt(max(0.0, od / (k - 1))))
-
-
-DIVERGENCES = {"jsd": jsd, "nmd": nmd, "rnod": rnod}
-
-
-# --- GFRC --------------------------------------------------------------------------------
 
 
 def pw(wc: int, patience: int) -> float:

@@ -1,5 +1,5 @@
 """The benchmark-only URLconf of bench_floor.py: the product's URLs plus two views that do the
-least a save round trip can do (bench/floor_settings.py points ROOT_URLCONF here)."""
+least a save round trip can do (bench/lib/floor_settings.py points ROOT_URLCONF here)."""
 
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
@@ -7,7 +7,6 @@ from django.db.models import F
 from django.http import HttpResponse
 from django.urls import include, path
 from django.views.decorators.http import require_GET, require_POST
-
 
 
 @login_required

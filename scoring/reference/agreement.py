@@ -1,5 +1,5 @@
 """Krippendorff's alpha written out from the paper in plain Python: an independent check of
-`scoring.agreement.krippendorff_alpha` (which calls the `krippendorff` package) and the
+`scoring.agreement.krippendorff_alpha` (which calls the `krippendorff` package) and a
 baseline of bench/bench_agreement.py.
 
 Krippendorff, "Computing Krippendorff's alpha-reliability" (2011), the coincidence-matrix

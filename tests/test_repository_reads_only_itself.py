@@ -1,0 +1,64 @@
+"""The tree names no directory of a development machine: code, tests, benchmarks, scripts and docs
+find what they read relative to the repository (tests and benchmarks once read a reference file
+from a shared folder of one machine, and passed nowhere else). System paths that are the same on
+every machine stay allowed: /tmp, /proc, /usr/bin/chromium, /etc/gfrc.env of the deployment guide."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+# A home or work directory (not a URL's path: no word, dot or slash just before it), or a
+# folder of a Windows drive: a capital, a colon, one backslash (two in a Python string) or a
+# slash to the users' folder. This file writes its own examples in pieces, so as not to hold any.
+MACHINE_PATH = re.compile(
+    rb"(?<![\w.~/:-])/(?:work|root|home|Users)/"
+    rb"|(?<![\w\\])[A-Z]:(?:\\\\[A-Za-z]|\\(?![nrtbfvax0-7])[A-Za-z]|[/]Users/)"
+)
+
+
+def machine_paths(text: bytes) -> list[str]:
+    """Each line of `text` that names a development machine's directory, with its number."""
+    return [f"{number}: {line.strip().decode(errors='replace')[:160]}"
+            for number, line in enumerate(text.splitlines(), start=1) if MACHINE_PATH.search(line)]
+
+
+def tracked_files() -> list[Path]:
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    return [ROOT / name for name in listed.decode().split("\0") if name]
+
+
+def test_the_check_flags_a_development_machines_path_and_leaves_urls_and_system_paths_alone():
+    flagged = [
+        b'REFERENCE = Path("/' + b'work/shared/reference/gfrc.json")',
+        b"cd /" + b"home/someone/gfrc && make",
+        b"open('/" + b"root/data.csv')",
+        b"/" + b"Users/someone/project",
+        b'"C:' + b'\\\\Users\\\\someone"', b"C:" + b"\\gfrc\\data", b"D:/" + b"Users/someone",
+    ]
+    allowed = [
+        b"https://example.org/work/papers", b"see https://github.com/home/x", b"/tmp/gfrc-bench-results/",
+        b"/proc/self/maps", b"executable_path='/usr/bin/chromium'", b"EnvironmentFile=/etc/gfrc.env",
+        b"/static/js/annotate.js", b"/api/campaigns/", b"~/.cache/gfrc-llm/", b"docs/home/page.md",
+        b'print(f"total N:' + b'\\n")', b"bench/lib/server.py",
+    ]
+    assert [text for text in flagged if not machine_paths(text)] == []
+    assert [text for text in allowed if machine_paths(text)] == []
+
+
+def test_no_tracked_file_names_a_development_machines_directory():
+    files = tracked_files()
+    assert ROOT / "Makefile" in files and ROOT / "tests" / "conftest.py" in files  # the listing is the tree's
+    found = {}
+    for path in files:
+        if not path.is_file():  # deleted in the work tree, not yet from the index
+            continue
+        data = path.read_bytes()
+        if b"\0" in data[:8000]:  # a picture or another binary file (git's own test of binary)
+            continue
+        lines = machine_paths(data)
+        if lines:
+            found[str(path.relative_to(ROOT))] = lines
+    assert found == {}
