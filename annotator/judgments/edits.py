@@ -13,7 +13,6 @@ Every change
 from __future__ import annotations
 
 import functools
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -29,7 +28,6 @@ from annotator.models import (
     AnnotationEvent,
     Assignment,
     AttributeSet,
-    Campaign,
     Conversation,
     Entity,
     Grade,
@@ -42,7 +40,8 @@ from annotator.rules.ids import ENTITY, id_problem
 from annotator.rules.spans import SpanProblem, SpanSweep, span_problem
 from annotator.rules.vectors import VectorError, check_distribution, format_vector, read_vector
 from annotator.judgments import completion
-from annotator.scores import stored
+from annotator.scores.stored import invalidation
+from annotator.scores.stored.figures import StoredScore
 from scoring.words import tokenise
 
 Event = AnnotationEvent
@@ -113,12 +112,12 @@ Result = TypeVar("Result")
 
 
 class Saved(NamedTuple, Generic[Result]):
-    """What a service returned, and the score its save stored (`stored.store_saved`): one
+    """What a service returned, and the score its save stored (`invalidation.judgments_saved`): one
     annotator's score of one conversation; None when it stored several conversations or none,
     or ran inside another service (which stores)."""
 
     result: Result
-    score: stored.StoredScore | None
+    score: StoredScore | None
 
 
 def keeps_figures(service: Service) -> Service:
@@ -156,36 +155,15 @@ def _keeping_figures(service: Callable[..., Result], args, kwargs) -> Saved[Resu
         _touched.reset(token)
 
 
-def store_figures(touched: Iterable[tuple]) -> stored.StoredScore | None:
-    """Write the stored figures of what the recorded changes touched: a nugget's conversation;
-    every conversation where an entity (its grade, its memberships) is named. Turn labels
-    change no figure. Returns the score stored when that is one conversation of one annotator
-    (a save), else None."""
-    by_annotator: dict[int, set[int]] = defaultdict(set)
-    entities: set[int] = set()
-    topic_id = None
-    for kind, topic, conversation_id, annotator_id, entity_id in touched:
-        topic_id = topic
-        if kind == Event.Kind.NUGGET and conversation_id is not None:
-            by_annotator[annotator_id].add(conversation_id)
-        elif kind in (Event.Kind.ENTITY, Event.Kind.MEMBERSHIP) and entity_id is not None:
-            entities.add(entity_id)
-    if entities:
-        # .order_by(): without it the model's ordering (topic, run, turn, start) joins four tables
-        # into the DISTINCT, seconds on PostgreSQL for an entity named 50,000 times
-        for conversation_id, annotator_id in Nugget.objects.filter(entity_id__in=sorted(entities)).order_by().values_list(
-            "turn__conversation_id", "annotator_id"
-        ).distinct():
-            by_annotator[annotator_id].add(conversation_id)
-    if not by_annotator:
-        return None
-    completion.reopen_if_short(by_annotator)  # a done conversation the save left short is not done any more
-    if len(by_annotator) == 1 and len(conversations := next(iter(by_annotator.values()))) == 1:
-        return stored.store_saved(next(iter(conversations)), next(iter(by_annotator)))  # a save: its campaign comes with it
-    campaign = Campaign.objects.get(topics__pk=topic_id)
-    for annotator_id, conversation_ids in by_annotator.items():
-        stored.refresh_conversations(campaign, conversation_ids, [annotator_id])
-    return None
+def store_figures(touched: Iterable[tuple]) -> StoredScore | None:
+    """Write the stored figures of what the recorded changes touched (what they invalidate:
+    annotator.scores.stored.invalidation); a done conversation the save left short is not done
+    any more. Returns the score stored when that is one conversation of one annotator (a save),
+    else None."""
+    by_annotator, topic_id = invalidation.conversations_touched(touched)
+    if by_annotator:
+        completion.reopen_if_short(by_annotator)
+    return invalidation.judgments_saved(by_annotator, topic_id)
 
 
 def _touched_entity(kind: str, object_id: int | None, before: dict | None, after: dict | None) -> int | None:
