@@ -33,7 +33,7 @@ def test_attribute_set_names_are_ruled_only_in_rules_ids():
 
 
 def test_campaign_scores_are_computed_only_in_the_scores_package():
-    assert homes_of(r"gfrc\.score\(") == {"annotator/scores/per_conversation.py", "annotator/scores/stored.py"}
+    assert homes_of(r"gfrc\.score\(") == {"annotator/scores/per_conversation.py", "annotator/scores/stored/figures.py"}
 
 
 def test_the_measure_columns_are_listed_only_in_campaign_tables():

@@ -24,7 +24,7 @@ from annotator.models import (
     AnnotatorProfile, AttributeSet, Campaign, Grade, Run, Topic, TopicType, is_automatic_judge,
 )
 from annotator.rules.vectors import VectorError, format_vector, parse_number, parse_target, parse_vector
-from annotator.scores import stored
+from annotator.scores.stored import invalidation
 from scoring import significance
 from scoring.gfr import DEFAULT_GAINS as RANKED_LIST_GAINS
 
@@ -71,13 +71,13 @@ class VersionedForm(forms.ModelForm):
 class CampaignSettingsForm(VersionedForm):
     def save_checked(self, extra=None, *, grades_changed: bool = False):
         """Save, and in the same transaction recompute the stored figures the change
-        invalidates (annotator.scores.stored.settings_changed): new gains read the judgments
+        invalidates (annotator.scores.stored.invalidation.settings_changed): new gains read the judgments
         again, L and the other knobs re-score the stored inputs, alpha alone recombines."""
 
         def then(campaign):
             if extra is not None:
                 extra(campaign)
-            stored.settings_changed(campaign, self.changed_data, judgments=grades_changed)
+            invalidation.settings_changed(campaign, self.changed_data, judgments=grades_changed)
 
         return super().save_checked(extra=then)
 
@@ -225,7 +225,7 @@ class AttributeSetForm(VersionedForm):
                 extra(attribute_set)
             campaign = attribute_set.topic_type.campaign
             again = new or bool({"name", "groups_text", "kind"} & set(self.changed_data))
-            stored.settings_changed(campaign, {"attribute_sets"}, judgments=again)
+            invalidation.settings_changed(campaign, {"attribute_sets"}, judgments=again)
 
         return super().save_checked(extra=then)
 

@@ -1,5 +1,5 @@
 """Campaign-wide score tables: every conversation of a campaign from its gold (or from chosen
-annotators), read from the stored figures (annotator.scores.stored) as pandas frames. What reports,
+annotators), read from the stored figures (annotator.scores.stored.reads) as pandas frames. What reports,
 run comparison, judge comparison and exports read; the per-conversation layer is
 annotator.scores.per_conversation.
 """
@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from annotator.models import Campaign, Topic
-from annotator.scores import stored
+from annotator.scores.stored import reads as stored
 from scoring import gfrc
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.middleware.csrf import get_token
 
 from annotator.models import Assignment
-from annotator.scores.stored import StoredScore
+from annotator.scores.stored.figures import StoredScore
 from annotator.workspace.affected import Affected, turns_to_render
 from annotator.workspace.control_urls import urls_for
 from annotator.workspace.conversation_html import render_turns

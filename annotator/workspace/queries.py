@@ -14,7 +14,7 @@ from annotator.judgments.guidelines import Shown as ShownGuidelines, for_topic_t
 from annotator.models import AttributeSet, Conversation, Entity, Grade, Membership, Nugget, TurnLabel
 from annotator.rules.citations import CITATIONS_JUDGE
 from annotator.scores.per_conversation import ConversationScore, attribute_sets_of, score_conversation
-from annotator.scores.stored import StoredScore
+from annotator.scores.stored.figures import StoredScore
 from annotator.workspace.suggestions import CitedSpan, find_candidates
 from annotator.workspace.workbench import Candidate, EntityOption
 
@@ -39,7 +39,7 @@ def read_workbench(conversation: Conversation, user, *, dismissed: set[str], wit
     and the proposals of the judge the campaign shows (cited_spans), 8 the annotator's
     entities that the suggestions name (when there are suggestions), 9 the guidelines (with
     `with_guidelines`). `stored`: the score a save of this conversation's judgments has just
-    stored (annotator.scores.stored.store_saved), shown as it is: 1-4 are not read again.
+    stored (annotator.scores.stored.writes.store_saved), shown as it is: 1-4 are not read again.
     """
     topic = conversation.topic
     if stored is not None and stored.score.conversation.pk == conversation.pk and stored.annotator_id == user.pk:

@@ -9,6 +9,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from annotator.judgments import edits
+from annotator.judgments.edits import whole
 from annotator.models import AnnotatorProfile, Assignment, Entity, Grade, Nugget, TurnLabel
 from annotator.scores.per_conversation import score_conversation
 from tests.api.helpers import assigned_conversation, count_number_reads
@@ -237,8 +238,8 @@ def test_a_submission_reads_each_turn_once_whatever_the_number_of_nuggets(api, c
     turn = conversation.turns.filter(role="S").order_by("position").first()
     Turn.objects.filter(pk=turn.pk).update(text=" ".join(f"w{i}" for i in range(2_000)))
     reads = []
-    original = edits.tokenise
-    monkeypatch.setattr(edits, "tokenise", lambda text: reads.append(len(text)) or original(text))
+    original = whole.tokenise
+    monkeypatch.setattr(whole, "tokenise", lambda text: reads.append(len(text)) or original(text))
     nuggets = [{"turn": str(turn), "start_word": i, "end_word": i, "grade": "L0"} for i in range(0, 2_000, 2)]
     response = api.post(url(conversation), {"nuggets": nuggets}, format="json")
     assert response.status_code == 200, response.json()

@@ -15,6 +15,7 @@ import pytest
 from django.db import connection, transaction
 
 from annotator.judgments import edits
+from annotator.judgments.edits import entities, labels, nuggets, undo
 from annotator.judgments.edits import AnnotationRefused, StaleEdit
 from annotator.models import AnnotationEvent, Entity, Membership, Nugget, TurnLabel
 from tests.concurrency.conftest import race
@@ -34,16 +35,17 @@ def one_winner(outcomes):
     return winners[0]
 
 
-def slowed(monkeypatch, name: str, seconds: float = 0.3):
-    """Make edits.<name> sleep after it returns: widens a read-then-write window."""
-    original = getattr(edits, name)
+def slowed(monkeypatch, module, name: str, seconds: float = 0.3):
+    """Make <name>, as the edit service's `module` calls it, sleep after it returns: widens a
+    read-then-write window."""
+    original = getattr(module, name)
 
     def slow(*args, **kwargs):
         result = original(*args, **kwargs)
         time.sleep(seconds)
         return result
 
-    monkeypatch.setattr(edits, name, slow)
+    monkeypatch.setattr(module, name, slow)
 
 
 def events(kind, action=None):
@@ -108,7 +110,7 @@ def test_moving_and_deleting_one_nugget_at_once(world):
 
 @pytest.mark.parametrize("spans", [((0, 5), (0, 5)), ((0, 5), (3, 8))], ids=["same-words", "overlapping"])
 def test_two_tabs_marking_the_same_words(world, monkeypatch, spans):
-    slowed(monkeypatch, "check_span")  # both check "no overlap" before either writes
+    slowed(monkeypatch, nuggets, "check_span")  # both check "no overlap" before either writes
     turn = world.turn(2)
     outcomes = race(*[
         (lambda s=s: edits.create_nugget(annotator=world.alice, actor=world.alice,
@@ -122,7 +124,7 @@ def test_two_tabs_marking_the_same_words(world, monkeypatch, spans):
 
 def test_one_entity_named_in_two_turns_at_once_is_one_entity(world, monkeypatch):
     """Two tabs mark Primer in S1 and in S2 at the same moment: both nuggets, one entity."""
-    slowed(monkeypatch, "entity_key_and_name")
+    slowed(monkeypatch, entities, "entity_key_and_name")
     s1, s2 = world.turn(2), world.turn(4)
     outcomes = race(
         lambda: edits.create_nugget(annotator=world.alice, actor=world.alice, turn=type(s1).objects.get(pk=s1.pk),
@@ -154,7 +156,7 @@ def test_two_tabs_labelling_an_unlabelled_turn(world, round_):
 def test_changing_and_clearing_a_label_at_once(world, monkeypatch):
     turn = world.turn(2)
     edits.set_turn_label(turn, annotator=world.alice, actor=world.alice, label="o", expected_version=None)
-    slowed(monkeypatch, "label_state")  # both read version 1 before either writes
+    slowed(monkeypatch, labels, "label_state")  # both read version 1 before either writes
     outcomes = race(
         lambda: edits.set_turn_label(type(turn).objects.get(pk=turn.pk), annotator=world.alice,
                                            actor=world.alice, label="x", expected_version=1),
@@ -172,7 +174,7 @@ def test_changing_and_clearing_a_label_at_once(world, monkeypatch):
 def test_undo_pressed_in_two_tabs_at_once_undoes_each_change_at_most_once(world, monkeypatch):
     for start in (0, 8):
         edits.create_nugget(annotator=world.alice, actor=world.alice, turn=world.turn(2), start_word=start, end_word=start + 2)
-    slowed(monkeypatch, "last_undoable", 0.2)
+    slowed(monkeypatch, undo, "last_undoable", 0.2)
     outcomes = race(*[
         (lambda: edits.undo_last(type(world.conversation).objects.get(pk=world.conversation.pk), world.alice, actor=world.alice))
         for _ in range(2)

@@ -11,7 +11,7 @@ from scipy import stats
 
 from scoring import agreement
 from annotator.evaluation.judge_comparison import CAMPAIGN_COLUMNS, _measure_ranking, compare_judge
-from annotator.scores import stored
+from annotator.scores.stored import writes
 from annotator.models import AnnotatorProfile, Conversation, Nugget
 from annotator.scores.per_conversation import score_conversation
 from tests.console.demo import build_demo
@@ -108,7 +108,7 @@ def test_a_judge_compared_with_itself_as_gold_compares_nothing(demo):
 def test_the_comparison_reads_a_fixed_number_of_queries_however_many_conversations(db, topics, django_assert_num_queries):
     campaign, _, (ann, bob) = build_demo(n_topics=topics)
     AnnotatorProfile.mark(bob)
-    stored.refresh_campaign(campaign)  # the stored figures, as every save and import keeps them
+    writes.refresh_campaign(campaign)  # the stored figures, as every save and import keeps them
     # 1 the judge's conversations; 2 their first human assignees (gold_annotators); 3-4 the gold's score
     # table (annotator.scores.stored: the conversations, their stored figures); 5-6 the judge's, the
     # same two; 7 both sides' nuggets; 8 their memberships; 9 the campaign's grades; 10 what produced

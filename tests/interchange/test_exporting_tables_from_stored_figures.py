@@ -1,5 +1,5 @@
 """The Tables 1-2 exports (nuggets-csv, turns-csv) read the judges' stored inputs
-(annotator.scores.stored.judge_tables): after random edits, undos and settings changes through
+(annotator.scores.stored.reads.judge_tables): after random edits, undos and settings changes through
 the services that keep the figures, they are, byte for byte, what scoring every conversation
 live (the workspace panel's `score_conversation`) writes."""
 
@@ -16,7 +16,7 @@ from annotator.judgments import edits
 from annotator.judgments.edits import AnnotationRefused, StaleEdit
 from annotator.models import AttributeSet, Campaign, Conversation, Entity, Grade, Nugget, Turn
 from annotator.rules.vectors import format_vector
-from annotator.scores import stored
+from annotator.scores.stored import invalidation as stored
 from annotator.scores.per_conversation import gold_annotators, score_conversation
 from scoring.words import word_count
 from tests.commands.helpers import run

@@ -9,6 +9,7 @@ import pytest
 from django.utils import timezone
 
 from annotator.judgments import edits
+from annotator.judgments.edits import entities
 from annotator.models import AnnotationEvent, Entity, Membership, Nugget, TurnLabel
 from tests.concurrency.conftest import TURNS
 from tests.factories import make_campaign, make_conversation, make_user
@@ -160,7 +161,7 @@ def test_a_membership_whose_history_cannot_be_written_is_not_saved_either(setup,
     def history_fails(**_):
         raise RuntimeError("the history table is gone")
 
-    monkeypatch.setattr(edits, "_record", history_fails)
+    monkeypatch.setattr(entities, "record", history_fails)  # where set_membership records
     with pytest.raises(RuntimeError):
         edits.set_membership(entity, origin, actor=alice, expected_version=version,
                                    vector=[0, 1, 0, 0, 0, 0, 0, 0], conversation=conversation)

@@ -1,5 +1,5 @@
 """A save's answer shows the score the save stored (annotator.judgments.edits.save_with_score,
-which returns what annotator.scores.stored.store_saved stored): the same figures a fresh read
+which returns what annotator.scores.stored.writes.store_saved stored): the same figures a fresh read
 gives and the stored row holds; nothing when the save was refused or ran inside another
 service; and the answer's read takes it instead of reading and scoring the judgments again."""
 
@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 
 from annotator.judgments import edits
 from annotator.models import Grade, Nugget, StoredFigures
-from annotator.scores import stored
+from annotator.scores.stored import figures
 from annotator.scores.per_conversation import score_conversation
 from annotator.workspace.queries import read_workbench
 from tests.factories import make_user
@@ -79,7 +79,7 @@ def test_a_save_stores_the_same_row_as_the_campaign_wide_path_inputs_and_all():
                         grade=_graded_elsewhere(nuggets[1]))
     campaign = conversation.topic.campaign
     saved = StoredFigures.objects.get(conversation=conversation, annotator=annotator)
-    [(c, a, r, gf, gfrc_value, gf_sets, inputs, lowest)] = stored._build(campaign, [conversation.pk], [annotator.pk])
+    [(c, a, r, gf, gfrc_value, gf_sets, inputs, lowest)] = figures.rows_from_judgments(campaign, [conversation.pk], [annotator.pk])
     assert (c, a) == (conversation.pk, annotator.pk)
     assert (saved.r, saved.gf, saved.gfrc, saved.gf_sets, saved.lowest_distr_sim) == (r, gf, gfrc_value, gf_sets, lowest)
     assert lowest  # both sets have scored turns here

@@ -14,7 +14,8 @@ from annotator.console.forms import CampaignSettingsForm
 from annotator.interchange.imports.conversations import import_files
 from annotator.judgments import edits
 from annotator.models import AttributeSet, Conversation, Entity, Grade, Nugget, StoredFigures
-from annotator.scores import stored
+from annotator.scores.per_conversation import campaign_settings
+from annotator.scores.stored import invalidation as stored
 from annotator.scores.campaign_tables import gf_column, score_table
 from annotator.scores.per_conversation import gold_annotators, score_conversation
 from tests.factories import make_campaign, make_user
@@ -189,7 +190,7 @@ def test_the_quick_settings_rescore_the_stored_inputs_without_writing():
     gold = make_user("gold")
     assert import_files(campaign, [("M002-bing-trial1.txt", EXAMPLE.read_bytes())], annotator=gold).ok
     stored_r = list(StoredFigures.objects.values_list("r", flat=True))
-    settings = stored.campaign_settings(campaign)
+    settings = campaign_settings(campaign)
     from dataclasses import replace
 
     other = score_table(campaign, settings=replace(settings, patience=100)).iloc[0]

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 #   4 the nugget (with turn, conversation, topic, entity), 5 the campaign's grades,
 #   6 BEGIN, 7 entity version bump (UPDATE ... WHERE version = expected), 8 event INSERT,
 #   then the stored figures of the conversation the edit touched, in the same transaction
-#   (annotator.scores.stored.store_saved), scored as the panel scores it: 9 which conversations
+#   (annotator.scores.stored.writes.store_saved), scored as the panel scores it: 9 which conversations
 #   and annotators, 10 whether one of them was done (a done conversation the save leaves short
 #   is reopened: annotator.judgments.completion), 11 the conversation with its topic and
 #   campaign, 12 attribute sets, 13 turns, 14 nuggets with entity and grade (one values_list:

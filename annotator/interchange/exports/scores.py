@@ -1,6 +1,6 @@
 """The score exports: one row per conversation plus per-run means (CSV, JSON), and the paper's
 Tables 1 and 2 for every conversation (the figures of the workspace's score panel), from the
-judges' stored inputs (annotator.scores.stored.judge_tables: re-scored per topic type, no
+judges' stored inputs (annotator.scores.stored.reads.judge_tables: re-scored per topic type, no
 judgment re-read)."""
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from annotator.interchange.exports.batches import ConversationRow, batch_size, c
 from annotator.models import AttributeSet, Campaign, Membership, Nugget
 from annotator.rules.relevance import needs_every_membership
 from annotator.rules.vectors import format_vector
-from annotator.scores import campaign_tables, per_conversation, stored
+from annotator.scores import campaign_tables, per_conversation
+from annotator.scores.stored import invalidation, reads
 
 __all__ = ["scores_as_exported", "iter_scores_csv", "iter_scores_json", "iter_score_nuggets_csv", "iter_score_turns_csv",
            "SCORE_NUGGET_COLUMNS", "SCORE_TURN_COLUMNS"]
@@ -87,7 +88,7 @@ SCORE_TURN_COLUMNS = [
 
 class _JudgedBatch:
     """One batch of conversations (in export order) with their judges' usernames and their
-    judges' stored inputs scored (annotator.scores.stored.judge_tables): Tables 1 and 2 of each
+    judges' stored inputs scored (annotator.scores.stored.reads.judge_tables): Tables 1 and 2 of each
     without reading a turn's text or re-scoring judgments."""
 
     def __init__(self, campaign: Campaign, conversations: list[ConversationRow], judge: dict[int, int | None],
@@ -99,7 +100,7 @@ class _JudgedBatch:
         self.read()
 
     def read(self) -> None:
-        self.tables = stored.judge_tables(self.campaign, [(c.pk, c.topic.topic_type_id) for c in self.conversations],
+        self.tables = reads.judge_tables(self.campaign, [(c.pk, c.topic.topic_type_id) for c in self.conversations],
                                           self.judge, memberships=self.memberships)
 
     def username(self, conversation: ConversationRow) -> str:
@@ -163,7 +164,7 @@ def _stale(batch: _JudgedBatch, judged: dict[int, list[tuple]]) -> list[int]:
 def iter_score_nuggets_csv(campaign: Campaign, annotator=None) -> Iterator[str]:
     """Table 1 for every conversation: one row per nugget, WC, pw, g, pw x g, duplicate, and the
     attribute sets a graded nugget has no membership in (counted uniform, or refused on import).
-    The figures are the judges' stored inputs scored (annotator.scores.stored.judge_tables)."""
+    The figures are the judges' stored inputs scored (annotator.scores.stored.reads.judge_tables)."""
     set_names: dict[int, list[tuple[int, str]]] = defaultdict(list)  # topic type -> its attribute sets, in order
     for pk, type_id, name in AttributeSet.objects.filter(topic_type__campaign=campaign).values_list(
             "pk", "topic_type_id", "name"):
@@ -174,7 +175,7 @@ def iter_score_nuggets_csv(campaign: Campaign, annotator=None) -> Iterator[str]:
             judged = _judged_nuggets(batch)
             stale = _stale(batch, judged)
             if stale:
-                stored.refresh_conversations(campaign, stale)
+                invalidation.conversations_written(campaign, stale)
                 batch.read()
             given: dict[int, set[int]] = defaultdict(set)
             for entity_id, set_id in Membership.objects.filter(
@@ -211,7 +212,7 @@ def iter_score_nuggets_csv(campaign: Campaign, annotator=None) -> Iterator[str]:
 def iter_score_turns_csv(campaign: Campaign, annotator=None) -> Iterator[str]:
     """Table 2 for every conversation: one row per system turn and attribute set, achieved
     distribution against the target, DistrSim (blank when the turn is not scored) and PW(S).
-    The figures are the judges' stored inputs scored (annotator.scores.stored.judge_tables)."""
+    The figures are the judges' stored inputs scored (annotator.scores.stored.reads.judge_tables)."""
 
     def rows() -> Iterator[list[list]]:
         targets: dict = {}  # a target is written on every row: formatted once

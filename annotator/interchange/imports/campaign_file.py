@@ -25,7 +25,7 @@ from annotator.rules.evidence import derived_target
 from annotator.interchange.formats.model import loads_json
 from annotator.models import AttributeSet, Campaign, Entity, Grade, Membership, Run, Topic, TopicType
 from annotator.rules.vectors import VectorError, check_target, exact_number
-from annotator.scores import stored
+from annotator.scores.stored import invalidation
 from scoring import gfr
 
 __all__ = [
@@ -620,7 +620,7 @@ def load_campaign(data: Any, source: str = "campaign") -> LoadReport:
             campaign.organisers.add(user)
             changes.append(f"organiser {user.get_username()} added")
     if changes and not created:
-        stored.refresh_campaign(campaign)  # grades, attribute sets or settings: every stored figure again
+        invalidation.campaign_judged_anew(campaign)  # grades, attribute sets or settings: every stored figure again
     n_sets = sum(len(t["attribute_sets"]) for t in spec["topic_types"])
     contents = (f"{len(spec['grades'])} grades, {len(spec['topic_types'])} topic types, {n_sets} attribute sets, "
                 f"{len(spec['topics'])} topics, {len(spec['runs'])} runs")

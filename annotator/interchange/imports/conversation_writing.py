@@ -40,7 +40,7 @@ from annotator.models import (
     is_automatic_judge,
 )
 from annotator.rules.citations import CITATIONS_DESCRIPTION, CITATIONS_JUDGE
-from annotator.scores import stored
+from annotator.scores.stored import invalidation
 from scoring.words import tokenise
 
 __all__ = ["write_import"]
@@ -63,14 +63,9 @@ def write_import(plan: ImportPlan, cancellation: Cancellation | None = None) -> 
 
         def publishing_and_figures() -> None:
             publishing()
-            # The conversations already there of the topics written: the entities a topic
-            # shares, or judgments added to them, may have changed their figures. Their stored
-            # rows go in the publishing transaction (one DELETE a chunk; none for an import into
-            # new topics) and are stored again below.
-            present.extend(pk for chunk in chunks(sorted(set(writer.final_topic.values())))
-                           for pk in Conversation.objects.filter(topic_id__in=chunk).values_list("pk", flat=True)
-                           if pk not in writer.staged_conversations)
-            stored.forget_conversations(present)
+            # the stored rows of the topics' conversations already there go with the publishing
+            # (none for an import into new topics) and are stored again below
+            present.extend(invalidation.conversations_published(writer.final_topic.values(), writer.staged_conversations))
         area.publish(then=publishing_and_figures)
     except BaseException:
         try:
@@ -85,7 +80,8 @@ def write_import(plan: ImportPlan, cancellation: Cancellation | None = None) -> 
     # transactions too. Until each is stored, a page that reads it finds no row and stores it
     # then (annotator.scores.stored), so nothing reads stale figures, even if this process dies here.
     area.in_short_transactions("figures", sorted(writer.staged_conversations | set(present)),
-                               lambda chunk: stored.refresh_conversations(plan.campaign, chunk), what="conversations' figures")
+                               lambda chunk: invalidation.conversations_written(plan.campaign, chunk),
+                               what="conversations' figures")
     # finished judgments are done, by the rule an annotator's Done button follows
     if plan.annotator is not None and writer.annotated_conversations:
         plan.result.done = completion.mark_done_if_ready(plan.campaign, plan.annotator.pk, writer.annotated_conversations)

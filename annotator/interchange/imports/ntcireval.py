@@ -32,7 +32,7 @@ from annotator.interchange.imports.staging import no_collection
 from annotator.judgments.edits import Event, entity_state, membership_state
 from annotator.models import AttributeSet, Campaign, Entity, Grade, Membership, Topic
 from annotator.rules.identity import document_key
-from annotator.scores import stored
+from annotator.scores.stored import invalidation
 
 __all__ = ["import_ntcireval"]
 
@@ -183,7 +183,7 @@ def _write(documents: list[_Document], annotator, actor, result: ImportResult) -
             _write_batch(topic_id, topic_documents[start : start + LOOKUP], annotator.pk, history, result, topic_id in judged)
             history.write()
     # entities and memberships a topic's conversations may name: their stored figures
-    stored.refresh_topics(documents[0].topic.campaign_id if documents else 0, by_topic)
+    invalidation.topics_judged(documents[0].topic.campaign_id if documents else 0, by_topic)
 
 
 def _write_batch(topic_id: int, documents: list[_Document], annotator_id: int, history: ImportHistory, result: ImportResult,

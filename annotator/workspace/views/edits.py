@@ -36,7 +36,7 @@ from annotator.workspace.forms import (
     VersionForm,
 )
 from annotator.models import Assignment, Entity, Grade, Turn
-from annotator.scores.stored import StoredScore
+from annotator.scores.stored.figures import StoredScore
 from annotator.workspace.affected import NOTHING, Affected, EditorChange, entity_touched, nugget_touched, touched
 from annotator.workspace.dismissals import dismiss_in_session
 from annotator.workspace.page_context import workbench_context

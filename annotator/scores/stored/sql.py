@@ -1,0 +1,139 @@
+"""The SQL of stored figures: rows of `StoredFigures` written many a statement, updated,
+deleted, locked and read back with their JSON columns decoded once for all the rows a page keeps.
+Nothing here knows what the figures mean (annotator.scores.stored.figures does)."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Sequence
+from itertools import islice
+
+from django.db import connection, transaction
+from django.db.models import TextField
+from django.db.models.functions import Cast
+
+from annotator.models import Campaign, Conversation, StoredFigures
+
+__all__ = ["CHUNK", "chunks", "lock", "delete_rows", "insert_rows", "update_figures", "stored_rows", "decoded",
+           "inputs_by_type", "JSON_COLUMNS"]
+
+CHUNK = 500  # ids of one IN (...): under SQLite's cap on parameters
+
+
+def chunks(items: Sequence, size: int = CHUNK):
+    iterator = iter(items)
+    while chunk := list(islice(iterator, size)):
+        yield chunk
+
+
+def lock(ids: Sequence[int]) -> None:
+    """Serialise the stores of these conversations (PostgreSQL; SQLite serialises writers
+    already): a second save waits here, then reads what the first committed, so neither stores
+    figures without the other's change, nor inserts a row the other has just inserted. NO KEY
+    UPDATE: other saves' foreign-key checks (FOR KEY SHARE) do not wait on it."""
+    if connection.features.has_select_for_update:
+        for chunk in chunks(ids):
+            list(Conversation.objects.select_for_update(no_key=True, of=("self",)).filter(pk__in=chunk)
+                 .order_by("pk").values_list("pk", flat=True))
+
+
+def delete_rows(ids: list[int], annotators: list[int] | None) -> None:
+    for chunk in chunks(ids):
+        query = StoredFigures.objects.filter(conversation_id__in=chunk)
+        if annotators is not None:
+            query = query.filter(annotator_id__in=annotators)
+        query._raw_delete(query.db)  # no cascades, no signals: one DELETE
+
+
+COLUMNS = ("campaign_id", "conversation_id", "annotator_id", "r", "gf", "gfrc", "gf_sets", "inputs", "lowest_distr_sim")
+
+
+ROWS_PER_STATEMENT = 100  # 900 parameters: under SQLite's 999
+
+
+def insert_rows(campaign_id: int, rows: Sequence[tuple], *, replace: bool = False) -> int:
+    """INSERT the rows, many a statement, the JSON columns through their field's preparation;
+    `replace`: a row of a (conversation, annotator) already stored takes the new values (rows of
+    annotators: the one without is not unique by that key)."""
+    if not rows:
+        return 0
+    meta = StoredFigures._meta
+    quote = connection.ops.quote_name
+    tail = ""
+    if replace:
+        key = ", ".join(quote(meta.get_field(c).column) for c in ("conversation_id", "annotator_id"))
+        tail = f" ON CONFLICT ({key}) DO UPDATE SET " + ", ".join(
+            f"{quote(meta.get_field(c).column)} = excluded.{quote(meta.get_field(c).column)}"
+            for c in COLUMNS if c not in ("conversation_id", "annotator_id"))
+    gf_sets, inputs, lowest = meta.get_field("gf_sets"), meta.get_field("inputs"), meta.get_field("lowest_distr_sim")
+    head = (f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(meta.get_field(c).column) for c in COLUMNS)}) VALUES ")
+    group = "(" + ", ".join(["%s"] * len(COLUMNS)) + ")"
+    values = [
+        [campaign_id, c, a, r, gf, g, gf_sets.get_db_prep_save(sets, connection), inputs.get_db_prep_save(i, connection),
+         lowest.get_db_prep_save(low, connection)]
+        for c, a, r, gf, g, sets, i, low in rows
+    ]
+    with connection.cursor() as cursor:
+        whole = len(values) - len(values) % ROWS_PER_STATEMENT
+        if whole:
+            many = head + ", ".join([group] * ROWS_PER_STATEMENT) + tail
+            cursor.executemany(many, [[v for row in values[i:i + ROWS_PER_STATEMENT] for v in row]
+                                      for i in range(0, whole, ROWS_PER_STATEMENT)])
+        if whole < len(values):
+            rest = values[whole:]
+            cursor.execute(head + ", ".join([group] * len(rest)) + tail, [v for row in rest for v in row])
+    return len(values)
+
+
+def update_figures(rows: Sequence[tuple]) -> int:
+    """UPDATE r, gf, gfrc, gf_sets, lowest_distr_sim of rows given as (r, gf, gfrc, gf_sets,
+    lowest, id), one executemany."""
+    meta = StoredFigures._meta
+    quote = connection.ops.quote_name
+    gf_sets, lowest = meta.get_field("gf_sets"), meta.get_field("lowest_distr_sim")
+    sql = (f"UPDATE {quote(meta.db_table)} SET r = %s, gf = %s, gfrc = %s, gf_sets = %s, lowest_distr_sim = %s "
+           f"WHERE {quote(meta.pk.column)} = %s")
+    with transaction.atomic(), connection.cursor() as cursor:
+        for start in range(0, len(rows), 5000):
+            cursor.executemany(sql, [(r, gf, g, gf_sets.get_db_prep_save(sets, connection),
+                                      lowest.get_db_prep_save(low, connection), pk)
+                                     for r, gf, g, sets, low, pk in rows[start:start + 5000]])
+    return len(rows)
+
+
+JSON_COLUMNS = ("gf_sets", "inputs", "lowest_distr_sim")
+
+
+def stored_rows(campaign: Campaign, columns: Sequence[str], annotators: set | None) -> dict[tuple, tuple]:
+    """(conversation, annotator) -> the row's `columns`, its JSON columns (gf_sets, inputs) as
+    their text: a campaign has a row per annotator and one with none, and only the rows a page
+    keeps are decoded (`decoded`), once."""
+    texts = {c: Cast(c, output_field=TextField()) for c in columns if c in JSON_COLUMNS}
+    query = StoredFigures.objects.filter(campaign=campaign).annotate(**{f"{c}_text": t for c, t in texts.items()})
+    rows = {}
+    for row in query.values_list("conversation_id", "annotator_id", *(f"{c}_text" if c in texts else c for c in columns)):
+        if annotators is None or row[1] is None or row[1] in annotators:
+            rows[(row[0], row[1])] = row[2:]
+    return rows
+
+
+def decoded(rows: list[tuple], columns: Sequence[str]) -> list[tuple]:
+    """The rows (of `stored_rows`) with their JSON columns decoded: one `json.loads` per column
+    for all of them."""
+    rows = [list(row) for row in rows]
+    for k, column in enumerate(columns):
+        if column in JSON_COLUMNS and rows:
+            for row, value in zip(rows, json.loads("[" + ",".join(row[k] or "null" for row in rows) + "]")):
+                row[k] = value
+    return [tuple(row) for row in rows]
+
+
+def inputs_by_type(campaign: Campaign) -> dict[int, list[tuple]]:
+    """topic type id -> [(row id, conversation, annotator, inputs)] of every stored row."""
+    by_type: dict[int, list[tuple]] = defaultdict(list)
+    for pk, conversation_id, annotator_id, type_id, inputs in StoredFigures.objects.filter(campaign=campaign).values_list(
+        "pk", "conversation_id", "annotator_id", "conversation__topic__topic_type_id", "inputs"
+    ):
+        by_type[type_id].append((pk, conversation_id, annotator_id, inputs))
+    return by_type
