@@ -50,18 +50,24 @@ STAGES = [
 def _instrument(spent: dict[str, float]) -> None:
     import importlib
 
+    from annotator.judgments.edits import keeps_figures
+
     for module_name, name, stage in STAGES:
         module = importlib.import_module(module_name)
         function = getattr(module, name)
+        # A service of the edit service is called through its body (edits.save_with_score runs
+        # `__wrapped__` and stores the figures itself): time the body, keep the wrapper.
+        service = getattr(function, "__wrapped__", None) if module_name == "annotator.judgments.edits" else None
 
-        def timed(*args, _function=function, _stage=stage, **kwargs):
+        def timed(*args, _function=service or function, _stage=stage, **kwargs):
             start = time.perf_counter()
             try:
                 return _function(*args, **kwargs)
             finally:
                 spent[_stage] += time.perf_counter() - start
 
-        setattr(module, name, functools.wraps(function)(timed))
+        timed = functools.wraps(service or function)(timed)
+        setattr(module, name, keeps_figures(timed) if service is not None else timed)
 
 
 @contextmanager
