@@ -12,18 +12,18 @@ refused when someone saved in between (optimistic concurrency, see annotator/jud
 
 from __future__ import annotations
 
-import math
-import re
-
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
 
+from annotator.rule_checks import clean_fields_by_rule
+from annotator.rules.attribute_sets import read_attribute_set
+from annotator.rules.campaign_settings import SETTINGS, grade_problems, read_settings
 from annotator.rules.identity import entity_key_and_name
-from annotator.rules.ids import ATTRIBUTE_SET, id_problem
-from annotator.rules.vectors import VectorError, check_distribution, check_target
+from annotator.rules.ids import run_system_and_trial
+from annotator.rules.vectors import VectorError, check_distribution
 from scoring.words import span_text
 
 
@@ -109,6 +109,11 @@ class Campaign(models.Model):
     def __str__(self) -> str:
         return self.name or self.slug
 
+    def clean_fields(self, exclude=None) -> None:
+        """The settings' rules (annotator.rules.campaign_settings), in their words."""
+        _read, problems = read_settings({field: getattr(self, field) for field in SETTINGS})
+        clean_fields_by_rule(self, exclude, problems, {field: field for field in SETTINGS})
+
     def is_organiser(self, user) -> bool:
         return user.is_superuser or self.organisers.filter(pk=user.pk).exists()
 
@@ -180,6 +185,11 @@ class Grade(models.Model):
     def __str__(self) -> str:
         return f"{self.label} ({self.gain:g})"
 
+    def clean_fields(self, exclude=None) -> None:
+        """A grade's rules (annotator.rules.campaign_settings), in their words."""
+        problems = grade_problems(self.label, self.gain, self.ranked_list_gain)
+        clean_fields_by_rule(self, exclude, problems, {f: f for f in ("label", "gain", "ranked_list_gain")})
+
 
 class TopicType(models.Model):
     """Topics of one type (M: movies, R: researchers, ...) share attribute sets; the id's letter picks it."""
@@ -234,22 +244,13 @@ class AttributeSet(models.Model):
     def __str__(self) -> str:
         return self.name
 
-    def clean(self) -> None:
-        problem = id_problem(ATTRIBUTE_SET, self.name)
-        if problem is not None:
-            raise ValidationError({"name": f"{problem[0].upper()}{problem[1:]}."})
-        if not isinstance(self.groups, list) or not self.groups or not all(isinstance(g, str) and g for g in self.groups):
-            raise ValidationError({"groups": "Give at least one group label."})
-        if len(set(self.groups)) != len(self.groups):
-            raise ValidationError({"groups": "Group labels must be distinct."})
-        try:
-            check_target(self.target if isinstance(self.target, list) else [None], length=len(self.groups))
-        except VectorError as error:
-            raise ValidationError({"target": f"The target {error}."}) from error
-        if self.kind == self.Kind.NOMINAL and self.divergence != self.Divergence.JSD:
-            raise ValidationError({"divergence": "Nominal groups have no order: use JSD."})
-        if not math.isfinite(self.weight) or self.weight < 0:
-            raise ValidationError({"weight": "The weight must be a non-negative number."})
+    RULED_FIELDS = ("name", "kind", "groups", "target", "divergence", "weight", "helper")
+
+    def clean_fields(self, exclude=None) -> None:
+        """An attribute set's rules (annotator.rules.attribute_sets), in their words: a problem
+        of its helper is said with where in it (``bands: ...``, ``mapping.Japan: ...``)."""
+        _read, problems = read_attribute_set({field: getattr(self, field) for field in self.RULED_FIELDS})
+        clean_fields_by_rule(self, exclude, problems, {field: field for field in self.RULED_FIELDS})
 
     @property
     def size(self) -> int:
@@ -295,20 +296,12 @@ class Run(models.Model):
     def __str__(self) -> str:
         return self.name
 
-    @staticmethod
-    def system_and_trial_of(name: str) -> tuple[str, int]:
-        """What a run name says: ``bing-trial2`` -> ("bing", 2); a name without ``-trial<N>``
-        (or ``_trial<N>``) is a system of its own, trial 1."""
-        match = _TRIAL_NAME.match(name)
-        return (match["system"], int(match["trial"])) if match else (name, 1)
+    system_and_trial_of = staticmethod(run_system_and_trial)  # what a run name says (annotator.rules.ids)
 
     def system_and_trial(self) -> tuple[str, int]:
         """The stored system and trial; a run stored without a system (older imports) reads
         both from its name."""
         return (self.system, self.trial) if self.system else self.system_and_trial_of(self.name)
-
-
-_TRIAL_NAME = re.compile(r"^(?P<system>.+?)[-_]trial[-_]?(?P<trial>[1-9][0-9]*)$", re.IGNORECASE)
 
 
 class Conversation(models.Model):

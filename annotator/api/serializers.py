@@ -8,6 +8,8 @@ from rest_framework import serializers
 
 from annotator.judgments.edits import MAX_SUBMITTED_NUGGETS
 from annotator.models import AttributeSet, Campaign, Conversation, Entity, Grade, Nugget, Run, Topic, Turn, TurnLabel
+from annotator.rules.campaign_settings import CHOICES
+from annotator.rules.problems import NOT_A_NUMBER, NOT_A_WHOLE_NUMBER, as_sentence, choice_problem
 from scoring.words import span_text, tokenise, turn_offsets, word_position
 
 
@@ -42,19 +44,27 @@ class CampaignSerializer(serializers.ModelSerializer):
         return AttributeSetSerializer(sets, many=True).data
 
 
+def _setting_choice(field: str, choices) -> serializers.ChoiceField:
+    """A setting's choices (shown in the schema), a value outside them told in the rule's words
+    (annotator.rules.campaign_settings), as the console's form tells it."""
+    message = as_sentence(choice_problem(CHOICES[field]))
+    return serializers.ChoiceField(choices=choices, required=False, error_messages={"invalid_choice": message})
+
+
 class CampaignSettingsSerializer(serializers.Serializer):
     """What a settings update may carry (validated by the console's CampaignSettingsForm)."""
 
     version = serializers.IntegerField()
     name = serializers.CharField(required=False)
     description = serializers.CharField(required=False, allow_blank=True)
-    patience = serializers.IntegerField(required=False)
-    alpha = serializers.FloatField(required=False)
-    method = serializers.ChoiceField(choices=Campaign.Method.choices, required=False)
-    empty_turns = serializers.ChoiceField(choices=Campaign.EmptyTurns.choices, required=False)
-    turn_weight = serializers.ChoiceField(choices=Campaign.TurnWeight.choices, required=False)
+    # a number that is none is told in the rule's words; its bounds the rule judges (through the form)
+    patience = serializers.IntegerField(required=False, error_messages={"invalid": as_sentence(NOT_A_WHOLE_NUMBER)})
+    alpha = serializers.FloatField(required=False, error_messages={"invalid": as_sentence(NOT_A_NUMBER)})
+    method = _setting_choice("method", Campaign.Method.choices)
+    empty_turns = _setting_choice("empty_turns", Campaign.EmptyTurns.choices)
+    turn_weight = _setting_choice("turn_weight", Campaign.TurnWeight.choices)
     duplicates_count_once = serializers.BooleanField(required=False)
-    missing_membership = serializers.ChoiceField(choices=Campaign.MissingMembership.choices, required=False)
+    missing_membership = _setting_choice("missing_membership", Campaign.MissingMembership.choices)
 
 
 class TopicSerializer(serializers.ModelSerializer):

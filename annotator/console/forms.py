@@ -1,13 +1,16 @@
-"""Forms of the organiser's console: the one home of the validation rules for campaign set-up.
+"""Forms of the organiser's console.
+
+The set-up rules they apply have their home in annotator.rules (`attribute_sets`,
+`campaign_settings`), which the model's `full_clean` and the campaign file ask too: a form reads
+what was typed (lines, numbers, a vector), asks the rule, and shows each problem beside the input
+that gave it, in the rule's words. The API's settings endpoint validates through these same forms.
 
 Settings and attribute sets carry the version the organiser loaded; `save()` writes them in a
 transaction only if nobody saved in between (else `StaleForm`, and nothing is written).
-The API's settings endpoint validates through these same forms.
 """
 
 from __future__ import annotations
 
-import math
 import re
 
 from django import forms
@@ -18,15 +21,19 @@ from django.db.models import F
 
 from annotator.access import judgment_holders
 from annotator.accounts import judge_account, judge_problem
-from annotator.rules.evidence import EvidenceError, derived_target
-from annotator.rules.ids import ATTRIBUTE_SET, id_problem
 from annotator.models import (
     AnnotatorProfile, AttributeSet, Campaign, Grade, Run, Topic, TopicType, is_automatic_judge,
 )
-from annotator.rules.vectors import VectorError, format_vector, parse_number, parse_target, parse_vector
+from annotator.rules.attribute_sets import (
+    DIVERGENCES, FROM_MAPPING, KINDS, UNIFORM, read_attribute_set, regrouping_problem, same_value_problem,
+)
+from annotator.rules.campaign_settings import (
+    CHOICES, missing_ranked_list_gain, ranked_list_gain_of, repeated_grade_problems,
+)
+from annotator.rules.problems import NOT_A_NUMBER, NOT_A_WHOLE_NUMBER, as_sentence, choice_problem, placed
+from annotator.rules.vectors import VectorError, format_vector, parse_number, parse_vector, written_values
 from annotator.scores.stored import invalidation
 from scoring import significance
-from scoring.gfr import DEFAULT_GAINS as RANKED_LIST_GAINS
 
 STALE_MESSAGE = (
     "Someone else saved these settings while you were editing (now version {version}); "
@@ -101,27 +108,27 @@ class CampaignSettingsForm(VersionedForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["ranked_list_cutoff"].required = False
+        # the settings' rules (annotator.rules.campaign_settings) judge these, in their words: the
+        # model's full_clean asks them once the fields are read
+        _said_by_rule(self, choices=CHOICES, numbers=["alpha"], whole_numbers=["patience", "ranked_list_cutoff"])
 
     def clean_ranked_list_cutoff(self):
         """Left out (forms that only change L and alpha): the cutoff stays."""
         cutoff = self.cleaned_data.get("ranked_list_cutoff")
-        if cutoff is None:
-            return self.instance.ranked_list_cutoff
-        if cutoff < 1:
-            raise forms.ValidationError("The cutoff is a number of ranks: at least 1.")
-        return cutoff
+        return self.instance.ranked_list_cutoff if cutoff is None else cutoff
 
-    def clean_patience(self):
-        patience = self.cleaned_data["patience"]
-        if patience is None or patience < 1:
-            raise forms.ValidationError("L is a number of words: at least 1.")
-        return patience
 
-    def clean_alpha(self):
-        alpha = self.cleaned_data["alpha"]
-        if alpha is None or not 0 <= alpha <= 1:
-            raise forms.ValidationError("alpha weighs R against GF: a number from 0 to 1.")
-        return alpha
+def _said_by_rule(form: forms.Form, *, choices: dict[str, tuple[str, ...]] | None = None, numbers=(), whole_numbers=()) -> None:
+    """A value outside a field's choices, or a number that is none, is told what the set-up rules
+    tell it (annotator.rules.problems: the campaign file's words); the rules judge a number's
+    bounds themselves, so the fields' own bounds give way."""
+    for name, allowed in (choices or {}).items():
+        form.fields[name].error_messages["invalid_choice"] = as_sentence(choice_problem(allowed))
+    for name in numbers:
+        form.fields[name].error_messages["invalid"] = as_sentence(NOT_A_NUMBER)
+    for name in whole_numbers:
+        form.fields[name].error_messages["invalid"] = as_sentence(NOT_A_WHOLE_NUMBER)
+        form.fields[name].validators = []
 
 
 class GradeLevelForm(forms.ModelForm):
@@ -138,6 +145,7 @@ class GradeLevelForm(forms.ModelForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["ranked_list_gain"].required = False
+        _said_by_rule(self, numbers=["gain", "ranked_list_gain"])
         if self.instance.pk is None:  # the blank row adding a grade: empty means FairWeb-1's gain
             self.initial["ranked_list_gain"] = None
         # the inputs sit in a table under column heads: each says which grade and which column it is
@@ -146,39 +154,26 @@ class GradeLevelForm(forms.ModelForm):
         for name, column in columns.items():
             self.fields[name].widget.attrs["aria-label"] = f"{column} of {grade}"
 
-    def clean_gain(self):
-        gain = self.cleaned_data["gain"]
-        if gain is None or not 0 <= gain <= 1:
-            raise forms.ValidationError("A gain lies between 0 and 1 (the paper: L0 0, L1 0.5, L2 1).")
-        return gain
-
     def clean_ranked_list_gain(self):
-        """Left empty: FairWeb-1's (L0 0, L1 1, L2 3), as the campaign file's default."""
-        gain = self.cleaned_data.get("ranked_list_gain")
+        """Left empty: FairWeb-1's (L0 0, L1 1, L2 3), as the campaign file's default. The grade's
+        rules (annotator.rules.campaign_settings) judge the rest in the model's full_clean."""
         label = self.cleaned_data.get("label")
-        if gain is None:
-            if label not in RANKED_LIST_GAINS:
-                raise forms.ValidationError(f"Give the ranked-list gain of {label} (FairWeb-1's cover L0, L1 and L2).")
-            return RANKED_LIST_GAINS[label]
-        if not math.isfinite(gain) or gain < 0:
-            raise forms.ValidationError("A ranked-list gain is a number of at least 0 (FairWeb-1: L1 1, L2 3).")
+        gain = ranked_list_gain_of(label, self.cleaned_data.get("ranked_list_gain"))
+        if gain is None and label is not None:
+            raise forms.ValidationError(as_sentence(missing_ranked_list_gain(label)))
         return gain
 
 
 class BaseGradeFormSet(forms.BaseInlineFormSet):
     def clean(self):
+        """No two grades share a label or a level (annotator.rules.campaign_settings), said beside
+        the later one's."""
         super().clean()
-        labels, levels = set(), set()
-        for form in self.forms:
-            if not form.cleaned_data or not form.has_changed() and not form.instance.pk:
-                continue
-            label, level = form.cleaned_data.get("label"), form.cleaned_data.get("level")
-            if label in labels:
-                raise forms.ValidationError(f"Two grades are labelled {label}.")
-            if level in levels:
-                raise forms.ValidationError(f"Two grades have level {level}.")
-            labels.add(label)
-            levels.add(level)
+        kept = [form for form in self.forms
+                if not form.errors and form.cleaned_data and (form.has_changed() or form.instance.pk)]
+        scale = [(form.cleaned_data.get("label"), form.cleaned_data.get("level")) for form in kept]
+        for index, (field, message) in repeated_grade_problems(scale):
+            kept[index].add_error(field, as_sentence(message))
 
 
 GradeFormSet = forms.inlineformset_factory(
@@ -192,7 +187,9 @@ def _split_groups(text: str) -> list[str]:
 
 
 def _parse_mapping(text: str) -> dict[str, str | list[str]]:
-    """Lines "United Kingdom = Europe" or "Turkey = Europe, Middle East"."""
+    """Lines "United Kingdom = Europe" or "Turkey = Europe, Middle East". A value written twice is
+    refused as the rule refuses two values of one key (annotator.rules.attribute_sets), rather
+    than kept as whichever line came last."""
     mapping: dict[str, str | list[str]] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip() or line.strip().startswith("#"):
@@ -203,8 +200,25 @@ def _parse_mapping(text: str) -> dict[str, str | list[str]]:
         targets = [g.strip() for g in groups.split(",") if g.strip()]
         if not value or not targets:
             raise forms.ValidationError(f"Line {number}: a value and at least one group are needed.")
+        if value in mapping:
+            raise forms.ValidationError(as_sentence(same_value_problem(value), where=value))
         mapping[value] = targets[0] if len(targets) == 1 else targets
     return mapping
+
+
+def _band_limit(written: str) -> float | str:
+    """A band limit as typed, read as a number; what is not one is left as written, for the rule
+    to refuse."""
+    try:
+        return float(parse_number(written))
+    except VectorError:
+        return written
+
+
+def _target_typed(text: str) -> str | list[str]:
+    """A target as typed: "uniform" (or nothing), else its values as written ('(1/4, 1/4, 1/2)'),
+    read by the rule."""
+    return UNIFORM if text.strip().lower() in ("", UNIFORM) else written_values(text)
 
 
 def _mapping_text(mapping: dict) -> str:
@@ -257,10 +271,18 @@ class AttributeSetForm(VersionedForm):
         model = AttributeSet
         fields = ["name", "kind", "divergence", "weight", "position"]
         widgets = {"weight": forms.NumberInput(attrs={"step": "0.1", "min": "0"})}
+        help_texts = {"name": "Letters, digits, _ and -, from a letter: it becomes a column GF_<name> and a #NAME: "
+                              "line of the paper format."}
+
+    # Each field of the attribute set's rules (annotator.rules.attribute_sets) beside the input that gave it.
+    RULE_FIELDS = {"name": "name", "kind": "kind", "groups": "groups_text", "divergence": "divergence", "weight": "weight",
+                   "helper": "helper_kind", "helper.bands": "bands_text", "helper.mapping": "mapping_text"}
 
     def __init__(self, *args, topic_type: TopicType | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         self.topic_type = topic_type or (self.instance.topic_type if self.instance.pk else None)
+        _said_by_rule(self, choices={"kind": KINDS, "divergence": DIVERGENCES}, numbers=["weight"])
+        self.fields["name"].validators = []  # its length too is the rule's (annotator.rules.ids), in its words
         if self.instance.pk and not self.is_bound:
             a = self.instance
             self.fields["groups_text"].initial = "\n".join(a.groups)
@@ -274,97 +296,49 @@ class AttributeSetForm(VersionedForm):
                 self.fields["mapping_text"].initial = _mapping_text(helper["mapping"])
 
     def clean_groups_text(self):
-        groups = _split_groups(self.cleaned_data["groups_text"])
-        if not groups:
-            raise forms.ValidationError("Give at least one group.")
-        if len(set(groups)) != len(groups):
-            raise forms.ValidationError("Group labels must be distinct.")
-        return groups
-
-    def clean_weight(self):
-        weight = self.cleaned_data["weight"]
-        if weight is None or weight < 0:
-            raise forms.ValidationError("The weight is a non-negative number (weights are normalised over the topic type).")
-        return weight
+        return _split_groups(self.cleaned_data["groups_text"])
 
     def clean_name(self):
         name = self.cleaned_data["name"].strip()
-        problem = id_problem(ATTRIBUTE_SET, name)
-        if problem is not None:
-            raise forms.ValidationError(f"{problem[0].upper()}{problem[1:]} (it becomes a column GF_<name> and a "
-                                        "#NAME: line of the paper format).")
         clash = AttributeSet.objects.filter(topic_type=self.topic_type, name=name).exclude(pk=self.instance.pk)
         if self.topic_type is not None and clash.exists():
             raise forms.ValidationError(f"This topic type already has an attribute set {name}.")
         return name
 
     def clean(self):
+        """The set as typed, judged by its rules; each problem beside its input, unless that
+        input was refused already (a number that is none, a clash of names)."""
         data = super().clean()
+        helper = self._helper_typed(data)
+        deriving = bool(data.get("derive_target"))
+        read, problems = read_attribute_set({
+            "name": data.get("name"), "kind": data.get("kind"), "groups": data.get("groups_text"),
+            "divergence": data.get("divergence"), "weight": data.get("weight"), "helper": helper,
+            "target": FROM_MAPPING[0] if deriving else _target_typed(data.get("target_text") or ""),
+        })
         groups = data.get("groups_text")
-        if not groups:
-            return data
-        kind, divergence = data.get("kind"), data.get("divergence")
-        if kind == AttributeSet.Kind.NOMINAL and divergence and divergence != AttributeSet.Divergence.JSD:
-            self.add_error("divergence", "Nominal groups have no order: use JSD.")
-        if self.instance.pk and len(groups) != self.instance.size and self.instance.memberships.exists():
-            self.add_error(
-                "groups_text",
-                f"Annotators already gave {self.instance.memberships.count()} membership vector(s) over "
-                f"{self.instance.size} groups; the number of groups cannot change now.",
-            )
-        helper: dict = {}
-        kind_of_helper = data.get("helper_kind")
-        if kind_of_helper == "bands":
+        if self.instance.pk and groups:
+            problem = regrouping_problem(self.instance.name, self.instance.size, len(groups), self.instance.memberships.exists())
+            problems += [problem] if problem else []
+        refused_already = set(self.errors)
+        for field, message in placed(problems, {**self.RULE_FIELDS, "target": "derive_target" if deriving else "target_text"}):
+            if field not in refused_already:
+                self.add_error(field, message)
+        data["target"], data["helper"] = read["target"], read["helper"]
+        return data
+
+    def _helper_typed(self, data) -> dict:
+        """The helper as typed: band limits read as numbers, a mapping's lines (a line it cannot
+        read is refused here; the rule then judges no mapping)."""
+        if data.get("helper_kind") == "bands":
+            return {"bands": [_band_limit(b) for b in re.split(r"[,\s;]+", data.get("bands_text", "").strip()) if b]}
+        if data.get("helper_kind") == "mapping":
             try:
-                bands = [float(parse_number(b)) for b in re.split(r"[,\s;]+", data.get("bands_text", "").strip()) if b]
-            except VectorError:
-                self.add_error("bands_text", "Band limits are numbers, e.g. 100, 10000, 1000000.")
-                bands = None
-            if bands is not None:
-                if len(bands) != len(groups) - 1:
-                    self.add_error("bands_text", f"{len(groups)} groups need {len(groups) - 1} band limits, not {len(bands)}.")
-                elif bands != sorted(bands) or len(set(bands)) != len(bands):
-                    self.add_error("bands_text", "Band limits must go up strictly.")
-                else:
-                    helper = {"bands": bands}
-        elif kind_of_helper == "mapping":
-            try:
-                mapping = _parse_mapping(data.get("mapping_text", ""))
+                return {"mapping": _parse_mapping(data.get("mapping_text", ""))}
             except forms.ValidationError as error:
                 self.add_error("mapping_text", error)
-                mapping = None
-            if mapping is not None:
-                unknown = sorted({g for v in mapping.values() for g in ([v] if isinstance(v, str) else v)} - set(groups))
-                if not mapping:
-                    self.add_error("mapping_text", "Give at least one value = group line.")
-                elif unknown:
-                    self.add_error("mapping_text", f"Not a group of this attribute set: {', '.join(unknown)}.")
-                else:
-                    helper = {"mapping": mapping}
-        data["helper"] = helper
-
-        if data.get("derive_target"):
-            if "mapping" not in helper:
-                self.add_error("derive_target", "Only a value mapping can give a target: choose the mapping helper.")
-            else:
-                try:
-                    data["target"] = list(derived_target(helper["mapping"], groups))
-                except EvidenceError as error:
-                    self.add_error("derive_target", str(error))
-        else:
-            text = (data.get("target_text") or "").strip()
-            if not text or text.lower() == "uniform":
-                data["target"] = [1 / len(groups)] * len(groups)
-            else:
-                try:
-                    data["target"] = list(parse_target(text, length=len(groups)))
-                except VectorError as error:
-                    self.add_error("target_text", f"The target {error}.")
-        # The model's own clean() sees what will be saved (a placeholder when the form is invalid).
-        self.instance.groups = groups
-        self.instance.target = data.get("target") or [1 / len(groups)] * len(groups)
-        self.instance.helper = helper
-        return data
+                return {"mapping": None}
+        return {}
 
     def save(self, commit=True):
         obj = super().save(commit=False)

@@ -7,7 +7,11 @@ An attribute set's `helper` (JSON) says how:
 - nominal groups from a list of values: {"mapping": {"United Kingdom": "Europe", ...}} maps each
   value to a group label, or to a list of labels for a value split between groups (Turkey:
   ["Europe", "Middle East"] counts half in each); evidence "United Kingdom, United States" gives each listed value an
-  equal share of its group: (0,1/2,0,0,0,1/2,0,0) for ORIGIN. Values match case-insensitively.
+  equal share of its group: (0,1/2,0,0,0,1/2,0,0) for ORIGIN. Values match case-insensitively
+  and without surrounding spaces (`mapping_key`); a mapping holding two values of one key is
+  refused when it is set up (annotator.rules.attribute_sets). One stored before that rule, whose
+  two values send the key to different groups, refuses evidence naming it: which was meant is
+  not known, and neither is read as the other.
 
 Pure Python: the forms, the importers and the API all call `vector_from_evidence`.
 """
@@ -61,7 +65,28 @@ def _groups_of(value: str | list[str]) -> list[str]:
     return [value] if isinstance(value, str) else list(value)
 
 
-def _values(evidence: str, lookup: dict) -> list[str]:
+def mapping_key(value: str) -> str:
+    """How a mapping's value is matched: without surrounding spaces, in any case ("japan " is
+    Japan)."""
+    return value.strip().casefold()
+
+
+def _lookup(mapping: dict[str, str | list[str]]) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """Each key's groups, and the keys that two values of the mapping share while sending them
+    to different groups (older data) -> those values."""
+    groups_of: dict[str, list[str]] = {}
+    values_of: dict[str, list[str]] = {}
+    clashing: set[str] = set()
+    for value, groups in mapping.items():
+        key = mapping_key(value)
+        values_of.setdefault(key, []).append(value)
+        if groups_of.setdefault(key, _groups_of(groups)) != _groups_of(groups):
+            clashing.add(key)
+    return ({key: groups for key, groups in groups_of.items() if key not in clashing},
+            {key: values_of[key] for key in clashing})
+
+
+def _values(evidence: str, lookup: dict | set) -> list[str]:
     """Split evidence into values, keeping names that hold a separator whole when the mapping
     knows them ("Korea, Republic of"; "Bosnia and Herzegovina" is never split at all)."""
     pieces = [p for p in _SEPARATORS.split(evidence.strip()) if p]
@@ -69,7 +94,7 @@ def _values(evidence: str, lookup: dict) -> list[str]:
     while i < len(pieces):
         for j in range(len(pieces), i, -1):
             candidate = ", ".join(pieces[i:j])
-            if j == i + 1 or candidate.casefold() in lookup:
+            if j == i + 1 or mapping_key(candidate) in lookup:
                 values.append(candidate)
                 i = j
                 break
@@ -77,14 +102,18 @@ def _values(evidence: str, lookup: dict) -> list[str]:
 
 
 def mapping_vector(mapping: dict[str, str | list[str]], groups: list[str], evidence: str) -> tuple[float, ...]:
-    lookup = {key.strip().casefold(): _groups_of(value) for key, value in mapping.items()}
-    values = _values(evidence, lookup)
+    lookup, clashes = _lookup(mapping)
+    values = _values(evidence, lookup.keys() | clashes.keys())
     if not values:
         raise EvidenceError("no values given (type e.g. United Kingdom, United States)")
+    for value in values:
+        if mapping_key(value) in clashes:
+            raise EvidenceError(f"{value} is ambiguous: the helper maps {' and '.join(clashes[mapping_key(value)])} "
+                                "to different groups (the organiser must keep one)")
     shares = [Fraction(0)] * len(groups)
     unknown = []
     for value in values:
-        targets = lookup.get(value.casefold()) or ([value] if value in groups else [])
+        targets = lookup.get(mapping_key(value)) or ([value] if value in groups else [])
         if not targets or any(group not in groups for group in targets):
             unknown.append(value)
             continue

@@ -28,6 +28,7 @@ _PATTERN = {
 }
 # extension lines of the paper format (#SPAN:, #ENTITY:, #COMMENT:): no attribute set takes these names
 RESERVED_ATTRIBUTE_SETS = frozenset({"SPAN", "ENTITY", "COMMENT"})
+_TRIAL_NAME = re.compile(r"^(?P<system>.+?)[-_]trial[-_]?(?P<trial>[1-9][0-9]*)$", re.IGNORECASE)
 
 
 def _is_control(character: str) -> bool:
@@ -63,3 +64,10 @@ def field_token(value: str) -> str:
     if value.isprintable() and " " not in value:
         return value  # nothing to encode (isprintable: no C*, Z* but the space): the common case, fast
     return "".join(quote(c, safe="") if c.isspace() or _is_control(c) else c for c in value)
+
+
+def run_system_and_trial(name: str) -> tuple[str, int]:
+    """What a run name says: ``bing-trial2`` -> ("bing", 2); a name without ``-trial<N>`` (or
+    ``_trial<N>``) is a system of its own, trial 1."""
+    match = _TRIAL_NAME.match(name)
+    return (match["system"], int(match["trial"])) if match else (name, 1)

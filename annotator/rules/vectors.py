@@ -146,11 +146,17 @@ def check_target(values: Iterable, length: int | None = None) -> None:
         raise VectorError(problem)
 
 
-def _written_numbers(text: str, length: int | None = None) -> list[Fraction]:
+def written_values(text: str) -> list[str]:
+    """A vector as typed ('(1/4, 1/4)', '0.5 0.5', '[1;0]') -> its values as written: brackets
+    optional, commas, semicolons or spaces between them."""
     body = text.strip()
     if body[:1] in "([" and body[-1:] in ")]":
         body = body[1:-1]
-    tokens = [t for t in re.split(r"[,\s;]+", body.strip()) if t]
+    return [t for t in re.split(r"[,\s;]+", body.strip()) if t]
+
+
+def _written_numbers(text: str, length: int | None = None) -> list[Fraction]:
+    tokens = written_values(text)
     if not tokens:
         raise VectorError("the vector is empty")
     if length is not None:
@@ -185,14 +191,6 @@ def read_vector(given: object, length: int) -> tuple[float, ...]:
             raise VectorError(f"value {i} is not a number ({error})" if str(error) != "not a number"
                               else f"value {i} is not a number") from None
     check_distribution(exact)
-    return tuple(float(v) for v in exact)
-
-
-def parse_target(text: str, length: int | None = None) -> tuple[float, ...]:
-    """A target as typed ('1/3 1/3 1/3', '(0.333333,0.333333,0.333333)') -> floats, judged by
-    `check_target`."""
-    exact = _written_numbers(text)
-    check_target(exact, length)
     return tuple(float(v) for v in exact)
 
 

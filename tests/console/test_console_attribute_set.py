@@ -64,12 +64,13 @@ def test_a_target_of_the_wrong_length_is_refused(organiser, ratings):
 
 def test_nominal_groups_must_use_JSD(organiser, origin):
     response = organiser.post(url(origin), attribute_set_post(origin, divergence="rnod"))
-    assert "use JSD" in str(response.context["form"].errors["divergence"])
+    assert response.context["form"].errors["divergence"] == ["Nominal groups have no order: use jsd."]
 
 
 def test_the_number_of_groups_cannot_change_once_vectors_were_given(organiser, ratings):
     response = organiser.post(url(ratings), attribute_set_post(ratings, groups_text="low\nhigh", target_text="uniform"))
-    assert "cannot change now" in str(response.context["form"].errors["groups_text"])
+    assert response.context["form"].errors["groups_text"] == [
+        "RATINGS has 4 groups and memberships judged against them: its number of groups cannot change to 2."]
 
 
 def test_ordinal_bands_are_saved_as_the_membership_helper(organiser, ratings):
@@ -82,7 +83,7 @@ def test_bands_must_be_one_fewer_than_the_groups_and_ascending(organiser, rating
     response = organiser.post(url(ratings), attribute_set_post(ratings, helper_kind="bands", bands_text="100, 10000"))
     assert "need 3 band limits" in str(response.context["form"].errors["bands_text"])
     response = organiser.post(url(ratings), attribute_set_post(ratings, helper_kind="bands", bands_text="100, 50, 1000"))
-    assert "go up strictly" in str(response.context["form"].errors["bands_text"])
+    assert response.context["form"].errors["bands_text"] == ["Must be strictly increasing."]
 
 
 def test_the_origin_target_can_be_derived_from_the_country_mapping(organiser, origin):
@@ -95,14 +96,25 @@ def test_the_origin_target_can_be_derived_from_the_country_mapping(organiser, or
 
 def test_deriving_a_target_needs_a_mapping(organiser, origin):
     response = organiser.post(url(origin), attribute_set_post(origin, derive_target="on"))
-    assert "choose the mapping helper" in str(response.context["form"].errors["derive_target"])
+    assert response.context["form"].errors["derive_target"] == [
+        "Deriving the target from the mapping needs a helper with a mapping."]
     origin.refresh_from_db()
     assert origin.target == FAIRWEB_ORIGIN_TARGET
 
 
-def test_a_mapping_to_an_unknown_group_is_refused(organiser, origin):
+def test_a_mapping_to_an_unknown_group_is_refused_naming_the_value_and_the_groups(organiser, origin):
     response = organiser.post(url(origin), attribute_set_post(origin, helper_kind="mapping", mapping_text="Japan = Narnia"))
-    assert "Narnia" in str(response.context["form"].errors["mapping_text"])
+    assert response.context["form"].errors["mapping_text"] == [
+        "Japan: must be a group label (or a list of them): " + ", ".join(origin.groups) + "."]
+
+
+def test_a_value_written_twice_in_the_mapping_is_refused_rather_than_the_later_line_kept(organiser, origin):
+    mapping = "Japan = Asia\nJapan = Europe"
+    response = organiser.post(url(origin), attribute_set_post(origin, helper_kind="mapping", mapping_text=mapping))
+    assert response.context["form"].errors["mapping_text"] == [
+        "Japan: the same value as 'Japan' (values match case-insensitively)."]
+    origin.refresh_from_db()
+    assert origin.version == 1
 
 
 def test_a_stale_attribute_set_form_is_refused_and_overwrites_nothing(organiser, ratings):

@@ -58,7 +58,7 @@ def test_a_stale_or_invalid_quick_change_is_refused_with_its_reason(organiser, c
     stale = organiser.post(url(campaign), {"patience": 400, "alpha": 0.5, "version": 1}, HTTP_HX_REQUEST="true")
     assert stale.status_code == 400 and "Someone else saved" in stale.content.decode()
     invalid = organiser.post(url(campaign), {"patience": 400, "alpha": 7, "version": 2}, HTTP_HX_REQUEST="true")
-    assert invalid.status_code == 400 and "a number from 0 to 1" in invalid.content.decode()
+    assert invalid.status_code == 400 and "Alpha: Must be between 0 and 1." in invalid.content.decode()
     campaign.refresh_from_db()
     assert (campaign.patience, campaign.alpha) == (300, 0.5)
 

@@ -19,12 +19,15 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 
-from annotator.rules.ids import ATTRIBUTE_SET, RUN, TOPIC, id_problem
-from annotator.rules.topics import TYPE_CODE_MAX, TYPE_CODE_PATTERN, topic_type_for  # noqa: F401 (re-exported)
-from annotator.rules.evidence import derived_target
 from annotator.interchange.formats.model import loads_json
 from annotator.models import AttributeSet, Campaign, Entity, Grade, Membership, Run, Topic, TopicType
-from annotator.rules.vectors import VectorError, check_target, exact_number
+from annotator.rules.attribute_sets import HELPERS, read_attribute_set, regrouping_problem
+from annotator.rules.campaign_settings import (
+    SETTINGS, grade_problems, ranked_list_gain_of, read_settings, repeated_grade_problems,
+)
+from annotator.rules.ids import RUN, TOPIC, id_problem
+from annotator.rules.problems import choice_problem, number_problem
+from annotator.rules.topics import TYPE_CODE_MAX, TYPE_CODE_PATTERN, topic_type_for  # noqa: F401 (re-exported)
 from annotator.scores.stored import invalidation
 from scoring import gfr
 
@@ -53,10 +56,11 @@ PAPER_SETTINGS = {
     "turn_weight": "one",
     "duplicates_count_once": True,
     "missing_membership": "uniform",
-    "ranked_list_gains": None,  # FairWeb-1's (RANKED_LIST_GAINS) for the grades it names
+    "ranked_list_gains": None,  # FairWeb-1's (scoring.gfr.DEFAULT_GAINS) for the grades it names
     "ranked_list_cutoff": gfr.DEFAULT_CUTOFF,
 }
-RANKED_LIST_GAINS = gfr.DEFAULT_GAINS
+# The file's name of a setting the rules (and the model) call otherwise.
+FILE_SETTING = {"patience": "L"}
 
 
 @dataclass(frozen=True)
@@ -137,34 +141,17 @@ class _Checker:
         return value
 
     def number(self, value: Any, where: str, *, low: float | None = None, high: float | None = None, integer: bool = False):
-        ok = _is_number(value)
-        if ok and integer and not (isinstance(value, int) or float(value).is_integer()):
-            ok = False
-        if not ok:
-            self.error(where, "must be a whole number" if integer else "must be a number")
-            return None
-        if (low is not None and value < low) or (high is not None and value > high):
-            bounds = f"between {low} and {high}" if high is not None else f"at least {low}"
-            self.error(where, f"must be {bounds}")
+        problem = number_problem(value, low=low, high=high, integer=integer)
+        if problem is not None:
+            self.error(where, problem)
             return None
         return int(value) if integer else float(value)
 
     def choice(self, value: Any, where: str, choices) -> str | None:
         if value not in choices:
-            self.error(where, f"must be one of: {', '.join(choices)}")
+            self.error(where, choice_problem(choices))
             return None
         return value
-
-
-def _is_number(value: Any) -> bool:
-    """A JSON number the bounded reader accepts (finite, at most 1e300)."""
-    if isinstance(value, str):
-        return False
-    try:
-        exact_number(value)
-    except VectorError:
-        return False
-    return True
 
 
 def validate_campaign(data: Any, source: str = "campaign") -> tuple[dict, list[CampaignProblem]]:
@@ -182,42 +169,26 @@ def validate_campaign(data: Any, source: str = "campaign") -> tuple[dict, list[C
     settings = top.get("settings", {})
     s = c.obj(settings, "settings", set(PAPER_SETTINGS)) or {}
     merged = {**PAPER_SETTINGS, **{k: v for k, v in s.items() if k in PAPER_SETTINGS}}
-    spec["patience"] = c.number(merged["L"], "settings.L", low=1, integer=True)
-    spec["alpha"] = c.number(merged["alpha"], "settings.alpha", low=0, high=1)
-    spec["method"] = c.choice(merged["method"], "settings.method", Campaign.Method.values)
-    spec["empty_turns"] = c.choice(merged["empty_turns"], "settings.empty_turns", Campaign.EmptyTurns.values)
-    spec["turn_weight"] = c.choice(merged["turn_weight"], "settings.turn_weight", Campaign.TurnWeight.values)
-    if not isinstance(merged["duplicates_count_once"], bool):
-        c.error("settings.duplicates_count_once", "must be true or false")
-    spec["duplicates_count_once"] = bool(merged["duplicates_count_once"])
-    spec["missing_membership"] = c.choice(
-        merged["missing_membership"], "settings.missing_membership", Campaign.MissingMembership.values
-    )
-    grades = merged["grades"]
-    spec["grades"] = []
-    if isinstance(grades, list):
-        grades = {g.get("label"): g.get("gain") for g in grades if isinstance(g, dict)}
-    if not isinstance(grades, dict) or not grades:
-        c.error("settings.grades", 'must map grade labels to gains, e.g. {"L0": 0, "L1": 0.5, "L2": 1}')
-    else:
-        levels = set()
-        for index, (label, gain) in enumerate(grades.items()):
-            where = f"settings.grades.{label}"
-            if not isinstance(label, str) or not label.strip() or len(label) > 16:
-                c.error(where, "a grade label is a short non-empty string")
-                continue
-            m = GRADE_RE.match(label)
-            level = int(m.group(1)) if m else index
-            if level in levels:
-                c.error(where, f"level {level} is given twice")
-            levels.add(level)
-            gain = c.number(gain, where, low=0, high=1)
-            if gain is not None:
-                spec["grades"].append({"label": label, "level": level, "gain": gain})
-    _ranked_list_settings(c, merged, spec)
+    values, problems = read_settings({field: merged[FILE_SETTING.get(field, field)] for field in SETTINGS})
+    for field, message in problems:
+        c.error(f"settings.{FILE_SETTING.get(field, field)}", message)
+    spec.update(values)
+    spec["grades"] = _grades(c, merged["grades"], merged["ranked_list_gains"])
 
-    spec["topic_types"] = []
-    types = top.get("topic_types")
+    spec["topic_types"] = _topic_types(c, top.get("topic_types"))
+    spec["topics"] = _topics(c, top.get("topics", []), sorted({t["code"] for t in spec["topic_types"] if t["code"]}))
+    spec["runs"] = _runs(c, top.get("runs", []))
+    organisers = top.get("organisers", [])
+    if not isinstance(organisers, list) or not all(isinstance(o, str) and o for o in organisers):
+        c.error("organisers", "must be a list of user names")
+        organisers = []
+    spec["organisers"] = organisers
+    return spec, c.problems
+
+
+def _topic_types(c: _Checker, types: Any) -> list[dict]:
+    """The topic types, each with its attribute sets (`_attribute_set`)."""
+    read: list[dict] = []
     if not isinstance(types, list) or not types:
         c.error("topic_types", "must be a non-empty list")
         types = []
@@ -246,10 +217,13 @@ def validate_campaign(data: Any, source: str = "campaign") -> tuple[dict, list[C
                 c.error(f"{where}.attribute_sets[{j}].name", f"attribute set {aspec['name']} is defined twice in this topic type")
             names.add(aspec["name"])
             tspec["attribute_sets"].append(aspec)
-        spec["topic_types"].append(tspec)
+        read.append(tspec)
+    return read
 
-    spec["topics"] = []
-    topics = top.get("topics", [])
+
+def _topics(c: _Checker, topics: Any, known_types: list[str]) -> list[dict]:
+    """The topics, each of a topic type: the one it names, else the one its id starts with."""
+    read: list[dict] = []
     if not isinstance(topics, list):
         c.error("topics", "must be a list")
         topics = []
@@ -267,18 +241,20 @@ def validate_campaign(data: Any, source: str = "campaign") -> tuple[dict, list[C
         if tid in seen_topics:
             c.error(where + ".id", f"topic {tid} is listed twice")
         seen_topics.add(tid)
-        known_types = sorted(x for x in codes if x)
         if "type" in t:  # named (FairWeb-1's pilot topics P001... are of types R, M, T, Y)
             type_code = c.choice(t["type"], where + ".type", known_types)
         else:
             type_code = topic_type_for(tid, known_types)
             if type_code is None:
                 c.error(where + ".id", f"no topic type for {tid}: its first letter must be a topic type code ({', '.join(known_types)}), or name its \"type\"")
-        spec["topics"].append({"code": tid, "type": type_code,
-                               "description": c.string(t.get("description", ""), where + ".description", max_length=100_000, required=False) or ""})
+        read.append({"code": tid, "type": type_code,
+                     "description": c.string(t.get("description", ""), where + ".description", max_length=100_000, required=False) or ""})
+    return read
 
-    spec["runs"] = []
-    runs = top.get("runs", [])
+
+def _runs(c: _Checker, runs: Any) -> list[dict]:
+    """The runs; a system and trial not given come from the run's name."""
+    read: list[dict] = []
     if not isinstance(runs, list):
         c.error("runs", "must be a list")
         runs = []
@@ -295,126 +271,65 @@ def validate_campaign(data: Any, source: str = "campaign") -> tuple[dict, list[C
             c.error(where + ".name", f"run {name} is listed twice")
         seen_runs.add(name)
         named_system, named_trial = Run.system_and_trial_of(name or "")
-        spec["runs"].append({
+        read.append({
             "name": name,
             "kind": c.choice(r.get("kind", Run.Kind.CONVERSATIONS), where + ".kind", Run.Kind.values),
             "system": c.string(r.get("system", ""), where + ".system", max_length=100, required=False) or named_system,
             "trial": c.number(r.get("trial", named_trial), where + ".trial", low=1, integer=True) or named_trial,
         })
-
-    organisers = top.get("organisers", [])
-    if not isinstance(organisers, list) or not all(isinstance(o, str) and o for o in organisers):
-        c.error("organisers", "must be a list of user names")
-        organisers = []
-    spec["organisers"] = organisers
-    return spec, c.problems
+    return read
 
 
-def _ranked_list_settings(c: _Checker, merged: dict, spec: dict) -> None:
-    """The cutoff and the gain of each grade in ranked lists (GFR): FairWeb-1's L1 -> 1,
-    L2 -> 3 unless the file says otherwise; a grade FairWeb-1 has no gain for must be given."""
-    spec["ranked_list_cutoff"] = c.number(merged["ranked_list_cutoff"], "settings.ranked_list_cutoff", low=1, integer=True)
-    given = merged["ranked_list_gains"]
-    if given is None:
-        given = {}
-    elif not isinstance(given, dict):
+def _grades(c: _Checker, grades: Any, ranked_list_gains: Any) -> list[dict]:
+    """The grades: label -> gain (or a list of {"label", "gain"}), `Lk` at level k (else its
+    place), each with its ranked-list gain: the file's (settings.ranked_list_gains), else
+    FairWeb-1's L1 -> 1, L2 -> 3 (annotator.rules.campaign_settings)."""
+    if isinstance(grades, list):
+        grades = [(g.get("label"), g.get("gain")) for g in grades if isinstance(g, dict)]
+    elif isinstance(grades, dict):
+        grades = list(grades.items())
+    if not grades:
+        c.error("settings.grades", 'must map grade labels to gains, e.g. {"L0": 0, "L1": 0.5, "L2": 1}')
+        return []
+    given = {} if ranked_list_gains is None else ranked_list_gains
+    if not isinstance(given, dict):
         c.error("settings.ranked_list_gains", 'must map grade labels to gains, e.g. {"L0": 0, "L1": 1, "L2": 3}')
         given = {}
-    labels = {g["label"] for g in spec["grades"]}
     for label in given:
-        if label not in labels:
+        if label not in {label for label, _gain in grades}:
             c.error(f"settings.ranked_list_gains.{label}", f"no grade {label} in settings.grades")
-    for grade in spec["grades"]:
-        label = grade["label"]
-        if label in given:
-            grade["ranked_list_gain"] = c.number(given[label], f"settings.ranked_list_gains.{label}", low=0, high=1e6)
-        elif label in RANKED_LIST_GAINS:
-            grade["ranked_list_gain"] = RANKED_LIST_GAINS[label]
-        else:
-            c.error("settings.ranked_list_gains", f"give the ranked-list gain of {label} (FairWeb-1's defaults cover L0, L1 and L2)")
+    paths = {"label": "settings.grades.{}", "level": "settings.grades.{}", "gain": "settings.grades.{}",
+             "ranked_list_gain": "settings.ranked_list_gains.{}"}
+    levels = [int(m.group(1)) if isinstance(label, str) and (m := GRADE_RE.match(label)) else index
+              for index, (label, _gain) in enumerate(grades)]
+    read = []
+    for (label, gain), level in zip(grades, levels):
+        problems = grade_problems(label, gain, given.get(label))
+        for field, message in problems:
+            c.error("settings.ranked_list_gains" if field == "ranked_list_gain" and label not in given
+                    else paths[field].format(label), message)
+        if not problems:
+            read.append({"label": label, "level": level, "gain": float(gain),
+                         "ranked_list_gain": float(ranked_list_gain_of(label, given.get(label)))})
+    for index, (field, message) in repeated_grade_problems(list(zip((label for label, _ in grades), levels))):
+        c.error(paths[field].format(grades[index][0]), message)
+    return read
 
 
 def _attribute_set(c: _Checker, a: Any, where: str, position: int) -> dict | None:
+    """One attribute set's entry, judged by its rules (annotator.rules.attribute_sets), each
+    problem at its JSON path."""
     a = c.obj(a, where, {"name", "kind", "groups", "target", "divergence", "weight", "helper"}, {"name", "kind", "groups"})
     if a is None:
         return None
-    name = c.id(a.get("name"), where + ".name", ATTRIBUTE_SET)
-    kind = c.choice(a.get("kind"), where + ".kind", AttributeSet.Kind.values)
-    groups = a.get("groups")
-    if not isinstance(groups, list) or not groups or not all(isinstance(g, str) and g.strip() for g in groups):
-        c.error(where + ".groups", "must be a non-empty list of group labels")
-        groups = None
-    elif len(set(groups)) != len(groups):
-        c.error(where + ".groups", "group labels must be distinct")
-        groups = None
-    default_divergence = "jsd" if kind == "nominal" else "rnod"
-    divergence = c.choice(a.get("divergence", default_divergence), where + ".divergence", AttributeSet.Divergence.values)
-    if kind == "nominal" and divergence not in (None, "jsd"):
-        c.error(where + ".divergence", "nominal groups have no order: use jsd")
-    weight = c.number(a.get("weight", 1), where + ".weight", low=0)
-    helper = _helper(c, a.get("helper", {}), where + ".helper", kind, groups)
-    target = a.get("target", "uniform")
-    values = None
-    if groups is not None:
-        if target == "uniform":
-            values = [1 / len(groups)] * len(groups)
-        elif target in ("from-mapping", "from_mapping"):
-            if not helper or "mapping" not in helper:
-                c.error(where + ".target", '"from-mapping" needs a helper with a mapping')
-            else:
-                values = list(derived_target(helper["mapping"], groups))
-        elif isinstance(target, list):
-            try:
-                exact = [exact_number(v) for v in target]
-                check_target(exact, length=len(groups))
-                values = [float(v) for v in exact]
-            except VectorError as error:
-                c.error(where + ".target", f"the target {error}")
-        else:
-            c.error(where + ".target", 'must be "uniform", "from-mapping" or a list of probabilities, one per group')
-    return {"name": name, "kind": kind, "groups": groups, "target": values, "divergence": divergence,
-            "weight": weight if weight is not None else 1.0, "helper": helper, "position": position}
-
-
-def _helper(c: _Checker, helper: Any, where: str, kind: str | None, groups: list[str] | None) -> dict:
-    if helper in (None, {}):
-        return {}
-    helper = c.obj(helper, where, {"bands", "mapping"})
-    if helper is None:
-        return {}
-    out: dict[str, Any] = {}
-    if "bands" in helper:
-        bands = helper["bands"]
-        if kind != "ordinal":
-            c.error(where + ".bands", "bands need ordinal groups")
-        if not isinstance(bands, list) or not all(_is_number(b) for b in bands):
-            c.error(where + ".bands", "must be a list of numbers (group limits)")
-        elif sorted(bands) != bands or len(set(bands)) != len(bands):
-            c.error(where + ".bands", "must be strictly increasing")
-        elif groups is not None and len(bands) != len(groups) - 1:
-            c.error(where + ".bands", f"{len(groups)} groups need {len(groups) - 1} band limits, found {len(bands)}")
-        else:
-            out["bands"] = bands
-    if "mapping" in helper:
-        mapping = helper["mapping"]
-        if not isinstance(mapping, dict) or not mapping:
-            c.error(where + ".mapping", "must map values to group labels")
-        else:
-            ok = True
-            seen: dict[str, str] = {}
-            for value, target in mapping.items():
-                targets = [target] if isinstance(target, str) else target
-                if not isinstance(targets, list) or not targets or (groups is not None and any(t not in groups for t in targets)):
-                    c.error(f"{where}.mapping.{value}", f"must be a group label (or a list of them): {', '.join(groups or [])}")
-                    ok = False
-                folded = value.strip().casefold()
-                if folded in seen:
-                    c.error(f"{where}.mapping.{value}", f"the same value as {seen[folded]!r} (values match case-insensitively)")
-                    ok = False
-                seen[folded] = value
-            if ok:
-                out["mapping"] = mapping
-    return out
+    helper = a.get("helper")
+    if isinstance(helper, dict):  # its notes and unknown fields, as everywhere in the file
+        c.obj(helper, where + ".helper", set(HELPERS))
+        a = {**a, "helper": {key: value for key, value in helper.items() if key in HELPERS}}
+    read, problems = read_attribute_set(a)
+    for field, message in problems:
+        c.error(f"{where}.{field}", message)
+    return {**read, "weight": 1.0 if read["weight"] is None else read["weight"], "position": position}
 
 
 # -- loading --------------------------------------------------------------------------------
@@ -528,14 +443,35 @@ def load_campaign(data: Any, source: str = "campaign") -> LoadReport:
         campaign.version += 1
     campaign.save()
 
-    # grades
+    _load_grades(campaign, spec["grades"], changes, warnings)
+    types = _load_topic_types(campaign, spec["topic_types"], source, changes, warnings, problems)
+    _load_topics(campaign, spec["topics"], types, source, changes, problems)
+    _load_runs(campaign, spec["runs"], source, changes, problems)
+
+    if problems:
+        raise CampaignFileError(problems)  # rolls the transaction back
+    present = set(campaign.organisers.values_list("pk", flat=True))
+    for user in organisers:
+        if user.pk not in present:
+            campaign.organisers.add(user)
+            changes.append(f"organiser {user.get_username()} added")
+    if changes and not created:
+        invalidation.campaign_judged_anew(campaign)  # grades, attribute sets or settings: every stored figure again
+    n_sets = sum(len(t["attribute_sets"]) for t in spec["topic_types"])
+    contents = (f"{len(spec['grades'])} grades, {len(spec['topic_types'])} topic types, {n_sets} attribute sets, "
+                f"{len(spec['topics'])} topics, {len(spec['runs'])} runs")
+    return LoadReport(campaign=campaign, created=created, changes=changes, warnings=warnings, contents=contents)
+
+
+def _load_grades(campaign: Campaign, grades: list[dict], changes: list[str], warnings: list[str]) -> None:
+    """Grades by label: added or changed; one the file lacks is kept."""
     existing = {g.label: g for g in Grade.objects.filter(campaign=campaign)}
-    wanted = {g["label"] for g in spec["grades"]}
+    wanted = {g["label"] for g in grades}
     for label, grade in existing.items():
         if label not in wanted:
             warnings.append(f"grade {label} is in the database but not in the file: kept")
     # free the levels first so a renumbering never collides
-    for g in spec["grades"]:
+    for g in grades:
         grade = existing.get(g["label"])
         if grade is None:
             Grade.objects.create(campaign=campaign, label=g["label"], level=g["level"], gain=g["gain"],
@@ -543,15 +479,19 @@ def load_campaign(data: Any, source: str = "campaign") -> LoadReport:
             changes.append(f"grade {g['label']} added")
         elif (grade.level, grade.gain, grade.ranked_list_gain) != (g["level"], g["gain"], g["ranked_list_gain"]):
             Grade.objects.filter(pk=grade.pk).update(level=g["level"] + 10_000)
-    for g in spec["grades"]:
+    for g in grades:
         grade = existing.get(g["label"])
         if grade is not None and (grade.level, grade.gain, grade.ranked_list_gain) != (g["level"], g["gain"], g["ranked_list_gain"]):
             Grade.objects.filter(pk=grade.pk).update(level=g["level"], gain=g["gain"], ranked_list_gain=g["ranked_list_gain"])
             changes.append(f"grade {g['label']} changed")
 
-    # topic types and attribute sets
+
+def _load_topic_types(campaign: Campaign, topic_types: list[dict], source: str, changes: list[str], warnings: list[str],
+                      problems: list[CampaignProblem]) -> dict[str, TopicType]:
+    """Topic types by code and their attribute sets by name; a set whose memberships were judged
+    keeps its number of groups (annotator.rules.attribute_sets.regrouping_problem)."""
     types = {t.code: t for t in TopicType.objects.filter(campaign=campaign)}
-    for ti, t in enumerate(spec["topic_types"]):
+    for ti, t in enumerate(topic_types):
         topic_type = types.get(t["code"])
         if topic_type is None:
             topic_type = TopicType.objects.create(campaign=campaign, code=t["code"], name=t["name"])
@@ -571,21 +511,24 @@ def load_campaign(data: Any, source: str = "campaign") -> LoadReport:
                 AttributeSet.objects.create(topic_type=topic_type, name=a["name"], **values)
                 changes.append(f"attribute set {t['code']}-{a['name']} added")
                 continue
-            if len(current.groups) != len(a["groups"]) and Membership.objects.filter(attribute_set=current).exists():
-                problems.append(CampaignProblem(
-                    source, f"topic_types[{ti}].attribute_sets[{ai}].groups",
-                    f"{a['name']} has {len(current.groups)} groups and memberships judged against them: "
-                    f"its number of groups cannot change to {len(a['groups'])}"))
+            regrouped = len(current.groups) != len(a["groups"]) and regrouping_problem(
+                a["name"], len(current.groups), len(a["groups"]), Membership.objects.filter(attribute_set=current).exists())
+            if regrouped:
+                problems.append(CampaignProblem(source, f"topic_types[{ti}].attribute_sets[{ai}].{regrouped[0]}", regrouped[1]))
                 continue
             if _set(current, changes, f"attribute set {t['code']}-{a['name']} changed", **values):
                 current.version += 1
                 current.save()
+    return types
 
-    # topics
-    topics = {t.code: t for t in Topic.objects.filter(campaign=campaign)}
-    for i, t in enumerate(spec["topics"]):
+
+def _load_topics(campaign: Campaign, topics: list[dict], types: dict[str, TopicType], source: str, changes: list[str],
+                 problems: list[CampaignProblem]) -> None:
+    """Topics by id; a judged topic keeps its topic type."""
+    existing = {t.code: t for t in Topic.objects.filter(campaign=campaign)}
+    for i, t in enumerate(topics):
         topic_type = types[t["type"]]
-        topic = topics.get(t["code"])
+        topic = existing.get(t["code"])
         if topic is None:
             Topic.objects.create(campaign=campaign, code=t["code"], topic_type=topic_type, description=t["description"])
             changes.append(f"topic {t['code']} added")
@@ -597,10 +540,12 @@ def load_campaign(data: Any, source: str = "campaign") -> LoadReport:
         if _set(topic, changes, f"topic {t['code']} changed", topic_type_id=topic_type.pk, description=t["description"]):
             topic.save()
 
-    # runs
-    runs = {r.name: r for r in Run.objects.filter(campaign=campaign)}
-    for r in spec["runs"]:
-        run = runs.get(r["name"])
+
+def _load_runs(campaign: Campaign, runs: list[dict], source: str, changes: list[str], problems: list[CampaignProblem]) -> None:
+    """Runs by name; a run holding conversations or ranked lists keeps its kind."""
+    existing = {r.name: r for r in Run.objects.filter(campaign=campaign)}
+    for r in runs:
+        run = existing.get(r["name"])
         if run is None:
             Run.objects.create(campaign=campaign, name=r["name"], kind=r["kind"], system=r["system"], trial=r["trial"])
             changes.append(f"run {r['name']} added")
@@ -611,17 +556,3 @@ def load_campaign(data: Any, source: str = "campaign") -> LoadReport:
             continue
         if _set(run, changes, f"run {r['name']} changed", kind=r["kind"], system=r["system"], trial=r["trial"]):
             run.save()
-
-    if problems:
-        raise CampaignFileError(problems)  # rolls the transaction back
-    present = set(campaign.organisers.values_list("pk", flat=True))
-    for user in organisers:
-        if user.pk not in present:
-            campaign.organisers.add(user)
-            changes.append(f"organiser {user.get_username()} added")
-    if changes and not created:
-        invalidation.campaign_judged_anew(campaign)  # grades, attribute sets or settings: every stored figure again
-    n_sets = sum(len(t["attribute_sets"]) for t in spec["topic_types"])
-    contents = (f"{len(spec['grades'])} grades, {len(spec['topic_types'])} topic types, {n_sets} attribute sets, "
-                f"{len(spec['topics'])} topics, {len(spec['runs'])} runs")
-    return LoadReport(campaign=campaign, created=created, changes=changes, warnings=warnings, contents=contents)
