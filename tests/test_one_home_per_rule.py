@@ -66,7 +66,7 @@ def test_exact_span_matching_is_defined_only_in_scoring_rankings():
 
 def test_turn_label_names_come_only_from_the_model():
     assert homes_of(r'"(looks useful|not useful|no turn)"') == set()
-    assert homes_of(r'"o: looks useful"') == {"annotator/models.py"}
+    assert homes_of(r'"o: looks useful"') == {"annotator/models/judgments.py"}
 
 
 def test_the_t_interval_of_a_mean_is_taken_only_in_scoring_intervals():

@@ -25,8 +25,9 @@ import pandas as pd
 from annotator.judgments import adjudication
 from annotator.judgments.edits import AnnotationRefused, check_span_among
 from annotator.models import Conversation, Membership, Nugget, Turn
+from annotator.models.rows import TurnRow
 from annotator.scores.campaign_tables import gf_column, score_columns
-from annotator.scores.per_conversation import TurnRow, score_rows
+from annotator.scores.per_conversation import score_rows
 
 
 def previewed(table: pd.DataFrame) -> list[str]:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from annotator.models import AnnotatorProfile, Assignment, AttributeSet, Campaign, Conversation, Membership, Nugget, Turn
+from annotator.models.rows import EntityRow, GradeRow, NuggetRow, TurnRow
 from annotator.rules.relevance import needs_every_membership
 from annotator.scores.compiled_reads import CompiledRows
 from scoring import gfrc
@@ -102,77 +103,6 @@ class ConversationScore:
     def system_turns(self) -> list[TurnScore]:
         return [t for t in self.turns if t.turn.is_system]
 
-
-# -- light read-only rows: what the workspace and the panel read, without model instances ----
-
-
-class GradeRow:
-    """A grade as read with its entity (no model instance)."""
-
-    __slots__ = ("pk", "label", "level", "gain")
-
-    def __init__(self, pk: int, label: str, level: int, gain: float):
-        self.pk, self.label, self.level, self.gain = pk, label, level, gain
-
-    @property
-    def id(self) -> int:
-        return self.pk
-
-    def __str__(self) -> str:
-        return f"{self.label} ({self.gain:g})"
-
-
-class EntityRow:
-    """An entity as read with its nugget: the attributes of `Entity` the views use."""
-
-    __slots__ = ("pk", "key", "name", "comment", "version", "grade_id", "topic_id", "annotator_id", "grade")
-
-    def __init__(self, pk, key, name, comment, version, grade_id, topic_id, annotator_id, grade):
-        self.pk, self.key, self.name, self.comment, self.version = pk, key, name, comment, version
-        self.grade_id, self.topic_id, self.annotator_id, self.grade = grade_id, topic_id, annotator_id, grade
-
-    @property
-    def id(self) -> int:
-        return self.pk
-
-    def __str__(self) -> str:
-        return self.name or self.key
-
-
-class NuggetRow:
-    """A nugget as the score needs it: the attributes of `Nugget` the views and templates use.
-    Read-only; fetch the model (annotator.access.nugget_for_annotator) to change it."""
-
-    __slots__ = ("pk", "turn_id", "start_word", "end_word", "entity_id", "version", "annotator_id", "entity")
-
-    def __init__(self, pk, turn_id, start_word, end_word, entity_id, version, annotator_id, entity):
-        self.pk, self.turn_id, self.start_word, self.end_word = pk, turn_id, start_word, end_word
-        self.entity_id, self.version, self.annotator_id, self.entity = entity_id, version, annotator_id, entity
-
-    @property
-    def id(self) -> int:
-        return self.pk
-
-
-class TurnRow:
-    """A turn as read for scoring: the attributes of `Turn` the views use (str() is "S1")."""
-
-    __slots__ = ("pk", "conversation_id", "position", "role", "number", "text")
-
-    def __init__(self, pk, conversation_id, position, role, number, text):
-        self.pk, self.conversation_id, self.position = pk, conversation_id, position
-        self.role, self.number, self.text = role, number, text
-
-    @property
-    def id(self) -> int:
-        return self.pk
-
-    @property
-    def is_system(self) -> bool:
-        return self.role == Turn.Role.SYSTEM
-
-    def __str__(self) -> str:
-        return f"{self.role}{self.number}"
 
 
 _NUGGET_COLUMNS = (

@@ -19,39 +19,16 @@ from django.db.models import BooleanField, ExpressionWrapper, F, Q, Value
 
 from annotator.interchange.formats import ParsedConversation, ParsedMembership, ParsedNugget, ParsedTurn
 from annotator.models import Campaign, Conversation, Membership, Nugget, Turn, TurnLabel
+from annotator.models.rows import ConversationRow, Named
 from annotator.scores import per_conversation
 from scoring.words import span_text, tokenise
 
-__all__ = ["Batch", "ConversationRow", "Named", "batch_size", "conversation_batches", "conversation_rows", "in_chunks",
+__all__ = ["Batch", "batch_size", "conversation_batches", "conversation_rows", "in_chunks",
            "iter_conversations"]
 
 BATCH = 2000  # conversations a batch on SQLite
 POSTGRESQL_BATCH = 10_000  # on PostgreSQL, which scans whole tables a batch
 LINES_PER_CHUNK = 2000  # lines of a file sent (and compressed) at once
-
-
-class Named:
-    """A topic or run as the exports read it with its conversation (no model instance)."""
-
-    __slots__ = ("code", "name", "topic_type_id")
-
-    def __init__(self, code: str = "", name: str = "", topic_type_id: int | None = None):
-        self.code, self.name, self.topic_type_id = code, name, topic_type_id
-
-
-class ConversationRow:
-    """A conversation as the exports and the scores read it: the attributes of `Conversation`
-    they use, from one plain row."""
-
-    __slots__ = ("pk", "topic", "run", "source", "gold_annotator_id")
-
-    def __init__(self, pk, topic_code, topic_type_id, run_name, source, gold_annotator_id):
-        self.pk, self.source, self.gold_annotator_id = pk, source, gold_annotator_id
-        self.topic = Named(code=topic_code, topic_type_id=topic_type_id)
-        self.run = Named(name=run_name)
-
-    def __str__(self) -> str:
-        return f"{self.topic.code} / {self.run.name}"
 
 
 # A nugget whose entity is the one its words name (Nugget.text_*, stored for its span as it is
@@ -178,7 +155,8 @@ def conversation_rows(campaign: Campaign, annotator=None) -> tuple[list[Conversa
     """The campaign's conversations in export order (topic code, run name) and whose judgments
     each exports: `annotator`'s, else its judge's."""
     rows = [
-        ConversationRow(*row) for row in Conversation.objects.filter(topic__campaign=campaign)
+        ConversationRow(pk, Named(code=topic_code, topic_type_id=topic_type_id), Named(name=run_name), source, gold)
+        for pk, topic_code, topic_type_id, run_name, source, gold in Conversation.objects.filter(topic__campaign=campaign)
         .order_by("topic__code", "run__name")
         .values_list("pk", "topic__code", "topic__topic_type_id", "run__name", "source", "gold_annotator_id")
     ]

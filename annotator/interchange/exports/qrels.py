@@ -1,7 +1,7 @@
 """The NTCIREVAL files of a campaign's judgments: ``<campaign>.qrels``, one
 ``<campaign>.<TYPE>-<ATTR>.gmemb`` per attribute set (uniform where no membership was given, as
 FairWeb does) and one ``<TYPE>-<ATTR>.golddistr`` (its target); a folder for the command, a
-streamed zip for downloads. Entities are read as plain rows (`JudgedEntity`), no model instance."""
+streamed zip for downloads. Entities are read as plain rows (`annotator.models.rows.EntityRow`), no model instance."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from collections.abc import Iterator
 
 from django.db.models import Q
 
-from annotator.interchange.exports.batches import Named, in_chunks
+from annotator.interchange.exports.batches import in_chunks
 from annotator.models import AttributeSet, Campaign, Conversation, Entity, Membership, Nugget
+from annotator.models.rows import EntityRow, Named
 from annotator.rules.identity import document_key
 from annotator.rules.ids import field_token
 from annotator.scores import per_conversation
@@ -28,7 +29,7 @@ def qrels_id(key: str) -> str:
     return field_token(key)
 
 
-def _judged_entities(campaign: Campaign, annotator=None) -> tuple[list[_EntityRow], set[int]]:
+def _judged_entities(campaign: Campaign, annotator=None) -> tuple[list[EntityRow], set[int]]:
     """The entities the judges' nuggets point at and the documents judged for ranked lists
     (entities no nugget points at, of each topic's document judge), one per (topic, key), in
     topic/key order; and the ids of the documents."""
@@ -46,27 +47,20 @@ def _judged_entities(campaign: Campaign, annotator=None) -> tuple[list[_EntityRo
             ids.add(entity_id)
     documents = set(_document_entities(campaign, annotator))
     ids.update(documents)
-    chosen: dict[tuple[str, str], _EntityRow] = {}
+    chosen: dict[tuple[str, str], EntityRow] = {}
     # the campaign's entities in one read (by campaign, not by lists of ids), those chosen kept
     for row in Entity.objects.filter(topic__campaign=campaign).order_by("pk").values_list(
         "pk", "key", "name", "grade_id", "grade__label", "topic__code", "topic__topic_type_id"
     ):
         if row[0] in ids:
-            entity = _EntityRow(*row)
+            entity = _entity_row(*row)
             chosen.setdefault((entity.topic.code, entity.key), entity)
     return [chosen[k] for k in sorted(chosen)], documents
 
 
-class _EntityRow:
-    """An entity as the NTCIREVAL files read it: the attributes of `Entity` they use, from one
-    plain row (no model instance)."""
-
-    __slots__ = ("pk", "key", "name", "grade_id", "grade", "topic")
-
-    def __init__(self, pk, key, name, grade_id, grade_label, topic_code, topic_type_id):
-        self.pk, self.key, self.name, self.grade_id = pk, key, name, grade_id
-        self.grade = Named(name=grade_label) if grade_id is not None else None
-        self.topic = Named(code=topic_code, topic_type_id=topic_type_id)
+def _entity_row(pk, key, name, grade_id, grade_label, topic_code, topic_type_id) -> EntityRow:
+    grade = Named(name=grade_label) if grade_id is not None else None
+    return EntityRow(pk, key, name, grade_id=grade_id, grade=grade, topic=Named(code=topic_code, topic_type_id=topic_type_id))
 
 
 def _document_entities(campaign: Campaign, annotator=None) -> list[int]:
@@ -81,7 +75,7 @@ def _document_entities(campaign: Campaign, annotator=None) -> list[int]:
     return [pk for pk in judged if pk not in with_nuggets]
 
 
-def _qrels_document(entity: _EntityRow) -> str:
+def _qrels_document(entity: EntityRow) -> str:
     """How the NTCIREVAL files name an entity: a document by the id it was imported with (its
     name, when that is what the key came from), anything else by its key."""
     return qrels_id(entity.name if entity.name and document_key(entity.name) == entity.key else entity.key)

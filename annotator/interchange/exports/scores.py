@@ -12,8 +12,9 @@ from collections.abc import Iterator
 import pandas as pd
 
 from annotator.interchange.csvsafe import csv_text, frame_csv
-from annotator.interchange.exports.batches import ConversationRow, batch_size, conversation_rows
+from annotator.interchange.exports.batches import batch_size, conversation_rows
 from annotator.models import AttributeSet, Campaign, Membership, Nugget
+from annotator.models.rows import ConversationRow
 from annotator.rules.relevance import needs_every_membership
 from annotator.rules.vectors import format_vector
 from annotator.scores import campaign_tables, per_conversation

@@ -17,8 +17,7 @@ model instances (docs/benchmarks-history.md, "NTCIREVAL and run imports at campa
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import NamedTuple
+from dataclasses import dataclass, field, replace
 
 
 from annotator.interchange.formats.model import FormatError
@@ -31,6 +30,7 @@ from annotator.interchange.imports.result import ImportResult
 from annotator.interchange.imports.staging import no_collection
 from annotator.judgments.edits import Event, entity_state, membership_state
 from annotator.models import AttributeSet, Campaign, Entity, Grade, Membership, Topic
+from annotator.models.rows import EntityRow, MembershipRow
 from annotator.rules.identity import document_key
 from annotator.scores.stored import invalidation
 
@@ -141,28 +141,9 @@ def _memberships(path, data, sets, document, result: ImportResult) -> None:
             result.memberships += 1
 
 
+# the columns of a stored entity the import compares, in the order of EntityRow's fields
+ENTITY_COLUMNS = ("pk", "key", "name", "comment", "version", "grade_id", "topic_id")
 LOOKUP = 900  # documents of one topic written together: their keys are one lookup's parameters (SQLite: 999)
-
-
-class _EntityRow(NamedTuple):
-    """An entity as stored, read without building a model instance (what `entity_state` reads)."""
-
-    pk: int | None
-    topic_id: int
-    key: str
-    name: str
-    grade_id: int | None
-    comment: str
-
-
-class _MembershipRow(NamedTuple):
-    """A membership as stored (what `membership_state` reads)."""
-
-    pk: int | None
-    entity_id: int
-    attribute_set_id: int
-    vector: list[float]
-    evidence: str
 
 
 def _write(documents: list[_Document], annotator, actor, result: ImportResult) -> None:
@@ -192,30 +173,30 @@ def _write_batch(topic_id: int, documents: list[_Document], annotator_id: int, h
         history.record_all(kind, action, events, topic_id=topic_id, annotator_id=annotator_id)
 
     mine = {"topic_id": topic_id, "annotator_id": annotator_id}
-    existing = {row.key: row for row in map(_EntityRow._make, select_rows(
-        Entity, _EntityRow._fields, mine, "key", [d.key for d in documents]))} if judged else {}
+    existing = {row.key: row for row in (EntityRow(*row) for row in select_rows(
+        Entity, ENTITY_COLUMNS, mine, "key", [d.key for d in documents]))} if judged else {}
     new = [d for d in documents if d.key not in existing]
     insert_rows(Entity, ["key", "name", "grade_id"], [(d.key, d.name, d.grade_id) for d in new],
                 same={**mine, "comment": "", "version": 1, "updated_at": history.at})
     created = dict(select_rows(Entity, ["key", "pk"], mine, "key", [d.key for d in new])) if new else {}
-    entities = [_EntityRow(created[d.key], topic_id, d.key, d.name, d.grade_id, "") for d in new]
+    entities = [EntityRow(created[d.key], d.key, d.name, "", 1, d.grade_id, topic_id) for d in new]
     existing.update((entity.key, entity) for entity in entities)
     record(Event.Kind.ENTITY, Event.Action.CREATE, [(entity.pk, None, entity_state(entity)) for entity in entities])
     result.entities_created += len(new)
 
     # The entity's version guards its memberships too (judgments.edits): a changed grade or
     # membership moves it on, so a workspace edit based on the old state is refused.
-    changed: dict[int, _EntityRow] = {}
+    changed: dict[int, EntityRow] = {}
     for d in documents:
         entity = existing[d.key]
         if d.key not in created and d.grade_id is not None and entity.grade_id != d.grade_id:
-            changed[entity.pk] = entity._replace(grade_id=d.grade_id)
+            changed[entity.pk] = replace(entity, grade_id=d.grade_id)
     record(Event.Kind.ENTITY, Event.Action.UPDATE, [(pk, entity_state(existing[entity.key]), entity_state(entity))
                                                             for pk, entity in changed.items()])
 
     with_vectors = [d for d in documents if d.vectors]
     stored = [existing[d.key].pk for d in with_vectors if d.key not in created]
-    present = {(m.entity_id, m.attribute_set_id): m for m in map(_MembershipRow._make, Membership.objects.filter(
+    present = {(m.entity_id, m.attribute_set_id): m for m in (MembershipRow(*row) for row in Membership.objects.filter(
         entity_id__in=stored).values_list("pk", "entity_id", "attribute_set_id", "vector", "evidence"))} if stored else {}
     fresh, updated, updates = [], [], []
     for d in with_vectors:
@@ -226,7 +207,7 @@ def _write_batch(topic_id: int, documents: list[_Document], annotator_id: int, h
                 fresh.append((entity.pk, attribute_set_id, vector))
             elif membership.vector != vector:
                 updated.append((vector, membership.pk))
-                updates.append((membership.pk, membership_state(membership), membership_state(membership._replace(vector=vector))))
+                updates.append((membership.pk, membership_state(membership), membership_state(replace(membership, vector=vector))))
             else:
                 continue
             if d.key not in created:
@@ -240,6 +221,6 @@ def _write_batch(topic_id: int, documents: list[_Document], annotator_id: int, h
             Membership, ["entity_id", "attribute_set_id", "pk"], {}, "entity_id", {entity_id for entity_id, _, _ in fresh})}
         record(Event.Kind.MEMBERSHIP, Event.Action.CREATE, [
             (membership.pk, None, membership_state(membership)) for membership in
-            (_MembershipRow(ids[(entity_id, attribute_set_id)], entity_id, attribute_set_id, vector, "")
+            (MembershipRow(ids[(entity_id, attribute_set_id)], entity_id, attribute_set_id, vector, "")
              for entity_id, attribute_set_id, vector in fresh)])
     result.entities_updated += len(changed)

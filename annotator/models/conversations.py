@@ -1,0 +1,87 @@
+"""What is judged: a conversation is one run's dialogue on one topic, its turns in order, and
+who is assigned to judge it."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from annotator.models.campaigns import Run, Topic
+
+
+class Conversation(models.Model):
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="conversations")
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="conversations")
+    source = models.CharField(max_length=500, blank=True, help_text="File it was imported from.")
+    gold_annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="Whose judgments the scores use; empty means the only assigned annotator.",
+    )
+    imported_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["topic__code", "run__name"]
+        constraints = [models.UniqueConstraint(fields=["topic", "run"], name="conversation_topic_run_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.topic.code} / {self.run.name}"
+
+
+class Turn(models.Model):
+    class Role(models.TextChoices):
+        USER = "U", "User"
+        SYSTEM = "S", "System"
+
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="turns")
+    position = models.PositiveSmallIntegerField(help_text="1-based order in the conversation")
+    role = models.CharField(max_length=1, choices=Role)
+    number = models.PositiveSmallIntegerField(help_text="U1, S1, U2, ...: the 1 or 2")
+    text = models.TextField(help_text="Untrusted LLM or user text; rendered inert.")
+
+    class Meta:
+        ordering = ["conversation", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["conversation", "position"], name="turn_position_unique"),
+            models.CheckConstraint(condition=Q(position__gte=1) & Q(number__gte=1), name="turn_numbers_positive"),
+            models.CheckConstraint(condition=Q(role__in=["U", "S"]), name="turn_role_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.role}{self.number}"
+
+    @property
+    def is_system(self) -> bool:
+        return self.role == self.Role.SYSTEM
+
+
+class Assignment(models.Model):
+    """An annotator's duty to judge a conversation; two may share one and judge independently.
+
+    `done_at` is "done", the one definition every page, export and the API read: the annotator
+    said so (or an import of finished judgments did), under the rule of
+    annotator.judgments.completion, which alone writes it. `active_seconds` is the time on task
+    (annotator.judgments.activity): the gaps between the annotator's signs of work (saves, and a
+    heartbeat while the page is visible and used), each gap longer than the idle limit left out."""
+
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="assignments")
+    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments")
+    assigned_at = models.DateTimeField(auto_now_add=True)
+    done_at = models.DateTimeField(null=True, blank=True, help_text="When the annotator said it is done")
+    guidelines_version = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The campaign's guidelines version in force when it was done")
+    active_seconds = models.FloatField(default=0.0, help_text="Time on task, idle gaps left out")
+    last_active = models.FloatField(null=True, blank=True, help_text="The last sign of work (seconds since the epoch)")
+
+    class Meta:
+        ordering = ["conversation", "annotator"]
+        constraints = [
+            models.UniqueConstraint(fields=["conversation", "annotator"], name="assignment_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.annotator} -> {self.conversation}"
