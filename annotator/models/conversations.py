@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 
 from annotator.models.campaigns import Run, Topic
 
@@ -23,6 +23,8 @@ class Conversation(models.Model):
         help_text="Whose judgments the scores use; empty means the only assigned annotator.",
     )
     imported_at = models.DateTimeField(auto_now_add=True)
+    is_tree = models.BooleanField(
+        default=False, help_text="Its turns branch (set with them): readers of a linear conversation skip the paths.")
 
     class Meta:
         ordering = ["topic__code", "run__name"]
@@ -40,8 +42,19 @@ class Turn(models.Model):
     conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="turns")
     position = models.PositiveSmallIntegerField(help_text="1-based order in the conversation")
     role = models.CharField(max_length=1, choices=Role)
-    number = models.PositiveSmallIntegerField(help_text="U1, S1, U2, ...: the 1 or 2")
+    number = models.PositiveSmallIntegerField(help_text="U1, S1, U2, ...: the 1 or 2, counted along the turn's path")
     text = models.TextField(help_text="Untrusted LLM or user text; rendered inert.")
+    # A conversation that branches (regenerated answers, edited questions) is a tree of turns
+    # listed parents first. A linear conversation stores none of these: each turn follows the
+    # one before it, with probability 1, and was shown.
+    follows = models.PositiveSmallIntegerField(
+        null=True, blank=True,
+        help_text="The position of the turn this one follows (0: a root beside the first turn); empty: the turn before it.")
+    p = models.FloatField(
+        null=True, blank=True,
+        help_text="The probability of going from the turn it follows to this one; empty: shared equally among its siblings.")
+    shown = models.BooleanField(default=True, help_text="On the branch the chat showed when it was harvested.")
+    key = models.CharField(max_length=200, blank=True, help_text="The turn's id in its file (a tree's turns have one).")
 
     class Meta:
         ordering = ["conversation", "position"]
@@ -49,6 +62,9 @@ class Turn(models.Model):
             models.UniqueConstraint(fields=["conversation", "position"], name="turn_position_unique"),
             models.CheckConstraint(condition=Q(position__gte=1) & Q(number__gte=1), name="turn_numbers_positive"),
             models.CheckConstraint(condition=Q(role__in=["U", "S"]), name="turn_role_valid"),
+            # a turn follows one listed before it: a tree has no loop, whatever wrote it
+            models.CheckConstraint(condition=Q(follows__isnull=True) | Q(follows__lt=F("position")), name="turn_follows_earlier"),
+            models.CheckConstraint(condition=Q(p__isnull=True) | (Q(p__gte=0) & Q(p__lte=1)), name="turn_p_probability"),
         ]
 
     def __str__(self) -> str:
@@ -57,6 +73,18 @@ class Turn(models.Model):
     @property
     def is_system(self) -> bool:
         return self.role == self.Role.SYSTEM
+
+    @property
+    def parent_position(self) -> int | None:
+        """The position of the turn this one follows, None for a root."""
+        return parent_position(self.position, self.follows)
+
+
+def parent_position(position: int, follows: int | None) -> int | None:
+    """The one reading of `Turn.follows`: empty is the turn before (none for the first), 0 a root."""
+    if follows is None:
+        return position - 1 if position > 1 else None
+    return follows or None
 
 
 class Assignment(models.Model):
