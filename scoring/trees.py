@@ -354,7 +354,7 @@ def _turn_probabilities(conversation: np.ndarray, parent: np.ndarray, p: np.ndar
     n_turns = conversation.size
     given = ~np.isnan(p)
     _refuse(conversation, given & ~((p >= 0) & (p <= 1)),
-            lambda row: f"p = {p[row]!r} is not a probability in [0, 1]")
+            lambda row: f"p = {float(p[row])!r} is not a probability in [0, 1]")
     siblings = np.where(parent >= 0, parent, n_turns + conversation)  # roots: children of a virtual root
     n_groups = n_turns + n_conv
     children = np.bincount(siblings, minlength=n_groups)

@@ -246,4 +246,4 @@ def test_given_p_over_one_are_refused_even_when_siblings_lack_one():
 def test_a_p_that_is_no_probability_is_refused(p):
     error = refusal([-1, 0, 0], p=[np.nan, p, np.nan])
     assert (error.conversation, error.turn) == (0, 1)
-    assert "is not a probability in [0, 1]" in str(error)
+    assert f"p = {p!r} is not a probability in [0, 1]" in str(error)
