@@ -193,9 +193,14 @@ def path_probabilities(turns: TurnTable, tree: Tree, n_conversations: int) -> Pa
     if len(tree) != len(turns):
         raise ValueError(f"the tree has {len(tree)} rows but the TurnTable {len(turns)}")
     conversation, parent = turns.conversation, tree.parent
-    _check_rows(conversation, parent, n_conv)
+    _check_grouping(conversation, n_conv)
+    chained = _chained(conversation, parent)
+    if not chained.all():  # a chained row's parent is the row before it, in its conversation
+        _check_parents(conversation, parent)
+    linear = np.bincount(conversation[~chained], minlength=n_conv) == 0
+    if linear.all() and np.isnan(tree.p).all():  # one path each, and no p to check
+        return _linear_paths(conversation, n_conv, linear)
     q = _turn_probabilities(conversation, parent, tree.p, n_conv)
-    linear = _linear_conversations(conversation, parent, n_conv)
     if linear.all():
         return _linear_paths(conversation, n_conv, linear)
     return _branching_paths(conversation, parent, q, linear, n_conv)
@@ -315,7 +320,8 @@ def per_path_tables(
         wc=nuggets.wc[nugget_rows],
         gain=nuggets.gain[nugget_rows],
         entity=nuggets.entity[nugget_rows],
-        membership={name: values[nugget_rows] for name, values in nuggets.membership.items()},
+        # np.take gathers whole rows, without the general machinery of fancy indexing
+        membership={name: np.take(values, nugget_rows, axis=0) for name, values in nuggets.membership.items()},
     )
     return path_turns, path_nuggets, nugget_rows
 
@@ -323,23 +329,26 @@ def per_path_tables(
 # --- checks and turn probabilities ----------------------------------------------------------
 
 
-def _check_rows(conversation: np.ndarray, parent: np.ndarray, n_conv: int) -> None:
-    """Rows grouped by conversation; each parent an earlier row of its child's conversation."""
+def _check_grouping(conversation: np.ndarray, n_conv: int) -> None:
+    """Conversation codes in range, rows grouped by conversation (as `score` wants them)."""
     if n_conv < 0:
         raise ValueError("n_conversations must be >= 0")
     if conversation.size == 0:
         return
     if conversation.min() < 0 or conversation.max() >= n_conv:
         raise ValueError("TurnTable.conversation must lie in 0..n_conversations-1")
-    rows = np.arange(conversation.size)
     _refuse(conversation, np.diff(conversation, prepend=conversation[0]) < 0,
             lambda row: "rows must be grouped by conversation (non-decreasing codes)")
+
+
+def _check_parents(conversation: np.ndarray, parent: np.ndarray) -> None:
+    """Each parent an earlier row of its child's conversation (so no loop can pass)."""
     inside = (parent >= 0) & (parent < conversation.size)
     same = np.zeros(conversation.size, dtype=bool)
     same[inside] = conversation[parent[inside]] == conversation[inside]
     _refuse(conversation, (parent != -1) & ~same,
             lambda row: f"its parent, row {parent[row]}, is not a turn of conversation {conversation[row]}")
-    _refuse(conversation, (parent >= 0) & (parent >= rows),
+    _refuse(conversation, (parent >= 0) & (parent >= np.arange(conversation.size)),
             lambda row: f"its parent, row {parent[row]}, does not come before it "
                         "(a parent's row must precede its children's, which also rules out a loop)")
 
@@ -383,16 +392,15 @@ def _siblings_problem(row, siblings, parent, conversation, given_sum, over) -> s
     return f"the p of {who} are all given and sum to {total!r}, not 1 (within {TOLERANCE})"
 
 
-def _linear_conversations(conversation: np.ndarray, parent: np.ndarray, n_conv: int) -> np.ndarray:
-    """Per conversation: its first row a root and every other row the child of the row before.
+def _chained(conversation: np.ndarray, parent: np.ndarray) -> np.ndarray:
+    """Per row: a conversation's first row that is a root, or a child of the row before it.
 
-    With parents before children this is exactly "one root, at most one child per turn": a
-    chain has only one order that lists parents first.
+    A conversation all of whose rows are chained is linear; with parents listed before their
+    children this is exactly "one root, at most one child per turn", since a chain has only
+    one order that lists parents first.
     """
-    rows = np.arange(conversation.size)
     first = _first_rows(conversation)
-    chained = np.where(first, parent == -1, parent == rows - 1)
-    return np.bincount(conversation[~chained], minlength=n_conv) == 0
+    return np.where(first, parent == -1, parent == np.arange(conversation.size) - 1)
 
 
 def _first_rows(conversation: np.ndarray) -> np.ndarray:
