@@ -9,6 +9,11 @@ turns), and two attribute sets: RATINGS (4 ordinal bands, uniform target, RNOD) 
 (8 nominal regions, FairWeb target, JSD, soft memberships split over one or two regions).
 Both implementations score the same tables; the script checks they agree to 1e-9 and prints
 a markdown table (best of the repeats, time.perf_counter) with the machine it ran on.
+
+Then conversations that branch (`scoring.trees.score_trees`, every path in one `score`): the
+same campaign with no branch (against `score` itself: what a campaign that does not branch pays)
+and with a share of its conversations branching at their first answer (a regenerated S1: the
+second system turn becomes a sibling of the first, and the rest follow it).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.lib.timing import best_time, load_average  # noqa: E402
 from scoring.gfrc import AttributeSet, NuggetTable, Settings, TurnTable, score  # noqa: E402
 from scoring.reference import score_reference  # noqa: E402
+from scoring.trees import Tree, path_probabilities, score_trees  # noqa: E402
 
 FAIRWEB_ORIGIN = np.array(
     [0.244725738, 0.111814346, 0.008438819, 0.154008439, 0.099156118, 0.200421941, 0.080168776, 0.101265823]
@@ -103,6 +109,36 @@ def max_difference(fast, slow) -> float:
     return max(float(np.max(np.abs(np.asarray(a) - np.asarray(b)), initial=0.0)) for a, b in pairs)
 
 
+def regenerated_first_answers(turns: TurnTable, share: float, seed: int = 7) -> Tree:
+    """The campaign's tree with `share` of its conversations (those with two system turns or
+    more) branching at S1: their second system turn's parent is the first's (none: a root)."""
+    conversation = turns.conversation
+    first = np.flatnonzero(np.r_[True, conversation[1:] != conversation[:-1]])
+    parent = np.arange(len(conversation)) - 1
+    parent[first] = -1
+    within = first[first + 1 < len(conversation)]
+    has_second = within[conversation[within + 1] == conversation[within]]
+    rng = np.random.default_rng(seed)
+    chosen = rng.choice(has_second, size=int(round(share * len(first))), replace=False)
+    parent[chosen + 1] = -1
+    return Tree(parent)
+
+
+def tree_rows(turns: TurnTable, nuggets: NuggetTable, n_conversations: int, repeats: int) -> None:
+    """Times of `score_trees` beside `score` on the same tables."""
+    settings = Settings()
+    linear = Tree.linear(turns)
+    plain, _ = best_time(lambda: score(turns, nuggets, ATTRIBUTE_SETS, settings, n_conversations), repeats)
+    print("\n| branching conversations, paper settings | `score_trees` | `score` (no branch) | ratio | paths |")
+    print("|---|---:|---:|---:|---:|")
+    for label, tree in (("none branching", linear), ("10% branching at S1", regenerated_first_answers(turns, 0.1))):
+        run = lambda tree=tree: score_trees(turns, nuggets, tree, ATTRIBUTE_SETS, settings, n_conversations)  # noqa: E731
+        run()
+        took, _ = best_time(run, repeats)
+        paths = len(path_probabilities(turns, tree, n_conversations).probability)
+        print(f"| {label} | {took * 1000:.1f} ms | {plain * 1000:.1f} ms | {took / plain:.2f}x | {paths:,} |")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--conversations", type=int, default=10_000)
@@ -143,6 +179,7 @@ def main() -> int:
         f"| one conversation ({len(one_nuggets)} nuggets, {len(one_turns)} turns), paper settings | "
         f"{one_fast * 1e6:.0f} µs | {one_slow * 1e6:.0f} µs | {one_slow / one_fast:.1f}x | |"
     )
+    tree_rows(turns, nuggets, args.conversations, args.repeats)
     print(
         f"\nBest of {args.repeats} (vectorised) and {args.reference_repeats} (reference) runs "
         "(200 for the single conversation), "

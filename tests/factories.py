@@ -7,8 +7,9 @@ from django.contrib.auth import get_user_model
 
 from annotator.judgments import edits
 from annotator.models import (
-    Assignment, AttributeSet, Campaign, CampaignMember, Conversation, Grade, Run, Topic, TopicType, Turn,
+    AttributeSet, Campaign, CampaignMember, Conversation, Grade, TopicType,
 )
+from bench.lib.seeding import new_conversation
 from scoring.gfr import DEFAULT_GAINS
 
 FAIRWEB_ORIGIN_TARGET = [
@@ -50,19 +51,8 @@ def make_conversation(
     campaign: Campaign, turns: list[tuple[str, str]], topic: str = "M002", run: str = "bing-trial1",
     annotators=(),
 ) -> Conversation:
-    """turns: [("U", text), ("S", text), ...] in order."""
-    topic_type = TopicType.objects.get(campaign=campaign, code=topic[0])
-    topic_obj, _ = Topic.objects.get_or_create(campaign=campaign, code=topic, defaults={"topic_type": topic_type})
-    system, trial = Run.system_and_trial_of(run)
-    run_obj, _ = Run.objects.get_or_create(campaign=campaign, name=run, defaults={"system": system, "trial": trial})
-    conversation = Conversation.objects.create(topic=topic_obj, run=run_obj)
-    numbers = {"U": 0, "S": 0}
-    for position, (role, text) in enumerate(turns, start=1):
-        numbers[role] += 1
-        Turn.objects.create(conversation=conversation, position=position, role=role, number=numbers[role], text=text)
-    for annotator in annotators:
-        Assignment.objects.create(conversation=conversation, annotator=annotator)
-    return conversation
+    """turns: [("U", text), ("S", text), ...] in order (bench.lib.seeding's, the one way to lay one out)."""
+    return new_conversation(campaign, turns, topic=topic, run=run, annotators=annotators)
 
 
 def mark(conversation: Conversation, annotator, turn_position: int, start: int, end: int,

@@ -12,7 +12,6 @@ occur within a path and across paths.
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np
@@ -24,13 +23,8 @@ from scoring.divergence import DIVERGENCES
 from scoring.gfrc import AttributeSet, NuggetTable, Settings, TurnTable, score
 from scoring.reference import score_reference
 from scoring.trees import Tree, score_trees
+from tests.scoring.test_scoring_matches_reference import ALL_SETTINGS
 
-ALL_SETTINGS = [
-    dict(method=m, empty_turns=e, turn_weight=w, duplicates_count_once=d)
-    for m, e, w, d in itertools.product(
-        ("independent", "cumulative"), ("ignore", "uniform"), ("one", "max_pw"), (True, False)
-    )
-]
 
 
 @st.composite
