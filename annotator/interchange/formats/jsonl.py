@@ -22,6 +22,7 @@ import orjson
 
 from annotator.rules.identity import entity_key_and_name, name_key, normalise_url
 from annotator.rules.spans import span_problem
+from scoring.trees import TOLERANCE as BRANCH_TOLERANCE
 from scoring.words import span_text, tokenise, word_position
 
 from .model import (
@@ -45,7 +46,7 @@ ROLES = {"user": "U", "system": "S", "assistant": "S"}
 LABELS = ("o", "x", "-")
 GRADE_RE = re.compile(r"^L\d+$")
 CONVERSATION_KEYS = {"topic", "run", "turns", "nuggets", "meta"}
-TURN_KEYS = {"role", "text", "label", "meta"}
+TURN_KEYS = {"role", "text", "label", "meta", "id", "parent", "p"}
 NUGGET_KEYS = {"turn", "start", "end", "text", "occurrence", "grade", "comment", "wc", "entity", "memberships", "meta"}
 
 
@@ -138,25 +139,32 @@ def _conversation(obj: Any, p: _Problems) -> ParsedConversation | None:
         p.error("turns", "required: a non-empty list of turns")
         return None
     conv = ParsedConversation(topic=topic or "", run=run, source=p.path, line=p.line)
-    counts = {"U": 0, "S": 0}
-    previous = "S"
+    # a tree when a turn says what it follows; `id` alone names turns of a linear conversation
+    conv.is_tree = any(isinstance(t, dict) and ("parent" in t or "p" in t) for t in turns_obj)
+    counts: list[dict[str, int]] = []  # per turn: the user and system turns on its path, itself included
+    ids: dict[str, int] = {}
     for i, t in enumerate(turns_obj):
         where = f"turns[{i}]"
         if not isinstance(t, dict):
             p.error(where, "a turn is an object {role, text, label}")
             continue
         _unknown(p, t, TURN_KEYS, where + ".")
-        expected = "U" if previous == "S" else "S"
+        index = len(conv.turns)
+        turn_id = _turn_id(t, where, ids, p)
+        parent = _parent(t, where, index, ids, p)
+        if turn_id:
+            ids[turn_id] = index  # after its parent is found: a turn never follows itself
+        before = counts[parent] if parent is not None else {"U": 0, "S": 0}
+        expected = "U" if parent is None or conv.turns[parent].role == "S" else "S"
         role = ROLES.get(t.get("role")) if isinstance(t.get("role"), str) else None
         if role is None:
             p.error(where + ".role", 'must be "user" or "system"')
             role = expected
         elif role != expected:
             p.error(where + ".role", "turns alternate user, system, user... starting with user: expected "
-                    f"{'user' if expected == 'U' else 'system'}")
-        counts[role] += 1
-        number = counts[role]
-        previous = role
+                    f"{'user' if expected == 'U' else 'system'}" + (" after the turn it follows" if conv.is_tree else ""))
+        counts.append({**before, role: before[role] + 1})
+        number = counts[-1][role]
         text = t.get("text")
         if not isinstance(text, str):
             p.error(where + ".text", "required: the turn's text, a string")
@@ -169,7 +177,10 @@ def _conversation(obj: Any, p: _Problems) -> ParsedConversation | None:
             elif label not in LABELS:
                 p.error(where + ".label", f"unknown label {label!r} (o, x, - or null)")
                 label = None
-        conv.turns.append(ParsedTurn(role=role, number=number, label=label, text=text, line=p.line, field=where))
+        conv.turns.append(ParsedTurn(role=role, number=number, label=label, text=text, line=p.line, field=where,
+                                     id=turn_id, parent=parent, p=_probability(t, where, p)))
+    if conv.is_tree:
+        _check_branch_probabilities(conv, p)
     nuggets = obj.get("nuggets", [])
     if nuggets is None:
         nuggets = []
@@ -185,9 +196,72 @@ def _conversation(obj: Any, p: _Problems) -> ParsedConversation | None:
     return conv
 
 
+def _turn_id(t: dict, where: str, ids: dict[str, int], p: _Problems) -> str:
+    """The turn's `id` (a string, or a whole number written as one), unique in its conversation."""
+    value = t.get("id")
+    if value is None:
+        return ""
+    if _is_int(value):
+        value = str(value)
+    if not isinstance(value, str) or not value.strip() or len(value) > 200:
+        p.error(where + ".id", "must be a non-empty string of at most 200 characters")
+        return ""
+    if value in ids:
+        p.error(where + ".id", f"turn id {value!r} is already turns[{ids[value]}]'s: ids are unique in a conversation")
+        return ""
+    return value
+
+
+def _parent(t: dict, where: str, index: int, ids: dict[str, int], p: _Problems) -> int | None:
+    """The index of the turn this one follows: its `parent` (an earlier turn's id, or null for a
+    root), else the turn before it."""
+    if "parent" not in t:
+        return index - 1 if index > 0 else None
+    value = t["parent"]
+    if value is None:
+        return None
+    if _is_int(value):
+        value = str(value)
+    if not isinstance(value, str) or value not in ids:
+        p.error(where + ".parent", f"{value!r} is not the id of a turn listed before this one "
+                "(a turn follows one of its conversation's earlier turns: no loop)")
+        return index - 1 if index > 0 else None
+    return ids[value]
+
+
+def _probability(t: dict, where: str, p: _Problems) -> float | None:
+    if "p" not in t or t["p"] is None:
+        return None
+    value = t["p"]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        p.error(where + ".p", "must be a number from 0 to 1: the probability of going from the turn it follows to this one")
+        return None
+    return float(value)
+
+
+def _check_branch_probabilities(conv: ParsedConversation, p: _Problems) -> None:
+    """The given p of a turn's children (and of the roots) sum to 1 within 1e-6 when all are
+    given, and never to more; the missing ones share what the given ones leave."""
+    children: dict[int | None, list[int]] = {}
+    for i, turn in enumerate(conv.turns):
+        children.setdefault(turn.parent, []).append(i)
+    for siblings in children.values():
+        given = [conv.turns[i].p for i in siblings if conv.turns[i].p is not None]
+        total = sum(given)
+        if total > 1 + BRANCH_TOLERANCE or (len(given) == len(siblings) and abs(total - 1) > BRANCH_TOLERANCE):
+            first = conv.turns[siblings[0]]
+            names = ", ".join(conv.turns[i].field or str(i) for i in siblings)
+            p.error(f"{first.field}.p", f"the p of the turns that follow the same turn ({names}) sum to "
+                    f"{total:g}: they must sum to 1 (within 1e-6; a missing p shares what the others leave)")
+
+
 def _turn_index(value: Any, conv: ParsedConversation) -> int | None:
     if _is_int(value):
         return value - 1 if 1 <= value <= len(conv.turns) else None
+    if isinstance(value, str) and conv.is_tree:
+        # U1, S1... name a turn on every path: in a tree only a turn's own id is one turn
+        ids = [i for i, t in enumerate(conv.turns) if t.id == value.strip()]
+        return ids[0] if ids else None
     if isinstance(value, str):
         for i, t in enumerate(conv.turns):
             if t.name == value.strip().upper():
@@ -379,10 +453,17 @@ def conversation_to_json(conv: ParsedConversation) -> dict:
     """The JSON object of one conversation (what one line of a JSONL file holds)."""
     offsets = conv.offsets()
     turns = []
-    for t in conv.turns:
+    # a tree's turns name the turn they follow by its id (one is made for a turn without)
+    ids = [t.id or f"t{i + 1}" for i, t in enumerate(conv.turns)] if conv.is_tree else []
+    for i, t in enumerate(conv.turns):
         turn: dict[str, Any] = {"role": "user" if t.role == "U" else "system", "text": t.text}
         if t.label is not None:
             turn["label"] = t.label
+        if conv.is_tree:
+            turn["id"] = ids[i]
+            turn["parent"] = ids[t.parent] if t.parent is not None else None
+            if t.p is not None:
+                turn["p"] = t.p
         turns.append(turn)
     nuggets = []
     words_of: dict[int, list[str]] = {}  # a turn's words, split once for all its nuggets

@@ -150,6 +150,13 @@ class ParsedTurn:
     text: str
     line: int = 0
     field: str | None = None
+    # a conversation that branches (ParsedConversation.is_tree): the turn's own id in its file,
+    # the index of the turn it follows (None: a root), the probability of going from that turn
+    # to this one (None: shared equally with its siblings), and whether the chat showed it
+    id: str = ""
+    parent: int | None = None
+    p: float | None = None
+    shown: bool = True
 
     @property
     def name(self) -> str:
@@ -203,10 +210,39 @@ class ParsedConversation:
     citations: list[ParsedCitation] = field(default_factory=list)
     source: str = ""  # file name
     line: int = 0  # line of the topic header / JSON object
+    # True: the turns' `parent` say what each follows (listed parents first); False: each turn
+    # follows the one before it, as every linear file has it
+    is_tree: bool = False
+
+    def parents(self) -> list[int | None]:
+        """The index of the turn each turn follows, None for a root."""
+        if not self.is_tree:
+            return [None, *range(len(self.turns) - 1)]
+        return [t.parent for t in self.turns]
 
     def offsets(self) -> list[int]:
-        """Words before each turn (scoring.words.turn_offsets)."""
-        return turn_offsets_list([t.text for t in self.turns])
+        """Words before each turn along its path from the root (scoring.words.turn_offsets for a
+        linear conversation): the same on every path through a turn."""
+        if not self.is_tree:
+            return turn_offsets_list([t.text for t in self.turns])
+        offsets: list[int] = []
+        for turn in self.turns:
+            parent = turn.parent
+            offsets.append(0 if parent is None else offsets[parent] + word_count(self.turns[parent].text))
+        return offsets
+
+    def paths(self) -> list[list[int]]:
+        """Every root-to-leaf path, as the indices of its turns from the root."""
+        parents = self.parents()
+        has_child = {parent for parent in parents if parent is not None}
+        paths = []
+        for leaf in (i for i in range(len(self.turns)) if i not in has_child):
+            path, at = [], leaf
+            while at is not None:
+                path.append(at)
+                at = parents[at]
+            paths.append(path[::-1])
+        return paths
 
     def wc(self, nugget: ParsedNugget, offsets: list[int] | None = None) -> int:
         """WC(n): the 1-based conversation-wide position of the nugget's last word."""
