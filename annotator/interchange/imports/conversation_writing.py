@@ -188,7 +188,7 @@ class _Writer:
         self.conversations = conversations = [
             Conversation(pk=p.add_to_id, topic=plan.topics[p.topic], run=plan.runs[p.run]) if p.add_to_id else
             Conversation(topic=self.staged_topics[p.topic], run=self.staged_runs[p.run], source=PurePath(p.conv.source).name[:500],
-                         gold_annotator=annotator if p.has_annotations and not judge_files else None)
+                         gold_annotator=annotator if p.has_annotations and not judge_files else None, is_tree=p.conv.is_tree)
             for p in plan.conversations
         ]
         area.write(Conversation, [c for c, p in zip(conversations, plan.conversations) if not p.add_to_id])
@@ -203,7 +203,8 @@ class _Writer:
         for ci, p in enumerate(plan.conversations):
             existing_turns = plan.existing_turns.get(p.add_to_id, [])
             for ti, t in enumerate(p.conv.turns):
-                turn = Turn(conversation_id=conversations[ci].pk, position=ti + 1, role=t.role, number=t.number, text=t.text)
+                turn = Turn(conversation_id=conversations[ci].pk, position=ti + 1, role=t.role, number=t.number, text=t.text,
+                            **(_tree_fields(ti, t) if p.conv.is_tree else {}))
                 if p.add_to_id:
                     turn.pk = existing_turns[ti]
                 else:
@@ -418,3 +419,13 @@ class _TurnWords(dict):
     def __missing__(self, turn: int) -> list[str]:
         words = self[turn] = tokenise(self.conv.turns[turn].text)
         return words
+
+
+def _tree_fields(index: int, turn) -> dict:
+    """A tree's turn as Turn stores it: the position it follows (0: a root after the first
+    turn; empty for the first), its p, whether it was shown, its id in the file."""
+    if turn.parent is not None:
+        follows = turn.parent + 1
+    else:
+        follows = None if index == 0 else 0
+    return {"follows": follows, "p": turn.p, "shown": turn.shown, "key": turn.id[:200]}
