@@ -420,3 +420,42 @@ def _refuse(conversation: np.ndarray, bad: np.ndarray, problem) -> None:
 
 def _whole(values: np.ndarray) -> bool:
     return bool(np.all(np.isfinite(values)) and np.all(values == np.round(values)))
+
+
+def system_tree(conversation: np.ndarray, parent: np.ndarray, p: np.ndarray, is_system: np.ndarray,
+                n_conversations: int) -> tuple[Tree, np.ndarray]:
+    """The tree of every turn of a campaign (user turns too: an edited question branches at a
+    user turn) as the `Tree` of its system turns, which the `TurnTable` holds.
+
+    Rows as `Tree` wants them, over all turns: `parent` the row of the turn followed (-1 for a
+    root), `p` NaN where not given. A system turn's parent becomes its nearest system ancestor,
+    and its p the probability of the turns from there to it (its own and its user ancestors').
+    A user turn that no answer follows ends no path of system turns: the answered branches of
+    its system ancestor then share its probability in proportion (docs/scoring.md). Returns the
+    tree and, per system turn, its row among all turns.
+    """
+    parent = np.asarray(parent, dtype=np.int64)
+    conversation = np.asarray(conversation, dtype=np.int64)
+    is_system = np.asarray(is_system, dtype=bool)
+    p = np.full(parent.size, np.nan) if p is None else np.asarray(p, dtype=float)
+    _check_grouping(conversation, int(n_conversations))
+    _check_parents(conversation, parent)
+    q = _turn_probabilities(conversation, parent, p, int(n_conversations))
+    ancestor = np.full(parent.size, -1, dtype=np.int64)  # nearest system ancestor (turn rows)
+    chain = q.copy()  # probability from that ancestor (or the virtual root) to the turn
+    for row in np.flatnonzero(parent >= 0).tolist():  # parents first: theirs are known
+        up = parent[row]
+        if is_system[up]:
+            ancestor[row] = up
+        else:
+            ancestor[row], chain[row] = ancestor[up], chain[up] * q[row]
+    system_rows = np.flatnonzero(is_system)
+    index = np.full(parent.size, -1, dtype=np.int64)
+    index[system_rows] = np.arange(system_rows.size)
+    tree_parent = np.where(ancestor[system_rows] >= 0, index[np.maximum(ancestor[system_rows], 0)], -1)
+    weight = chain[system_rows]
+    # the answered branches of each system turn (or conversation's roots) share what unanswered ones left
+    group = np.where(tree_parent >= 0, tree_parent, system_rows.size + conversation[system_rows])
+    total = np.bincount(group, weights=weight, minlength=system_rows.size + int(n_conversations))
+    share = np.divide(weight, total[group], out=np.ones_like(weight), where=total[group] > 0)
+    return Tree(tree_parent, share), system_rows

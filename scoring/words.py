@@ -46,6 +46,17 @@ def offsets_of_counts(counts: Sequence[int]) -> list[int]:
     return list(accumulate(counts[:-1], initial=0)) if len(counts) else []
 
 
+def path_offsets(counts: Sequence[int], parents: Sequence[int | None]) -> list[int]:
+    """Words before each turn of a conversation that branches, counted along the turn's path
+    from the root: `parents[i]` is the index of the turn turn i follows (None for a root; listed
+    before it), `counts` the turns' word counts. The same on every path through a turn, so a
+    nugget has one WC; for a linear conversation (parents None, 0, 1, ...) `offsets_of_counts`."""
+    offsets: list[int] = []
+    for parent in parents:
+        offsets.append(0 if parent is None else offsets[parent] + counts[parent])
+    return offsets
+
+
 def turn_offsets_list(texts: Sequence[str]) -> list[int]:
     """`turn_offsets` as a list of ints, without numpy: what one conversation's few turns need
     (an export writes 10,000 conversations; an array per conversation costs more than its sums)."""

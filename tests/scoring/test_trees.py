@@ -247,3 +247,32 @@ def test_a_p_that_is_no_probability_is_refused(p):
     error = refusal([-1, 0, 0], p=[np.nan, p, np.nan])
     assert (error.conversation, error.turn) == (0, 1)
     assert f"p = {p!r} is not a probability in [0, 1]" in str(error)
+
+
+def test_the_system_tree_of_every_turn_folds_user_turns_into_the_answers_after_them():
+    from scoring.trees import system_tree
+
+    # U1 -> S1a (0.7) | S1b (0.3); S1a -> U2a -> S2a; S1b -> U2b (0.5) -> S2b and U2c (0.5), unanswered
+    conversation = np.zeros(8, dtype=np.int64)
+    parent = np.array([-1, 0, 0, 1, 3, 2, 5, 2])
+    p = np.array([np.nan, 0.7, 0.3, np.nan, np.nan, 0.5, np.nan, 0.5])
+    is_system = np.array([0, 1, 1, 0, 1, 0, 1, 0], dtype=bool)
+    tree, rows = system_tree(conversation, parent, p, is_system, 1)
+    assert rows.tolist() == [1, 2, 4, 6]
+    assert tree.parent.tolist() == [-1, -1, 0, 1]
+    # S2b had 0.5 of S1b's branches; the unanswered U2c's half goes to the answered one
+    assert tree.p.tolist() == [0.7, 0.3, 1.0, 1.0]
+
+
+def test_an_edited_question_makes_its_answers_siblings():
+    from scoring.trees import system_tree
+
+    # U1 -> S1 -> U2 (p 0.6) -> S2 | U2' (p 0.4) -> S2'
+    conversation = np.zeros(6, dtype=np.int64)
+    parent = np.array([-1, 0, 1, 2, 1, 4])
+    p = np.array([np.nan, np.nan, 0.6, np.nan, 0.4, np.nan])
+    is_system = np.array([0, 1, 0, 1, 0, 1], dtype=bool)
+    tree, rows = system_tree(conversation, parent, p, is_system, 1)
+    assert rows.tolist() == [1, 3, 5]
+    assert tree.parent.tolist() == [-1, 0, 0]
+    assert np.allclose(tree.p, [1.0, 0.6, 0.4])

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from annotator.rules.vectors import VECTOR_TOLERANCE, exact_number, format_number, parse_number, vector_problem  # noqa: F401 (re-exported: the formats' vocabulary)
-from scoring.words import tokenise, turn_offsets_list, word_count, word_position
+from scoring.words import path_offsets, tokenise, turn_offsets_list, word_count, word_position
 
 __all__ = [
     "ParsedConversation",
@@ -225,11 +225,7 @@ class ParsedConversation:
         linear conversation): the same on every path through a turn."""
         if not self.is_tree:
             return turn_offsets_list([t.text for t in self.turns])
-        offsets: list[int] = []
-        for turn in self.turns:
-            parent = turn.parent
-            offsets.append(0 if parent is None else offsets[parent] + word_count(self.turns[parent].text))
-        return offsets
+        return path_offsets([word_count(t.text) for t in self.turns], self.parents())
 
     def paths(self) -> list[list[int]]:
         """Every root-to-leaf path, as the indices of its turns from the root."""
