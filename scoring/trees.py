@@ -26,7 +26,7 @@ branch"). Only numpy: no Django.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -133,6 +133,23 @@ class TreeScores:
     @property
     def attribute_sets(self) -> tuple[AttributeSet, ...]:
         return self.per_path.attribute_sets
+
+    def on_first_paths(self) -> Scores:
+        """`Scores` laid out as the campaign's own tables: each turn and nugget as scored on the
+        first path through it (what a page shows beside the expected figures, which are the
+        per-conversation ones here)."""
+        if self.paths.identity:
+            return self.per_path
+        _, turn_first = np.unique(self.paths.turn_rows, return_index=True)
+        _, nugget_first = np.unique(self.nugget_rows, return_index=True)
+        s = self.per_path
+        return replace(
+            s, pw=s.pw[nugget_first], effective_gain=s.effective_gain[nugget_first],
+            duplicate=s.duplicate[nugget_first], contribution=s.contribution[nugget_first],
+            relevant=s.relevant[nugget_first] if s.relevant.size else s.relevant,
+            scored=s.scored[turn_first], turn_weight=s.turn_weight[turn_first],
+            achieved={name: values[turn_first] for name, values in s.achieved.items()},
+            distr_sim=s.distr_sim[turn_first], R=self.R, GF_m=self.GF_m, GF=self.GF, GFRC=self.GFRC)
 
     def GF_by_set(self) -> dict[str, np.ndarray]:
         """E[GF_m] per attribute-set name, each (C,)."""

@@ -8,6 +8,7 @@ from django.db import models
 from django.db.models import F, Q
 
 from annotator.models.campaigns import Run, Topic
+from scoring.words import path_offsets, turn_offsets_list, word_count
 
 
 class Conversation(models.Model):
@@ -113,3 +114,14 @@ class Assignment(models.Model):
 
     def __str__(self) -> str:
         return f"{self.annotator} -> {self.conversation}"
+
+
+def word_offsets(turns) -> list[int]:
+    """Words before each of a conversation's turns (in position order), counted along the turn's
+    path from the root (scoring.words.path_offsets): the one reading of positions for turns as
+    stored. A linear conversation's are its running sums."""
+    if all(turn.follows is None for turn in turns):
+        return turn_offsets_list([turn.text for turn in turns])
+    index = {turn.position: i for i, turn in enumerate(turns)}
+    parents = [None if (up := parent_position(turn.position, turn.follows)) is None else index[up] for turn in turns]
+    return path_offsets([word_count(turn.text) for turn in turns], parents)

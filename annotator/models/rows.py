@@ -108,6 +108,8 @@ class TurnRow:
     role: str
     number: int
     text: str
+    follows: int | None = None  # Turn.follows: empty for the turn before it
+    p: float | None = None
 
     @property
     def id(self) -> int:

@@ -20,11 +20,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from annotator.models import AnnotatorProfile, Assignment, AttributeSet, Campaign, Conversation, Membership, Nugget, Turn
+from annotator.models.conversations import parent_position, word_offsets
 from annotator.models.rows import EntityRow, GradeRow, NuggetRow, TurnRow
 from annotator.rules.relevance import needs_every_membership
 from annotator.scores.compiled_reads import CompiledRows
-from scoring import gfrc
-from scoring.words import turn_offsets, word_position
+from scoring import gfrc, trees
+from scoring.words import turn_offsets, word_count, word_position
 
 
 def campaign_settings(campaign: Campaign) -> gfrc.Settings:
@@ -126,10 +127,15 @@ def gfrc_tables(
     turn_rows: dict[int, int] = {}
     turn_views: list[list[TurnScore]] = []
     for c, turns in enumerate(turn_lists):
-        bounds = turn_offsets([*(turn.text for turn in turns), ""])  # turn i holds words bounds[i]+1..bounds[i+1]
+        if any(turn.follows is not None for turn in turns):  # a tree: words counted along each turn's path
+            offsets = word_offsets(turns)
+            ends = [offset + word_count(turn.text) for offset, turn in zip(offsets, turns)]
+        else:
+            bounds = turn_offsets([*(turn.text for turn in turns), ""])  # turn i holds words bounds[i]+1..bounds[i+1]
+            offsets, ends = bounds[:-1], bounds[1:]
         views = []
         for i, turn in enumerate(turns):
-            view = TurnScore(turn=turn, offset=int(bounds[i]), end_wc=int(bounds[i + 1]))
+            view = TurnScore(turn=turn, offset=int(offsets[i]), end_wc=int(ends[i]))
             views.append(view)
             if turn.is_system:
                 turn_rows[turn.pk] = len(turn_end)
@@ -231,7 +237,7 @@ def score_conversation(
 # score_conversation's three reads, compiled once (compiled_reads: compiling them cost more than
 # running them)
 _TURNS = CompiledRows(lambda conversation_id: Turn.objects.filter(conversation_id=conversation_id)
-                      .order_by("position").values_list("pk", "conversation_id", "position", "role", "number", "text"))
+                      .order_by("position").values_list("pk", "conversation_id", "position", "role", "number", "text", "follows", "p"))
 _NUGGETS = CompiledRows(lambda conversation_id, annotator_id: Nugget.objects.filter(
     turn__conversation_id=conversation_id, annotator_id=annotator_id,
 ).order_by("turn__position", "start_word").values_list(*_NUGGET_COLUMNS))
@@ -251,7 +257,7 @@ def _score_many(
 ) -> list[ConversationScore]:
     """Conversations of one topic type in one `gfrc.score` call, each laid out as its panel shows it."""
     turn_table, nugget_table, turn_views, nugget_rows = gfrc_tables(turn_lists, nugget_lists, memberships, attribute_sets)
-    scores = gfrc.score(turn_table, nugget_table, specs, settings, len(conversations))
+    scores = score_tables(turn_lists, turn_table, nugget_table, specs, settings)
     pw, effective, contribution, duplicate = (
         scores.pw.tolist(), scores.effective_gain.tolist(), scores.contribution.tolist(), scores.duplicate.tolist()
     )
@@ -316,8 +322,35 @@ def score_rows(
     what a preview of judgments that are not in the database scores (turn and entity ids need
     only be distinct across the lists; see gfrc_tables for what a row carries)."""
     turn_table, nugget_table, _views, _rows = gfrc_tables(turn_lists, nugget_lists, memberships, attribute_sets)
-    return gfrc.score(turn_table, nugget_table, attribute_specs(attribute_sets), campaign_settings(campaign),
-                      len(turn_lists))
+    return score_tables(turn_lists, turn_table, nugget_table, attribute_specs(attribute_sets), campaign_settings(campaign))
+
+
+def score_tables(turn_lists, turn_table: gfrc.TurnTable, nugget_table: gfrc.NuggetTable, specs, settings) -> gfrc.Scores:
+    """`gfrc.score` of the tables of `gfrc_tables`; when a conversation branches, every path of
+    it (scoring.trees): its figures are then the expectation over its paths, and each turn and
+    nugget shows as scored on the first path through it."""
+    if not any(turn.follows is not None for turns in turn_lists for turn in turns):
+        return gfrc.score(turn_table, nugget_table, specs, settings, len(turn_lists))
+    tree = system_tree_of(turn_lists)
+    return trees.score_trees(turn_table, nugget_table, tree, specs, settings, len(turn_lists)).on_first_paths()
+
+
+def system_tree_of(turn_lists) -> trees.Tree:
+    """The `scoring.trees.Tree` of the system turns of conversations (rows as `gfrc_tables` lays
+    them out), from each turn's `follows` and `p`."""
+    conversation, parent, p, is_system = [], [], [], []
+    for c, turns in enumerate(turn_lists):
+        first = len(parent)
+        row_of = {turn.position: first + i for i, turn in enumerate(turns)}
+        for turn in turns:
+            up = parent_position(turn.position, turn.follows)
+            conversation.append(c)
+            parent.append(-1 if up is None else row_of[up])
+            p.append(np.nan if turn.p is None else turn.p)
+            is_system.append(turn.is_system)
+    tree, _rows = trees.system_tree(np.asarray(conversation, dtype=np.int64), np.asarray(parent, dtype=np.int64),
+                                    np.asarray(p, dtype=float), np.asarray(is_system, dtype=bool), len(turn_lists))
+    return tree
 
 
 def score_conversations(
