@@ -60,3 +60,31 @@ def test_a_tree_scores_the_expectation_of_its_paths_each_as_its_own_linear_conve
         assert whole.GF_m[name] == pytest.approx(0.7 * a.GF_m[name] + 0.3 * b.GF_m[name], abs=1e-12)
     # positions count along each path: every nugget has the WC it has in its path's conversation
     assert sorted(n.wc for n in whole.nuggets) == sorted([n.wc for n in a.nuggets] + [n.wc for n in b.nuggets])
+
+
+def test_the_stored_figures_of_a_tree_are_its_expected_ones_and_a_new_setting_scores_them_again(campaign):
+    from annotator.models import StoredFigures
+    from annotator.scores.campaign_tables import score_table
+    from annotator.scores.stored import invalidation
+    from annotator.scores.stored.figures import rows_from_judgments
+
+    organiser = get_user_model().objects.create_user("organiser")
+    result = import_files(campaign, [("tree.jsonl", (json.dumps(tree_line()) + "\n").encode())], annotator=organiser)
+    assert not result.errors, result.errors
+    conversation = Conversation.objects.get(topic__campaign=campaign)
+    live = score_conversation(conversation, organiser)
+    stored = StoredFigures.objects.get(conversation=conversation, annotator=organiser)
+    assert (stored.r, stored.gf, stored.gfrc) == pytest.approx((live.R, live.GF, live.GFRC), abs=1e-12)
+    # the rows a campaign-wide refresh stores are the ones the save stored
+    fresh = [row for row in rows_from_judgments(campaign, None, None) if row[1] == organiser.pk]
+    assert fresh[0][6] == stored.inputs and fresh[0][2:5] == pytest.approx((stored.r, stored.gf, stored.gfrc), abs=1e-12)
+    table = score_table(campaign)
+    assert table.loc[table["topic"] == "M001", "GFRC"].iloc[0] == pytest.approx(live.GFRC, abs=1e-12)
+
+    campaign.patience = 10
+    campaign.save()
+    invalidation.settings_changed(campaign, {"patience"})
+    again = score_conversation(Conversation.objects.get(pk=conversation.pk), organiser)
+    assert again.R != pytest.approx(live.R)
+    table = score_table(campaign)
+    assert table.loc[table["topic"] == "M001", "GFRC"].iloc[0] == pytest.approx(again.GFRC, abs=1e-12)

@@ -13,11 +13,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from annotator.models import AttributeSet, Campaign, Conversation, Membership, Nugget, Turn
+from annotator.models.conversations import word_offsets
+from annotator.models.rows import TurnRow
 from annotator.scores.per_conversation import (
-    ConversationScore, attribute_sets_of, attribute_specs, campaign_settings, score_conversation,
+    ConversationScore, attribute_sets_of, attribute_specs, campaign_settings, score_conversation, system_tree_of,
 )
 from annotator.scores.stored.sql import chunks
-from scoring import gfrc
+from scoring import gfrc, trees
 from scoring.words import word_count, word_position
 
 __all__ = ["StoredScore", "rows_from_judgments", "scored_as_the_panel", "score_inputs", "distinct_vectors",
@@ -68,29 +70,35 @@ def rows_from_judgments(campaign: Campaign, ids: list[int] | None, annotators: l
     whole = ids is None or len(ids) > WHOLE_CAMPAIGN
     wanted = None if ids is None else set(ids)
     in_campaign = {"conversation__topic__campaign": campaign} if whole else {}
-    conversations = {
-        pk: type_id for pk, type_id in rows_in(
-            Conversation.objects.filter(topic__campaign=campaign), "pk", None if whole else ids, ("pk", "topic__topic_type_id"))
-        if wanted is None or pk in wanted
-    }
+    conversations, branching_ids = {}, set()
+    for pk, type_id, is_tree in rows_in(Conversation.objects.filter(topic__campaign=campaign), "pk",
+                                        None if whole else ids, ("pk", "topic__topic_type_id", "is_tree")):
+        if wanted is None or pk in wanted:
+            conversations[pk] = type_id
+            if is_tree:
+                branching_ids.add(pk)
     # turns: word counts -> each system turn's end position, and where each turn's words start
-    turn_rows = rows_in(Turn.objects.filter(**in_campaign).order_by("conversation_id", "position"),
-                         "conversation_id", None if whole else ids, ("pk", "conversation_id", "role", "number", "text"))
+    turn_rows = rows_in(Turn.objects.filter(**in_campaign).order_by("conversation_id", "position"), "conversation_id",
+                         None if whole else ids, ("pk", "conversation_id", "role", "number", "text", "position", "follows", "p"))
     place: dict[int, tuple[int, int]] = {}  # turn id -> (system turn index in its conversation, words before it)
     ends: dict[int, list[int]] = defaultdict(list)
     numbers: dict[int, list[int]] = defaultdict(list)
+    branching: dict[int, list[TurnRow]] = defaultdict(list)  # the turns of conversations that branch
     current, offset = None, 0
-    for pk, conversation_id, role, number, text in turn_rows:
+    for pk, conversation_id, role, number, text, position, follows, p in turn_rows:
         if conversation_id not in conversations:
             continue
         if conversation_id != current:
             current, offset = conversation_id, 0
         words = word_count(text)
+        if conversation_id in branching_ids:
+            branching[conversation_id].append(TurnRow(pk, conversation_id, position, role, number, text, follows, p))
         if role == Turn.Role.SYSTEM:
             place[pk] = (len(ends[conversation_id]), offset)
             ends[conversation_id].append(offset + words)
             numbers[conversation_id].append(number)
         offset += words
+    trees = _branching(branching, place, ends)
     nugget_query = Nugget.objects.filter(**({"turn__conversation__topic__campaign": campaign} if whole else {}))
     if annotators is not None:
         nugget_query = nugget_query.filter(annotator_id__in=annotators)
@@ -122,6 +130,7 @@ def rows_from_judgments(campaign: Campaign, ids: list[int] | None, annotators: l
         inputs = {
             "t": ends.get(conversation_id, []),
             "s": numbers.get(conversation_id, []),
+            **({"tree": trees[conversation_id]} if conversation_id in trees else {}),
             "n": [list(n) for n in nuggets],
             "m": {a.name: distinct_vectors([memberships.get(n[3], {}).get(a.pk) or [1.0 / a.size] * a.size
                                             for n in nuggets])
@@ -134,6 +143,23 @@ def rows_from_judgments(campaign: Campaign, ids: list[int] | None, annotators: l
         specs = attribute_specs(sets.get(type_id, []))
         rows.extend(rows_of(group, score_inputs([i for *_, i in group], specs, settings), specs))
     return rows
+
+
+def _branching(branching: dict[int, list[TurnRow]], place: dict[int, tuple[int, int]],
+               ends: dict[int, list[int]]) -> dict[int, dict]:
+    """Conversations that branch: their words counted again along each turn's path (in `place`
+    and `ends`, which counted them in a line), and each one's system tree as stored inputs
+    keep it ({"parent": system turn index or -1, "p": its probability from there})."""
+    found = {}
+    for conversation_id, turns in branching.items():
+        offsets = word_offsets(turns)
+        system = [(turn, offset) for turn, offset in zip(turns, offsets) if turn.is_system]
+        ends[conversation_id] = [offset + word_count(turn.text) for turn, offset in system]
+        for index, (turn, offset) in enumerate(system):
+            place[turn.pk] = (index, offset)
+        tree = system_tree_of([turns])
+        found[conversation_id] = {"parent": tree.parent.tolist(), "p": [float(v) for v in tree.p.tolist()]}
+    return found
 
 
 def scored_as_the_panel(conversation: Conversation, annotator_id: int) -> tuple[list[tuple], StoredScore]:
@@ -151,9 +177,12 @@ def scored_as_the_panel(conversation: Conversation, annotator_id: int) -> tuple[
                    key=lambda k: (score.nuggets[k].nugget.turn_id, score.nuggets[k].nugget.start_word))
     rows = list(zip(nugget_table.turn.tolist(), nugget_table.wc.tolist(), nugget_table.gain.tolist(),
                     nugget_table.entity.tolist()))
+    turns = [view.turn for view in score.turns]
+    tree = system_tree_of([turns]) if any(turn.follows is not None for turn in turns) else None
     inputs = {
         "t": turn_table.end_wc.tolist(),
         "s": [view.turn.number for view in score.system_turns],
+        **({"tree": {"parent": tree.parent.tolist(), "p": [float(v) for v in tree.p.tolist()]}} if tree is not None else {}),
         "n": [list(rows[k]) for k in order],
         "m": {name: distinct_vectors([vectors[k] for k in order])
               for name, vectors in ((name, vectors.tolist()) for name, vectors in nugget_table.membership.items())},
@@ -215,4 +244,23 @@ def score_inputs(inputs: Sequence[dict], specs: Sequence[gfrc.AttributeSet], set
     turns = gfrc.TurnTable(conversation=np.repeat(np.arange(len(inputs)), turn_counts), end_wc=end_wc)
     table = gfrc.NuggetTable(turn=turn, wc=nuggets[:, 1].astype(np.int64), gain=nuggets[:, 2],
                              entity=nuggets[:, 3].astype(np.int64), membership=membership)
-    return gfrc.score(turns, table, specs, settings, len(inputs))
+    if not any("tree" in i for i in inputs):
+        return gfrc.score(turns, table, specs, settings, len(inputs))
+    return trees.score_trees(turns, table, stored_tree(inputs, turn_counts), specs, settings, len(inputs)).on_first_paths()
+
+
+def stored_tree(inputs: Sequence[dict], turn_counts: np.ndarray) -> trees.Tree:
+    """The system tree of stored inputs laid end to end: a conversation's own ("tree"), else a
+    line (each turn follows the one before)."""
+    parent, p = [], []
+    first = 0
+    for i, count in zip(inputs, turn_counts.tolist()):
+        tree = i.get("tree")
+        if tree is None:
+            parent.extend([-1, *range(first, first + count - 1)] if count else [])
+            p.extend([np.nan] * count)
+        else:
+            parent.extend(first + up if up >= 0 else -1 for up in tree["parent"])
+            p.extend(tree["p"])
+        first += count
+    return trees.Tree(np.asarray(parent, dtype=np.int64), np.asarray(p, dtype=float))
