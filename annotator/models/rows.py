@@ -132,6 +132,7 @@ class ConversationRow:
     run: Named
     source: str = ""
     gold_annotator_id: int | None = None
+    is_tree: bool = False
 
     def __str__(self) -> str:
         return f"{self.topic.code} / {self.run.name}"

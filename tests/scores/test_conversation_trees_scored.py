@@ -28,8 +28,8 @@ def tree_line() -> dict:
     tree = copy.deepcopy(TREE)
     tree["nuggets"] = [
         {"turn": "a", "start": 0, "end": 2, "grade": "L2", "memberships": GENDERLESS},
-        {"turn": "s2a", "start": 0, "end": 1, "grade": "L1", "memberships": GENDERLESS},
         {"turn": "b", "start": 0, "end": 2, "grade": "L1", "memberships": GENDERLESS},
+        {"turn": "s2a", "start": 0, "end": 1, "grade": "L1", "memberships": GENDERLESS},
         {"turn": "s2b", "start": 3, "end": 4, "grade": "L2", "memberships": GENDERLESS},
     ]
     return tree

@@ -19,6 +19,7 @@ from django.db.models import BooleanField, ExpressionWrapper, F, Q, Value
 
 from annotator.interchange.formats import ParsedConversation, ParsedMembership, ParsedNugget, ParsedTurn
 from annotator.models import Campaign, Conversation, Membership, Nugget, Turn, TurnLabel
+from annotator.models.conversations import parent_position
 from annotator.models.rows import ConversationRow, Named
 from annotator.scores import per_conversation
 from scoring.words import span_text, tokenise
@@ -92,6 +93,11 @@ class Batch:
             conversation_id = turn_conversation.get(turn_id)
             if conversation_id is not None and annotator_id == judge[conversation_id]:
                 self.labels[turn_id] = label
+        # turn -> (position, follows, p, shown, key), read for conversations that branch alone
+        trees = [c.pk for c in conversations if c.is_tree]
+        self.tree_turns: dict[int, tuple] = {
+            pk: rest for pk, *rest in Turn.objects.filter(conversation_id__in=trees).values_list(
+                "pk", "position", "follows", "p", "shown", "key")} if trees else {}
         entity_ids = {n[3] for nuggets in self.nuggets.values() for n in nuggets}
         # entity -> [(attribute set name, vector, evidence)], in the sets' order
         self.memberships: dict[int, list[tuple]] = defaultdict(list)
@@ -135,10 +141,24 @@ class Batch:
                         entity_named_by_text=bool(named),
                     )
                 )
-        return ParsedConversation(
+        parsed = ParsedConversation(
             topic=conversation.topic.code, run=conversation.run.name, turns=parsed_turns, nuggets=nuggets,
             source=conversation.source,
         )
+        if conversation.is_tree:
+            self._branch(parsed, turns)
+        return parsed
+
+    def _branch(self, parsed: ParsedConversation, turns: list[tuple]) -> None:
+        """A conversation that branches: each parsed turn with the turn it follows, its p, whether
+        it was shown and its id (a stored turn's key, else its position)."""
+        stored = [self.tree_turns[t[0]] for t in turns]
+        index = {position: i for i, (position, *_rest) in enumerate(stored)}
+        parsed.is_tree = True
+        for turn, (position, follows, p, shown, key) in zip(parsed.turns, stored):
+            up = parent_position(position, follows)
+            turn.parent = None if up is None else index[up]
+            turn.p, turn.shown, turn.id = p, shown, key or str(position)
 
     def _memberships(self, entity_id: int) -> dict[str, ParsedMembership]:
         """The entity's memberships by attribute-set name; most entities have none."""
@@ -155,10 +175,10 @@ def conversation_rows(campaign: Campaign, annotator=None) -> tuple[list[Conversa
     """The campaign's conversations in export order (topic code, run name) and whose judgments
     each exports: `annotator`'s, else its judge's."""
     rows = [
-        ConversationRow(pk, Named(code=topic_code, topic_type_id=topic_type_id), Named(name=run_name), source, gold)
-        for pk, topic_code, topic_type_id, run_name, source, gold in Conversation.objects.filter(topic__campaign=campaign)
+        ConversationRow(pk, Named(code=topic_code, topic_type_id=topic_type_id), Named(name=run_name), source, gold, tree)
+        for pk, topic_code, topic_type_id, run_name, source, gold, tree in Conversation.objects.filter(topic__campaign=campaign)
         .order_by("topic__code", "run__name")
-        .values_list("pk", "topic__code", "topic__topic_type_id", "run__name", "source", "gold_annotator_id")
+        .values_list("pk", "topic__code", "topic__topic_type_id", "run__name", "source", "gold_annotator_id", "is_tree")
     ]
     if annotator is not None:
         judge = {c.pk: annotator.pk for c in rows}

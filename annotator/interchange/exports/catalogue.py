@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from annotator.interchange.exports import annotations, assignments, qrels, scores
-from annotator.models import AttributeSet, Campaign, Run, Topic
+from annotator.models import AttributeSet, Campaign, Conversation, Run, Topic
 from annotator.rules.ids import ATTRIBUTE_SET, RUN, TOPIC, id_problem
 
 __all__ = ["Export", "EXPORTS", "KINDS", "ExportRefused", "stream", "unwritable_ids", "write_chunks", "command_formats"]
@@ -41,6 +41,7 @@ class Export:
     write: Callable[[Campaign, object], Chunks]  # (campaign, annotator or None) -> chunks
     command: str | None  # the management command that writes it, with `--format option` (None: console and API only)
     option: str = ""
+    linear_only: bool = False  # its format holds one line of turns: a campaign whose conversations branch is refused
 
 
 def _campaign_wide(writer: Callable[[Campaign], Chunks]) -> Callable[[Campaign, object], Chunks]:
@@ -50,7 +51,7 @@ def _campaign_wide(writer: Callable[[Campaign], Chunks]) -> Callable[[Campaign, 
 
 EXPORTS: dict[str, Export] = {e.kind: e for e in [
     Export("paper", "Annotations, paper format", "The annotated text format of the paper (Figure 5), one file for all "
-           "conversations.", "txt", TEXT, annotations.iter_paper_export, "export_annotations", "paper"),
+           "conversations.", "txt", TEXT, annotations.iter_paper_export, "export_annotations", "paper", linear_only=True),
     Export("jsonl", "Annotations, JSONL", "One JSON object per conversation, with turns, nuggets, grades and memberships.",
            "jsonl", "application/x-ndjson", annotations.iter_jsonl_export, "export_annotations", "jsonl"),
     Export("nuggets-tsv", "Nuggets, TSV", "One row per nugget: topic, run, turn, WC, entity, grade, memberships.", "tsv",
@@ -114,7 +115,16 @@ def stream(campaign: Campaign, kind: str, annotator=None) -> Chunks:
         raise ValueError(f"unknown export {kind!r} (one of {', '.join(KINDS)})")
     if (refused := refusal(campaign)) is not None:
         raise ExportRefused(refused)
+    if export.linear_only and (branching := _branching(campaign)):
+        raise ExportRefused(f"the {export.label.lower()} holds one line of turns, and {len(branching)} conversation(s) "
+                            f"of campaign {campaign.slug} branch ({', '.join(branching[:5])}"
+                            f"{' ...' if len(branching) > 5 else ''}): export them as JSONL, which keeps every branch.")
     return export.write(campaign, annotator)
+
+
+def _branching(campaign: Campaign) -> list[str]:
+    return [f"{topic} / {run}" for topic, run in Conversation.objects.filter(topic__campaign=campaign, is_tree=True)
+            .order_by("topic__code", "run__name").values_list("topic__code", "run__name")]
 
 
 def write_chunks(chunks: Iterable[str | bytes], handle) -> None:
