@@ -8,9 +8,10 @@ from rest_framework import serializers
 
 from annotator.judgments.edits import MAX_SUBMITTED_NUGGETS
 from annotator.models import AttributeSet, Campaign, Conversation, Entity, Grade, Nugget, Run, Topic, Turn, TurnLabel
+from annotator.models.conversations import parent_position, word_offsets
 from annotator.rules.campaign_settings import CHOICES
 from annotator.rules.problems import NOT_A_NUMBER, NOT_A_WHOLE_NUMBER, as_sentence, choice_problem
-from scoring.words import span_text, tokenise, turn_offsets, word_position
+from scoring.words import span_text, tokenise, word_position
 
 
 class GradeSerializer(serializers.ModelSerializer):
@@ -86,7 +87,7 @@ class TurnSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Turn
-        fields = ["id", "position", "role", "number", "text", "words"]
+        fields = ["id", "position", "role", "number", "text", "words", "p", "shown", "key"]
 
     def get_words(self, turn) -> int:
         return len(tokenise(turn.text))
@@ -109,7 +110,18 @@ class ConversationSerializer(ConversationListSerializer):
     turns = TurnSerializer(many=True, read_only=True)
 
     class Meta(ConversationListSerializer.Meta):
-        fields = ConversationListSerializer.Meta.fields + ["turns"]
+        fields = ConversationListSerializer.Meta.fields + ["is_tree", "turns"]
+
+    def to_representation(self, instance) -> dict:
+        """Each turn with `parent`, the id of the turn it follows (null for a root): a
+        conversation that branches is a tree of turns, a linear one a line."""
+        data = super().to_representation(instance)
+        id_at = {turn["position"]: turn["id"] for turn in data["turns"]}
+        follows = dict(instance.turns.values_list("pk", "follows")) if instance.is_tree else {}
+        for turn in data["turns"]:
+            up = parent_position(turn["position"], follows.get(turn["id"]))
+            turn["parent"] = None if up is None else id_at[up]
+        return data
 
 
 class MembershipValueSerializer(serializers.Serializer):
@@ -186,10 +198,9 @@ class NuggetSerializer(serializers.ModelSerializer):
 
 
 def word_offsets_by_turn_id(conversation_id: int) -> dict[int, int]:
-    """Words before each turn of a conversation (scoring.words.turn_offsets), by turn id."""
-    turns = list(Turn.objects.filter(conversation_id=conversation_id).order_by("position").values_list("pk", "text"))
-    offsets = turn_offsets([text for _pk, text in turns])
-    return {pk: int(offset) for (pk, _text), offset in zip(turns, offsets)}
+    """Words before each turn of a conversation, along its path (annotator.models.word_offsets), by turn id."""
+    turns = list(Turn.objects.filter(conversation_id=conversation_id).order_by("position").only("position", "follows", "text"))
+    return {turn.pk: offset for turn, offset in zip(turns, word_offsets(turns))}
 
 
 class NuggetCreateSerializer(serializers.Serializer):

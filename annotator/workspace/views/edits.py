@@ -36,11 +36,11 @@ from annotator.workspace.forms import (
     VersionForm,
 )
 from annotator.models import Assignment, Entity, Grade, Turn
+from annotator.models.conversations import word_offsets
 from annotator.scores.stored.figures import StoredScore
 from annotator.workspace.affected import NOTHING, Affected, EditorChange, entity_touched, nugget_touched, touched
 from annotator.workspace.dismissals import dismiss_in_session
 from annotator.workspace.page_context import workbench_context
-from scoring.words import turn_offsets
 
 TEMPLATE = "annotator/conversation.html"
 
@@ -154,7 +154,7 @@ def _edit(request, assignment, form, change: Callable[[dict], Done], *, selected
 def _words_before(turns, turn) -> int:
     """The conversation-wide position of the word before `turn`'s first (`turns`: all of them)."""
     ordered = sorted(turns, key=lambda t: t.position)
-    return int(turn_offsets([t.text for t in ordered])[[t.pk for t in ordered].index(turn.pk)])
+    return word_offsets(ordered)[[t.pk for t in ordered].index(turn.pk)]
 
 
 def _turns_of(assignment) -> dict[int, Turn]:
