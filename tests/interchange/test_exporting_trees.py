@@ -36,3 +36,41 @@ def test_the_paper_export_refuses_a_campaign_whose_conversations_branch(campaign
     import_files(campaign, [("tree.jsonl", (json.dumps(tree_line()) + "\n").encode())], annotator=organiser)
     with pytest.raises(ExportRefused, match=r"1 conversation\(s\) of campaign fairweb1 branch \(M001 / bing-trial1\)"):
         stream(campaign, "paper", organiser)
+
+
+def test_the_paths_export_gives_each_path_its_probability_and_the_figures_of_its_own_linear_conversation(campaign):
+    import csv
+    import io
+
+    from django.core.management import call_command
+
+    from annotator.models import Conversation
+    from annotator.scores.per_conversation import score_conversation
+    from tests.scores.test_conversation_trees_scored import path_line
+
+    organiser = get_user_model().objects.create_user("organiser")
+    tree = tree_line()
+    lines = [tree, path_line(tree, ["u1", "a", "u2a", "s2a"], "patha-trial1"),
+             path_line(tree, ["u1", "b", "u2b", "s2b"], "pathb-trial1")]
+    result = import_files(campaign, [("t.jsonl", "".join(json.dumps(line) + "\n" for line in lines).encode())],
+                          annotator=organiser)
+    assert not result.errors, result.errors
+    out = io.StringIO()
+    call_command("export_scores", campaign="fairweb1", format="paths-csv", stdout=out)
+    rows = list(csv.DictReader(io.StringIO(out.getvalue())))
+    assert list(rows[0])[:6] == ["topic", "run", "judge", "path", "probability", "R"]
+    assert list(rows[0])[-2:] == ["GF", "GFRC"]
+    by_run = {}
+    for row in rows:
+        by_run.setdefault(row["run"], []).append(row)
+    tree_rows = by_run["bing-trial1"]
+    assert [(r["path"], float(r["probability"])) for r in tree_rows] == [("u1>a>u2a>s2a", 0.7), ("u1>b>u2b>s2b", 0.3)]
+    for row, linear_run in zip(tree_rows, ["patha-trial1", "pathb-trial1"]):
+        alone = score_conversation(Conversation.objects.get(run__name=linear_run), organiser)
+        (linear_row,) = by_run[linear_run]
+        assert (linear_row["path"], float(linear_row["probability"])) == ("1>2>3>4", 1.0)
+        for figure in ("R", "GF", "GFRC"):
+            assert float(row[figure]) == pytest.approx(getattr(alone, figure), abs=1e-12)
+            assert float(linear_row[figure]) == pytest.approx(getattr(alone, figure), abs=1e-12)
+        for name, value in alone.GF_m.items():
+            assert float(row[f"GF_{name}"]) == pytest.approx(value, abs=1e-12)

@@ -62,6 +62,9 @@ EXPORTS: dict[str, Export] = {e.kind: e for e in [
            _campaign_wide(scores.iter_scores_csv), "export_scores", "csv"),
     Export("scores-json", "Scores, JSON", "The same scores as JSON, with the settings used.", "json", "application/json",
            _campaign_wide(scores.iter_scores_json), "export_scores", "json"),
+    Export("paths-csv", "Scores per path, CSV", "One row per root-to-leaf path of each conversation (a linear one is one "
+           "path): its turns, its probability, R, GF per attribute set, GF, GFRC.", "csv", CSV,
+           _campaign_wide(scores.iter_paths_csv), "export_scores", "paths-csv"),
     Export("nuggets-csv", "Score detail per nugget, CSV (Table 1)", "How R was built: per nugget turn, WC, pw, g, pw x g, "
            "duplicate, attribute sets without a membership.", "csv", CSV, scores.iter_score_nuggets_csv, "export_scores",
            "nuggets-csv"),

@@ -7,20 +7,21 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pandas as pd
 
 from annotator.interchange.csvsafe import csv_text, frame_csv
 from annotator.interchange.exports.batches import batch_size, conversation_rows
-from annotator.models import AttributeSet, Campaign, Membership, Nugget
+from annotator.models import AttributeSet, Campaign, Membership, Nugget, Turn
+from annotator.models.conversations import parent_position
 from annotator.models.rows import ConversationRow
 from annotator.rules.relevance import needs_every_membership
 from annotator.rules.vectors import format_vector
 from annotator.scores import campaign_tables, per_conversation
 from annotator.scores.stored import invalidation, reads
 
-__all__ = ["scores_as_exported", "iter_scores_csv", "iter_scores_json", "iter_score_nuggets_csv", "iter_score_turns_csv",
+__all__ = ["scores_as_exported", "iter_scores_csv", "iter_scores_json", "iter_paths_csv", "iter_score_nuggets_csv", "iter_score_turns_csv",
            "SCORE_NUGGET_COLUMNS", "SCORE_TURN_COLUMNS"]
 
 
@@ -73,6 +74,69 @@ def iter_scores_json(campaign: Campaign) -> Iterator[str]:
         default=lambda o: o.item() if hasattr(o, "item") else str(o),
     )
     yield "\n"
+
+
+def iter_paths_csv(campaign: Campaign) -> Iterator[str]:
+    """One row per root-to-leaf path of each conversation (a linear one is one path of
+    probability 1): topic, run, judge, path (its turns' ids from the first to the leaf, joined by
+    ">": the ids the JSONL export writes), probability, R, GF_<set>..., GF, GFRC."""
+    from django.contrib.auth import get_user_model
+
+    rows, judge = conversation_rows(campaign)
+    names = sorted({a.name for a in AttributeSet.objects.filter(topic_type__campaign=campaign)})
+    columns = ["topic", "run", "judge", "path", "probability", "R", *map(campaign_tables.gf_column, names), "GF", "GFRC"]
+    usernames = dict(get_user_model().objects.filter(pk__in={j for j in judge.values() if j is not None})
+                     .values_list("pk", "username"))
+    size = batch_size()
+
+    def batches() -> Iterator[list[list]]:
+        for i in range(0, len(rows), size):
+            batch = rows[i : i + size]
+            figures = reads.judge_paths(campaign, [(c.pk, c.topic.topic_type_id) for c in batch], judge)
+            leaves = _path_ids(batch)
+            yield [[c.topic.code, c.run.name, usernames.get(judge.get(c.pk), ""), leaves[c.pk](path.leaf),
+                    path.probability, path.R, *(path.GF_m.get(name, float("nan")) for name in names), path.GF, path.GFRC]
+                   for c in batch for path in figures.get(c.pk, [])]
+
+    yield from _csv_chunks(columns, batches())
+
+
+def _path_ids(conversations: list[ConversationRow]) -> dict[int, Callable[[int], str]]:
+    """conversation id -> (index of a path's leaf among its system turns -> the path's turn ids
+    from the first turn, through the leaf, on to the end of the single line that follows it)."""
+    turns: dict[int, list[tuple]] = defaultdict(list)
+    for row in Turn.objects.filter(conversation_id__in=[c.pk for c in conversations]).order_by(
+            "conversation_id", "position").values_list("conversation_id", "position", "role", "follows", "key"):
+        turns[row[0]].append(row[1:])
+    return {c.pk: _leaf_paths(turns[c.pk]) for c in conversations}
+
+
+def _leaf_paths(turns: list[tuple]) -> Callable[[int], str]:
+    index = {position: i for i, (position, *_rest) in enumerate(turns)}
+    parents = [None if (up := parent_position(position, follows)) is None else index[up]
+               for position, _role, follows, _key in turns]
+    children: dict[int | None, list[int]] = defaultdict(list)
+    for i, parent in enumerate(parents):
+        children[parent].append(i)
+    ids = [key or str(position) for position, _role, _follows, key in turns]
+    system = [i for i, (_position, role, *_rest) in enumerate(turns) if role == Turn.Role.SYSTEM]
+
+    def path(leaf: int) -> str:
+        if leaf < 0:  # no system turn: the turns of the line from the first
+            at, rows = (children[None][0] if children[None] else None), []
+        else:
+            at, rows = system[leaf], []
+            up = parents[at]
+            while up is not None:
+                rows.append(up)
+                up = parents[up]
+            rows.reverse()
+        while at is not None:
+            rows.append(at)
+            at = children[at][0] if len(children[at]) == 1 else None
+        return ">".join(ids[i] for i in rows)
+
+    return path
 
 
 # -- the paper's Tables 1 and 2 ----------------------------------------------------------------

@@ -22,7 +22,7 @@ from annotator.scores.stored.sql import chunks
 from scoring import gfrc, trees
 from scoring.words import word_count, word_position
 
-__all__ = ["StoredScore", "rows_from_judgments", "scored_as_the_panel", "score_inputs", "distinct_vectors",
+__all__ = ["StoredScore", "rows_from_judgments", "scored_as_the_panel", "score_inputs", "score_input_paths", "distinct_vectors",
            "lowest_distr_sims", "attribute_sets_by_type", "has_sets", "campaign_of", "WHOLE_CAMPAIGN"]
 
 WHOLE_CAMPAIGN = 2000  # more conversations than this: read the campaign's rows and keep the wanted ones
@@ -226,7 +226,21 @@ def lowest_distr_sims(inputs: Sequence[dict], scores: gfrc.Scores, specs) -> lis
 
 
 def score_inputs(inputs: Sequence[dict], specs: Sequence[gfrc.AttributeSet], settings: gfrc.Settings) -> gfrc.Scores:
-    """Stored inputs of conversations of one topic type, scored in one `gfrc.score` call."""
+    """Stored inputs of conversations of one topic type, scored in one `gfrc.score` call (every
+    path of those that branch: their figures are the expected ones, scoring.trees)."""
+    turns, table, turn_counts = _input_tables(inputs, specs)
+    if not any("tree" in i for i in inputs):
+        return gfrc.score(turns, table, specs, settings, len(inputs))
+    return trees.score_trees(turns, table, stored_tree(inputs, turn_counts), specs, settings, len(inputs)).on_first_paths()
+
+
+def score_input_paths(inputs: Sequence[dict], specs: Sequence[gfrc.AttributeSet], settings: gfrc.Settings) -> trees.TreeScores:
+    """Stored inputs scored path by path: a linear conversation is one path of probability 1."""
+    turns, table, turn_counts = _input_tables(inputs, specs)
+    return trees.score_trees(turns, table, stored_tree(inputs, turn_counts), specs, settings, len(inputs))
+
+
+def _input_tables(inputs: Sequence[dict], specs: Sequence[gfrc.AttributeSet]) -> tuple[gfrc.TurnTable, gfrc.NuggetTable, np.ndarray]:
     turn_counts = np.fromiter((len(i["t"]) for i in inputs), dtype=np.int64, count=len(inputs))
     nugget_counts = np.fromiter((len(i["n"]) for i in inputs), dtype=np.int64, count=len(inputs))
     end_wc = np.fromiter((wc for i in inputs for wc in i["t"]), dtype=np.int64, count=int(turn_counts.sum()))
@@ -244,9 +258,7 @@ def score_inputs(inputs: Sequence[dict], specs: Sequence[gfrc.AttributeSet], set
     turns = gfrc.TurnTable(conversation=np.repeat(np.arange(len(inputs)), turn_counts), end_wc=end_wc)
     table = gfrc.NuggetTable(turn=turn, wc=nuggets[:, 1].astype(np.int64), gain=nuggets[:, 2],
                              entity=nuggets[:, 3].astype(np.int64), membership=membership)
-    if not any("tree" in i for i in inputs):
-        return gfrc.score(turns, table, specs, settings, len(inputs))
-    return trees.score_trees(turns, table, stored_tree(inputs, turn_counts), specs, settings, len(inputs)).on_first_paths()
+    return turns, table, turn_counts
 
 
 def stored_tree(inputs: Sequence[dict], turn_counts: np.ndarray) -> trees.Tree:

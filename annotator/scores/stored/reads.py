@@ -18,7 +18,7 @@ from django.db.models.functions import JSONObject
 
 from annotator.models import Campaign, Conversation, StoredFigures
 from annotator.scores.per_conversation import attribute_specs, campaign_settings, gold_annotator_rows
-from annotator.scores.stored.figures import attribute_sets_by_type, score_inputs
+from annotator.scores.stored.figures import attribute_sets_by_type, score_input_paths, score_inputs
 from annotator.scores.stored.sql import chunks, decoded, stored_rows
 from annotator.scores.stored.writes import store_missing
 from scoring import gfrc
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["JudgeFigures", "judge_figures", "turn_table", "figures_and_turns", "figures_and_lowest_turns", "JudgeTables",
-           "judge_tables", "judge_inputs"]
+           "judge_tables", "judge_inputs", "PathFigures", "judge_paths"]
 
 
 @dataclass
@@ -293,3 +293,43 @@ def _by_type(conversations: Sequence[tuple], inputs: Sequence[dict]) -> dict[int
     for row, found in zip(conversations, inputs):
         by_type[row[4]].append((row[0], found))
     return by_type
+
+
+@dataclass(frozen=True)
+class PathFigures:
+    """One root-to-leaf path of a conversation as its judge judged it: the index of its leaf among
+    the conversation's system turns (-1: none), its probability and its figures."""
+
+    leaf: int
+    probability: float
+    R: float
+    GF_m: dict[str, float]
+    GF: float
+    GFRC: float
+
+
+def judge_paths(campaign: Campaign, conversations: Sequence[tuple[int, int]],
+                judge_of: Mapping[int, int | None]) -> dict[int, list[PathFigures]]:
+    """conversation id -> the figures of each of its paths (one for a linear conversation, whose
+    figures are its own), from its judge's stored inputs: a conversation that branches scored
+    path by path (scoring.trees), in the order of the paths' leaves."""
+    inputs = judge_inputs(campaign, [c for c, _type in conversations], judge_of)
+    sets = attribute_sets_by_type(campaign)
+    settings = campaign_settings(campaign)
+    by_type: dict[int, list[int]] = defaultdict(list)
+    for conversation_id, type_id in conversations:
+        by_type[type_id].append(conversation_id)
+    found: dict[int, list[PathFigures]] = defaultdict(list)
+    for type_id, ids in by_type.items():
+        specs = attribute_specs(sets.get(type_id, []))
+        scored = score_input_paths([inputs[c] for c in ids], specs, settings)
+        paths, figures = scored.paths, scored.per_path
+        first = np.zeros(len(ids) + 1, dtype=np.int64)  # each conversation's first TurnTable row
+        np.cumsum([len(inputs[c]["t"]) for c in ids], out=first[1:])
+        names = [spec.name for spec in specs]
+        for k, (c, leaf, probability) in enumerate(zip(paths.conversation.tolist(), paths.leaf.tolist(),
+                                                        paths.probability.tolist())):
+            found[ids[c]].append(PathFigures(
+                leaf - int(first[c]) if leaf >= 0 else -1, probability, float(figures.R[k]),
+                dict(zip(names, figures.GF_m[k].tolist())), float(figures.GF[k]), float(figures.GFRC[k])))
+    return found
