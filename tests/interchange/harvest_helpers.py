@@ -21,7 +21,8 @@ def read_text(text: str, name: str = "upload.json") -> ParseResult:
 
 
 def turns(conversation: ParsedConversation) -> list[tuple[str, str]]:
-    return [(t.name, t.text) for t in conversation.turns]
+    """The turns of the branch the chat showed (every turn of a line), as (name, text)."""
+    return [(t.name, t.text) for t in conversation.turns if t.shown]
 
 
 def cited(conversation: ParsedConversation) -> list[tuple[str, str, str]]:

@@ -33,6 +33,16 @@ def test_turns_are_the_shown_branch_without_system_tool_reasoning_or_abandoned_a
     )
 
 
+def test_a_regenerated_answer_is_kept_as_a_branch_not_shown():
+    first = read("chatgpt-conversations.json").conversations[0]
+    assert first.is_tree
+    assert [(t.name, t.id, t.shown) for t in first.turns] == [
+        ("U1", "u1", True), ("S1", "s1", True), ("U2", "u2", True), ("S2", "s2", True), ("S1", "s1old", False)]
+    assert first.parents() == [None, 0, 1, 2, 0]
+    assert first.turns[4].text == "I could not find anything."
+    assert first.paths() == [[0, 1, 2, 3], [0, 4]]
+
+
 def test_private_use_markers_are_replaced_by_their_visible_links_and_markdown_stays():
     s1 = dict(turns(read("chatgpt-conversations.json").conversations[0]))["S1"]
     assert not any("\ue200" <= ch <= "\ue2ff" for ch in s1) and "turn0search" not in s1

@@ -18,7 +18,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..model import ParsedConversation
-from .common import Bad, Cite, Message, Reading, Unit, conversation, dict_at, join, kind_of, locate, optional_list, read_units
+from .common import Bad, Cite, Message, Reading, Unit, dict_at, join, kind_of, locate, optional_list, read_units
+from .trees import Node, tree_conversation
 
 NAME = "ChatGPT export"
 SUPPORTED = "ChatGPT export (conversations.json)"
@@ -52,13 +53,32 @@ def _conversation(unit: Unit, reading: Reading) -> ParsedConversation | None:
         seen.add(node)
         branch.append(node)
         node = dict_at(mapping[node], unit.at("mapping", node), "a node").get("parent")
-    messages = []
-    for node_id in reversed(branch):
+    shown = set(branch)
+    nodes = []
+    for node_id, parent in _every_branch(mapping, unit, shown):
         where = join(unit.at("mapping"), node_id) + ".message"
-        message = _message(mapping[node_id].get("message"), where, reading, unit.line)
-        if message is not None:
-            messages.append(message)
-    return conversation(messages, reading, unit.line, unit.field)
+        nodes.append(Node(node_id, parent, _message(mapping[node_id].get("message"), where, reading, unit.line),
+                          node_id in shown))
+    return tree_conversation(nodes, reading, unit.line, unit.field)
+
+
+def _every_branch(mapping: dict, unit: Unit, shown: set[str]) -> list[tuple[str, str | None]]:
+    """Every node of the tree as (id, parent id), parents first, the shown branch's first: from
+    the roots (no parent, or one not in mapping), down each node's children."""
+    children: dict[str | None, list[str]] = {}
+    for node_id, node in mapping.items():
+        parent = dict_at(node, unit.at("mapping", node_id), "a node").get("parent")
+        children.setdefault(parent if parent in mapping else None, []).append(node_id)
+    order, stack, seen = [], [(root, None) for root in reversed(children.get(None, []))], set()
+    while stack:
+        node_id, parent = stack.pop()
+        if node_id in seen:
+            continue
+        seen.add(node_id)
+        order.append((node_id, parent))
+        below = sorted(children.get(node_id, []), key=lambda child: child not in shown)  # stable: the file's order
+        stack.extend((child, node_id) for child in reversed(below))
+    return order
 
 
 def _message(msg: Any, where: str, reading: Reading, line: int) -> Message | None:
