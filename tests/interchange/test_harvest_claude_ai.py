@@ -33,6 +33,14 @@ def test_the_export_is_read_as_claude_ai_and_says_what_it_skipped():
     assert (first.line, second.line, first.topic, first.run) == (2, 123, "", None)
 
 
+def test_an_abandoned_answer_is_kept_as_a_branch_not_shown():
+    second = read("claude-ai-conversations.json").conversations[1]
+    assert second.is_tree
+    assert [(t.name, t.shown, t.text) for t in second.turns][-1] == ("S1", False, "An abandoned answer.")
+    assert second.parents() == [None, 0, 1, 0]
+    assert len({t.id for t in second.turns}) == 4
+
+
 def test_the_shown_branch_is_the_one_that_ends_at_the_leaf_message():
     second = read("claude-ai-conversations.json").conversations[1]
     assert turns(second) == [("U1", "A time travel film made for almost nothing?"),

@@ -25,6 +25,7 @@ from ..model import ParsedConversation
 from .anthropic import read_blocks
 from .common import (Bad, Cite, Message, Reading, Unit, conversation, dict_at, join, kind_of, list_at, objects_in,
                      optional_list, optional_text, read_units, text_at, to_code_points)
+from .trees import Node, tree_conversation
 
 NAME = "Claude.ai export"
 SUPPORTED = "Claude.ai export (conversations.json with chat_messages)"
@@ -44,12 +45,35 @@ def _conversation(unit: Unit, reading: Reading) -> ParsedConversation | None:
     obj = dict_at(unit.value, unit.field, "a conversation")
     where = unit.at("chat_messages")
     raw = list_at(obj.get("chat_messages"), where, "chat_messages")
-    messages = []
-    for i in _shown_branch(raw, obj.get("current_leaf_message_uuid"), unit):
-        message = _message(raw[i], join(where, i), reading, unit.line)
-        if message is not None:
-            messages.append(message)
-    return conversation(messages, reading, unit.line, unit.field)
+    shown = _shown_branch(raw, obj.get("current_leaf_message_uuid"), unit)
+    if len(shown) == len(raw):  # no tree (no parents, or no leaf named): the messages in order
+        messages = [_message(raw[i], join(where, i), reading, unit.line) for i in shown]
+        return conversation([m for m in messages if m is not None], reading, unit.line, unit.field)
+    on_branch = set(shown)
+    ids = [m["uuid"] if isinstance(m, dict) and isinstance(m.get("uuid"), str) else str(i) for i, m in enumerate(raw)]
+    nodes = [Node(ids[i], None if parent is None else ids[parent], _message(raw[i], join(where, i), reading, unit.line),
+                  i in on_branch) for i, parent in _every_branch(raw, on_branch)]
+    return tree_conversation(nodes, reading, unit.line, unit.field)
+
+
+def _every_branch(raw: list, shown: set[int]) -> list[tuple[int, int | None]]:
+    """Every message as (index, parent index), parents first, the shown branch first: a message
+    whose parent is not a message of the conversation is a root."""
+    index = {m.get("uuid"): i for i, m in enumerate(raw) if isinstance(m, dict) and isinstance(m.get("uuid"), str)}
+    children: dict[int | None, list[int]] = {}
+    for i, m in enumerate(raw):
+        parent = index.get(m.get("parent_message_uuid")) if isinstance(m, dict) else None
+        children.setdefault(parent, []).append(i)
+    order, stack, seen = [], [(root, None) for root in reversed(children.get(None, []))], set()
+    while stack:
+        i, parent = stack.pop()
+        if i in seen:
+            continue
+        seen.add(i)
+        order.append((i, parent))
+        below = sorted(children.get(i, []), key=lambda child: child not in shown)
+        stack.extend((child, i) for child in reversed(below))
+    return order
 
 
 def _shown_branch(raw: list, leaf: Any, unit: Unit) -> list[int]:
