@@ -499,6 +499,8 @@ class _TurnWords(NamedTuple):
     role: str
     number: int
     text: str
+    position: int
+    follows: int | None
 
 
 def judgments_of(conversations: QuerySet, annotator_ids: Collection[int]) -> dict[int, ConversationJudgments]:
@@ -527,12 +529,15 @@ def judgments_of(conversations: QuerySet, annotator_ids: Collection[int]) -> dic
         for conversation_id, annotator_id, key in owners[entity_id]:
             found[conversation_id].vectors[(annotator_id, key)][attribute] = vector
     turns: dict[int, list[_TurnWords]] = defaultdict(list)
-    for conversation_id, role, number, text in Turn.objects.filter(conversation__in=conversations).order_by(
+    for conversation_id, *row in Turn.objects.filter(conversation__in=conversations).order_by(
         "conversation_id", "position"
-    ).values_list("conversation_id", "role", "number", "text"):
-        turns[conversation_id].append(_TurnWords(role, number, text))
+    ).values_list("conversation_id", "role", "number", "text", "position", "follows"):
+        turns[conversation_id].append(_TurnWords(*row))
     for conversation_id, judged in found.items():
-        judged.offsets = system_turn_offsets(None, turns[conversation_id])
+        # the agreement report names a system turn by its S-number (a line's turns: one each)
+        number_at = {t.position: t.number for t in turns[conversation_id]}
+        judged.offsets = {number_at[position]: offset
+                          for position, offset in system_turn_offsets(None, turns[conversation_id]).items()}
     return found
 
 

@@ -143,7 +143,7 @@ class GoldNugget(NamedTuple):
 class GoldModel:
     """The adjudicated gold of the conversation and of the topic, as a decision would find it."""
 
-    nuggets: dict[tuple, GoldNugget]  # (S number, entity key, k-th) -> nugget, in this conversation
+    nuggets: dict[tuple, GoldNugget]  # (turn position, entity key, k-th) -> nugget, in this conversation
     entities: dict[str, GoldEntity]  # entity key -> the gold's entity of the topic
     others: list[Conversation]  # the topic's other conversations scored from the gold
     other_turns: dict[int, list[TurnRow]]

@@ -37,9 +37,10 @@ from annotator.models import (
     Turn,
     TurnLabel,
 )
+from annotator.models.conversations import word_offsets
 from annotator.rules.accounts import ADJUDICATED_GOLD
 from annotator.rules.vectors import format_vector
-from scoring.words import turn_offsets, word_count, word_position
+from scoring.words import word_count, word_position
 
 GOLD_USERNAME = ADJUDICATED_GOLD  # reserved: annotator.rules.accounts
 KINDS = ("span", "grade", "membership", "label")
@@ -78,10 +79,10 @@ class Side:
     """One annotator's judgments of a conversation, by unit."""
 
     annotator_id: int | None
-    nuggets: dict[tuple[int, str, int], Nugget] = field(default_factory=dict)  # (S number, entity key, k-th)
+    nuggets: dict[tuple[int, str, int], Nugget] = field(default_factory=dict)  # (turn position, entity key, k-th)
     entities: dict[str, Entity] = field(default_factory=dict)  # key -> entity (grade selected)
     memberships: dict[tuple[str, str], Membership] = field(default_factory=dict)  # (key, attribute set)
-    labels: dict[int, TurnLabel] = field(default_factory=dict)  # system turn number -> label
+    labels: dict[int, TurnLabel] = field(default_factory=dict)  # system turn position -> label
 
     def value(self, kind: str, parts: tuple) -> Any:
         """The comparable value of a unit: a span (start, end), a grade level, a vector, a label; None: not given."""
@@ -108,9 +109,9 @@ def read_side(conversation: Conversation, annotator_id: int | None, keys: set[st
     for nugget in (Nugget.objects.filter(turn__conversation=conversation, annotator_id=annotator_id)
                    .select_related("entity__grade", "turn").order_by("turn__position", "start_word")):
         key = nugget.entity.key
-        k = seen[(nugget.turn.number, key)]
-        seen[(nugget.turn.number, key)] += 1
-        side.nuggets[(nugget.turn.number, key, k)] = nugget
+        k = seen[(nugget.turn.position, key)]
+        seen[(nugget.turn.position, key)] += 1
+        side.nuggets[(nugget.turn.position, key, k)] = nugget
         side.entities.setdefault(key, nugget.entity)
     missing = (keys or set()) - set(side.entities)
     if missing:
@@ -121,7 +122,7 @@ def read_side(conversation: Conversation, annotator_id: int | None, keys: set[st
     for membership in Membership.objects.filter(entity_id__in=by_id).select_related("attribute_set"):
         side.memberships[(by_id[membership.entity_id], membership.attribute_set.name)] = membership
     for label in TurnLabel.objects.filter(turn__conversation=conversation, annotator_id=annotator_id).select_related("turn"):
-        side.labels[label.turn.number] = label
+        side.labels[label.turn.position] = label
     return side
 
 
@@ -257,6 +258,7 @@ def adjudication(conversation: Conversation, annotators: list, judge: int | None
     conversation are not this one's until its first decision)."""
     turns = list(Turn.objects.filter(conversation=conversation).order_by("position"))
     offsets = system_turn_offsets(conversation, turns)
+    name_at = {turn.position: str(turn) for turn in turns}
     sides = [read_side(conversation, annotator.pk) for annotator in annotators]
     gold = gold_account()
     keys = set().union(*(side.entities for side in sides))
@@ -277,8 +279,8 @@ def adjudication(conversation: Conversation, annotators: list, judge: int | None
 
     first_wc: dict[str, int] = {}
     for side in sides:
-        for (number, key, _k), nugget in side.nuggets.items():
-            wc = word_position(offsets[number], nugget.start_word)
+        for (position, key, _k), nugget in side.nuggets.items():
+            wc = word_position(offsets[position], nugget.start_word)
             first_wc[key] = min(first_wc.get(key, wc), wc)
 
     def grade_text(value) -> str:
@@ -300,10 +302,10 @@ def adjudication(conversation: Conversation, annotators: list, judge: int | None
                                    said=said, gold=gold_value, shown_gold=show(gold_value), decision=decisions.get(unit)))
 
     for parts in sorted(set().union(*(side.nuggets for side in sides))):
-        number, key, _k = parts
+        position, key, _k = parts
         spans = [v for side in sides if (v := side.value("span", parts)) is not None]
-        add("span", parts, f"{name_of(key)} in S{number}", span_text(offsets[number], min(spans)),
-            (offsets[number] + min(spans)[0], 0), lambda v, n=number: span_text(offsets[n], v))
+        add("span", parts, f"{name_of(key)} in {name_at[position]}", span_text(offsets[position], min(spans)),
+            (offsets[position] + min(spans)[0], 0), lambda v, at=position: span_text(offsets[at], v))
     marked = [key for key in keys if sum(key in side.entities for side in sides) >= 2]
     for key in sorted(marked, key=lambda k: (first_wc.get(k, 0), k)):
         wc = first_wc.get(key, 0)
@@ -313,8 +315,8 @@ def adjudication(conversation: Conversation, annotators: list, judge: int | None
                 (wc, 2, attribute_set.position), _vector_text)
     for turn in turns:
         if turn.is_system:
-            add("label", (turn.number,), f"label of S{turn.number}", f"S{turn.number}",
-                (offsets[turn.number] + word_count(turn.text), 3), lambda v: v or "not given")
+            add("label", (turn.position,), f"label of {turn}", str(turn),
+                (offsets[turn.position] + word_count(turn.text), 3), lambda v: v or "not given")
     result.sort(key=lambda d: d.order)
     return Adjudication(conversation, list(annotators), gold, conversation.gold_annotator_id == gold.pk,
                         edits.judgments_version(conversation, gold), result, sides, g, turns, grades, attribute_sets)
@@ -396,7 +398,8 @@ def decide(conversation: Conversation, unit: str, *, actor, judge: int | None, t
     before = mine.value(kind, parts)
     if kind == "span":
         after = _take_span(conversation, gold, parts, source, mine, actor=actor)
-        what = f"{_name(source, mine, parts[1])} in S{parts[0]}"
+        turn = Turn.objects.get(conversation=conversation, position=parts[0])
+        what = f"{_name(source, mine, parts[1])} in {turn}"
         offset = _offset(conversation, parts[0])
         shown = (span_text(offset, before), span_text(offset, after))
     elif kind == "grade":
@@ -422,14 +425,15 @@ def decide(conversation: Conversation, unit: str, *, actor, judge: int | None, t
         what = f"{set_name} of {entity.name or entity.key}"
         shown = (_vector_text(before), _vector_text(vector))
     else:
-        number = parts[0]
+        position = parts[0]
         label = written if take is None else source.value("label", parts)
+        turn = Turn.objects.select_related("conversation").get(conversation=conversation, role=Turn.Role.SYSTEM,
+                                                               position=position)
         if label != before:
-            turn = Turn.objects.select_related("conversation").get(conversation=conversation, role=Turn.Role.SYSTEM, number=number)
-            current = mine.labels.get(number)
+            current = mine.labels.get(position)
             edits.set_turn_label(turn, annotator=gold, actor=actor, label=label,
                                  expected_version=current.version if current else None)
-        what = f"label of S{number}"
+        what = f"label of {turn}"
         shown = (before or "not given", label or "not given")
     change = f"{shown[0]} -> {shown[1]}" if shown[0] != shown[1] else f"kept {shown[1]}"
     return AdjudicationDecision.objects.create(
@@ -443,17 +447,18 @@ def _name(source: Side, mine: Side, key: str) -> str:
     return (entity.name or entity.key) if entity else key
 
 
-def _offset(conversation: Conversation, number: int) -> int:
-    return system_turn_offsets(conversation).get(number, 0)
+def _offset(conversation: Conversation, position: int) -> int:
+    return system_turn_offsets(conversation).get(position, 0)
 
 
 def system_turn_offsets(conversation: Conversation | None, turns: list[Turn] | None = None) -> dict[int, int]:
-    """S<number> -> the words before that system turn (user turns count too): a word k (0-based)
-    of it is at WC offset + k + 1, as the workspace counts. One query, unless `turns` are given."""
+    """A system turn's position -> the words before it along its path (user turns count too): a
+    word k (0-based) of it is at WC offset + k + 1, as the workspace counts. One query, unless
+    `turns` (in position order) are given."""
     if turns is None:
-        turns = list(Turn.objects.filter(conversation=conversation).order_by("position").only("role", "number", "text"))
-    offsets = turn_offsets([t.text for t in turns]).tolist()
-    return {t.number: offset for t, offset in zip(turns, offsets) if t.role == Turn.Role.SYSTEM}
+        turns = list(Turn.objects.filter(conversation=conversation).order_by("position")
+                     .only("role", "number", "text", "position", "follows"))
+    return {t.position: offset for t, offset in zip(turns, word_offsets(turns)) if t.role == Turn.Role.SYSTEM}
 
 
 def _grade_label(entity: Entity | None) -> str:

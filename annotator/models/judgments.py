@@ -186,7 +186,7 @@ class AdjudicationDecision(models.Model):
     `after_event`; undoing the decision undoes those events and deletes this row."""
 
     conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="decisions")
-    unit = models.CharField(max_length=1200, help_text="What was settled: span:S1:<entity key>:0, grade:<key>, ...")
+    unit = models.CharField(max_length=1200, help_text="What was settled: span:<turn position>:<entity key>:0, grade:<key>, label:<turn position>, ...")
     description = models.CharField(max_length=1200)
     taken_from = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
                                    related_name="+", help_text="Whose value the gold took; empty: written by the organiser")

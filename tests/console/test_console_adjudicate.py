@@ -98,10 +98,10 @@ def test_a_written_value_that_means_nothing_is_refused_and_nothing_is_decided(or
     label = TurnLabel.objects.get(turn__conversation=doubled, turn__number=1, annotator=demo[2][1])
     edits.set_turn_label(label.turn, annotator=label.annotator, actor=label.annotator,
                          label="x" if label.label == "o" else "o", expected_version=label.version)
-    response = organiser.post(decide_url(doubled), {"unit": "label\x1f1", "take": "written", "value": "L9", "version": 0}, follow=True)
+    response = organiser.post(decide_url(doubled), {"unit": f"label\x1f{label.turn.position}", "take": "written", "value": "L9", "version": 0}, follow=True)
     assert "is not a turn label" in response.content.decode()
     assert not doubled.decisions.exists()
-    organiser.post(decide_url(doubled), {"unit": "label\x1f1", "take": "written", "value": "-", "version": 0})
+    organiser.post(decide_url(doubled), {"unit": f"label\x1f{label.turn.position}", "take": "written", "value": "-", "version": 0})
     doubled.refresh_from_db()
     assert TurnLabel.objects.get(turn__conversation=doubled, turn__number=1, annotator=doubled.gold_annotator).label == "-"
 
