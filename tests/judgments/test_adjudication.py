@@ -211,3 +211,32 @@ def test_taking_the_third_annotators_value_makes_it_the_gold(three):
     assert decision.description == "grade of Interstellar (2014) L2 -> L1"
     again = adjudication.adjudication(three.conversation, three.annotators).find(grade.unit)
     assert again.settled and again.gold_matches == [three.carol]
+
+
+def test_in_a_conversation_that_branches_each_regenerated_answer_is_its_own_turn_to_settle(db):
+    from annotator.models import Turn
+
+    organiser, ann, bob = make_user("org"), make_user("ann"), make_user("bob")
+    campaign = make_campaign("fw", organiser=organiser)
+    conversation = make_conversation(campaign, [("U", "Time travel films?"), ("S", TEXT), ("S", "Primer (2004) only.")],
+                                     annotators=[ann, bob])
+    Turn.objects.filter(conversation=conversation, position=3).update(follows=1, number=1)  # a regenerated S1
+    conversation.is_tree = True
+    conversation.save()
+    first, second = conversation.turns.get(position=2), conversation.turns.get(position=3)
+    for turn, (ann_label, bob_label) in ((first, ("o", "x")), (second, ("x", "o"))):
+        edits.set_turn_label(turn, annotator=ann, actor=ann, label=ann_label, expected_version=None)
+        edits.set_turn_label(turn, annotator=bob, actor=bob, label=bob_label, expected_version=None)
+    mark(conversation, ann, 3, 0, 1, "L2", {"RATINGS": RATINGS_HIGH})
+    mark(conversation, bob, 3, 0, 1, "L1", {"RATINGS": RATINGS_HIGH})
+    listed = found(conversation, ann, bob).disagreements
+    labels = [d for d in listed if d.kind == "label"]
+    # in WC order: the regenerated answer ends at word 6, the first at word 21
+    assert [(d.parts, d.what) for d in labels] == [((3,), "label of S1"), ((2,), "label of S1")]
+    grade = next(d for d in listed if d.kind == "grade")
+    # the regenerated answer's words come after U1 alone, not after the first answer
+    assert grade.where == "WC 4"  # in a line it would be WC 22
+    adjudication.decide(conversation, labels[0].unit, actor=organiser, judge=ann.pk, take=bob)
+    gold = adjudication.gold_account()
+    assert TurnLabel.objects.get(turn=second, annotator=gold).label == "o"
+    assert TurnLabel.objects.get(turn=first, annotator=gold).label == "o"  # the gold started as ann's copy
