@@ -74,3 +74,25 @@ def test_the_paths_export_gives_each_path_its_probability_and_the_figures_of_its
             assert float(linear_row[figure]) == pytest.approx(getattr(alone, figure), abs=1e-12)
         for name, value in alone.GF_m.items():
             assert float(row[f"GF_{name}"]) == pytest.approx(value, abs=1e-12)
+
+
+def test_a_later_mention_is_counted_along_its_own_path_in_the_nugget_table(campaign):
+    import csv
+    import io
+
+    organiser = get_user_model().objects.create_user("organiser")
+    tree = {"topic": "M001", "run": "bing-trial1", "turns": [
+        {"id": "u1", "role": "user", "text": "Films?"},
+        {"id": "a", "parent": "u1", "role": "system", "text": "Film A"},
+        {"id": "b", "parent": "u1", "role": "system", "text": "Film B"},
+        {"id": "u2a", "parent": "a", "role": "user", "text": "More?"},
+        {"id": "s2a", "parent": "u2a", "role": "system", "text": "Film B"},
+        {"id": "u2b", "parent": "b", "role": "user", "text": "More?"},
+        {"id": "s2b", "parent": "u2b", "role": "system", "text": "Film B"},
+    ], "nuggets": [{"turn": t, "start": 0, "end": 1, "grade": "L1"} for t in ("a", "b", "s2a", "s2b")]}
+    result = import_files(campaign, [("t.jsonl", (json.dumps(tree) + "\n").encode())], annotator=organiser)
+    assert not result.errors, result.errors
+    rows = list(csv.DictReader(io.StringIO("".join(stream(campaign, "nuggets-tsv", organiser))), delimiter="\t"))
+    # Film B in S2 of the first answer's path is its first mention there; in the second's, a later one
+    assert [(r["text"], r["wc"], r["duplicate"]) for r in rows] == [
+        ("Film A", "3", "False"), ("Film B", "3", "False"), ("Film B", "6", "False"), ("Film B", "6", "True")]

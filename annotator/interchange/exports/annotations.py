@@ -52,13 +52,12 @@ def iter_nuggets_tsv(campaign: Campaign, annotator=None) -> Iterator[str]:
         for conversation in batch.conversations:
             parsed = batch.parsed(conversation)
             offsets = parsed.offsets()
-            seen: set[str] = set()
-            for wc, n in sorted(((word_position(offsets[n.turn], n.end_word), n) for n in parsed.nuggets),
-                                key=lambda pair: pair[0]):
+            earlier = _named_earlier(parsed) if once else None
+            for k, (wc, n) in enumerate(sorted(((word_position(offsets[n.turn], n.end_word), n) for n in parsed.nuggets),
+                                               key=lambda pair: pair[0])):
                 row = [parsed.topic, parsed.run, parsed.turns[n.turn].name, n.start_word, n.end_word, n.text,
                        n.entity_key, n.entity_name, n.grade or "", gains.get(n.grade, 0.0) if n.grade else 0.0, wc,
-                       bool(once and n.entity_key in seen)]
-                seen.add(n.entity_key)
+                       bool(once and earlier[k])]
                 for name in attribute_names:
                     m = n.memberships.get(name)
                     row += [format_vector(m.vector), m.evidence] if m else ["", ""]
@@ -71,3 +70,32 @@ def iter_nuggets_tsv(campaign: Campaign, annotator=None) -> Iterator[str]:
         if rows or header:
             yield header + csv_text(rows, sep="\t")
             header = ""
+
+
+def _named_earlier(parsed) -> list[bool]:
+    """Per nugget in WC order: whether an earlier nugget on its path named its entity (a later
+    mention, which gains nothing). A line's path is the conversation; in a tree, the turns from
+    the root to the nugget's (a sibling branch's mentions are not before it)."""
+    offsets = parsed.offsets()
+    ordered = sorted(parsed.nuggets, key=lambda n: word_position(offsets[n.turn], n.end_word))
+    if not parsed.is_tree:
+        seen: set[str] = set()
+        flags = []
+        for n in ordered:
+            flags.append(n.entity_key in seen)
+            seen.add(n.entity_key)
+        return flags
+    parents = parsed.parents()
+    by_turn: dict[int, list] = {}
+    for n in ordered:
+        by_turn.setdefault(n.turn, []).append(n)
+    before: list[frozenset] = []  # per turn: the keys named on its path before it
+    for turn, parent in enumerate(parents):
+        before.append(frozenset() if parent is None else
+                      before[parent] | {n.entity_key for n in by_turn.get(parent, [])})
+    flags, within = [], {}
+    for n in ordered:
+        seen_here = within.setdefault(n.turn, set())
+        flags.append(n.entity_key in before[n.turn] or n.entity_key in seen_here)
+        seen_here.add(n.entity_key)
+    return flags
