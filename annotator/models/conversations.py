@@ -3,6 +3,9 @@ who is assigned to judge it."""
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Callable
+
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
@@ -125,3 +128,35 @@ def word_offsets(turns) -> list[int]:
     index = {turn.position: i for i, turn in enumerate(turns)}
     parents = [None if (up := parent_position(turn.position, turn.follows)) is None else index[up] for turn in turns]
     return path_offsets([word_count(turn.text) for turn in turns], parents)
+
+
+def path_names(turns: list[tuple]) -> Callable[[int], str]:
+    """A conversation's turns as (position, role, follows, key), in position order -> (the index
+    of a path's leaf among its system turns, -1 for none -> the path's turn ids from the first
+    turn, through the leaf, on along the single line that follows it, joined by ">"). A turn's
+    id is its key, else its position: the ids the JSONL export writes."""
+    index = {position: i for i, (position, *_rest) in enumerate(turns)}
+    parents = [None if (up := parent_position(position, follows)) is None else index[up]
+               for position, _role, follows, _key in turns]
+    children: dict[int | None, list[int]] = defaultdict(list)
+    for i, parent in enumerate(parents):
+        children[parent].append(i)
+    ids = [key or str(position) for position, _role, _follows, key in turns]
+    system = [i for i, (_position, role, *_rest) in enumerate(turns) if role == Turn.Role.SYSTEM]
+
+    def path(leaf: int) -> str:
+        if leaf < 0:  # no system turn: the turns of the line from the first
+            at, rows = (children[None][0] if children[None] else None), []
+        else:
+            at, rows = system[leaf], []
+            up = parents[at]
+            while up is not None:
+                rows.append(up)
+                up = parents[up]
+            rows.reverse()
+        while at is not None:
+            rows.append(at)
+            at = children[at][0] if len(children[at]) == 1 else None
+        return ">".join(ids[i] for i in rows)
+
+    return path

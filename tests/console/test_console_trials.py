@@ -48,3 +48,29 @@ def test_a_system_with_more_trials_than_fit_side_by_side_links_the_first_ones(or
     link = reverse("console:conversations", kwargs={"slug": campaign.slug, "ids": m001["side_by_side"]})
     assert f"the first {SIDE_BY_SIDE} of {SIDE_BY_SIDE + 2} conversations side by side" in response.content.decode()
     assert organiser.get(link).status_code == 200
+
+
+def test_a_conversation_that_branches_shows_the_spread_of_its_paths_and_its_worst_path(organiser, campaign, demo):
+    import json
+
+    from annotator.interchange.imports.conversations import import_files
+    from annotator.models import Conversation
+    from annotator.scores.per_conversation import score_conversation
+    from tests.scores.test_conversation_trees_scored import path_line, tree_line
+
+    topic = Conversation.objects.filter(topic__campaign=campaign).first().topic.code
+    tree = dict(tree_line(), topic=topic, run="tree-trial1")
+    lines = [tree, path_line(tree, ["u1", "a", "u2a", "s2a"], "patha-trial1"),
+             path_line(tree, ["u1", "b", "u2b", "s2b"], "pathb-trial1")]
+    result = import_files(campaign, [("t.jsonl", "".join(json.dumps(line) + "\n" for line in lines).encode())],
+                          annotator=demo[1])
+    assert not result.errors, result.errors
+    a, b = (score_conversation(Conversation.objects.get(topic__campaign=campaign, run__name=run), demo[1]).GFRC
+            for run in ("patha-trial1", "pathb-trial1"))
+    response = organiser.get(url(campaign))
+    (spread,) = response.context["branches"]
+    assert (spread.topic, spread.run, spread.paths) == (topic, "tree-trial1", 2)
+    assert (spread.lowest, spread.highest) == (min(a, b), max(a, b))
+    assert spread.expected == __import__("pytest").approx(0.7 * a + 0.3 * b, abs=1e-12)
+    assert spread.worst_path == ("u1>a>u2a>s2a" if a < b else "u1>b>u2b>s2b")
+    assert spread.worst_path.replace(">", "&gt;") in response.content.decode()

@@ -14,6 +14,7 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET
 
 from annotator.evaluation import run_comparison
+from annotator.evaluation.branches import branch_spreads
 from annotator.access import campaign_for_organiser, conversation_for_organiser
 from annotator.console.forms import AnalysisForm, MeasureForm
 from annotator.models import Campaign, Conversation
@@ -82,7 +83,8 @@ def significance_csv(request: HttpRequest, slug: str) -> HttpResponse:
 def trials(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = campaign_for_organiser(request.user, slug)
     instability = run_comparison.trial_instability(score_table(campaign), run_comparison.run_identities(campaign))
-    return render(request, "console/trials.html", {"campaign": campaign, "tab": "report", "instability": instability})
+    return render(request, "console/trials.html", {"campaign": campaign, "tab": "report", "instability": instability,
+                                                   "branches": branch_spreads(campaign)})
 
 
 @login_required

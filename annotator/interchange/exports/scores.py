@@ -14,7 +14,7 @@ import pandas as pd
 from annotator.interchange.csvsafe import csv_text, frame_csv
 from annotator.interchange.exports.batches import batch_size, conversation_rows
 from annotator.models import AttributeSet, Campaign, Membership, Nugget, Turn
-from annotator.models.conversations import parent_position
+from annotator.models.conversations import path_names
 from annotator.models.rows import ConversationRow
 from annotator.rules.relevance import needs_every_membership
 from annotator.rules.vectors import format_vector
@@ -108,35 +108,7 @@ def _path_ids(conversations: list[ConversationRow]) -> dict[int, Callable[[int],
     for row in Turn.objects.filter(conversation_id__in=[c.pk for c in conversations]).order_by(
             "conversation_id", "position").values_list("conversation_id", "position", "role", "follows", "key"):
         turns[row[0]].append(row[1:])
-    return {c.pk: _leaf_paths(turns[c.pk]) for c in conversations}
-
-
-def _leaf_paths(turns: list[tuple]) -> Callable[[int], str]:
-    index = {position: i for i, (position, *_rest) in enumerate(turns)}
-    parents = [None if (up := parent_position(position, follows)) is None else index[up]
-               for position, _role, follows, _key in turns]
-    children: dict[int | None, list[int]] = defaultdict(list)
-    for i, parent in enumerate(parents):
-        children[parent].append(i)
-    ids = [key or str(position) for position, _role, _follows, key in turns]
-    system = [i for i, (_position, role, *_rest) in enumerate(turns) if role == Turn.Role.SYSTEM]
-
-    def path(leaf: int) -> str:
-        if leaf < 0:  # no system turn: the turns of the line from the first
-            at, rows = (children[None][0] if children[None] else None), []
-        else:
-            at, rows = system[leaf], []
-            up = parents[at]
-            while up is not None:
-                rows.append(up)
-                up = parents[up]
-            rows.reverse()
-        while at is not None:
-            rows.append(at)
-            at = children[at][0] if len(children[at]) == 1 else None
-        return ">".join(ids[i] for i in rows)
-
-    return path
+    return {c.pk: path_names(turns[c.pk]) for c in conversations}
 
 
 # -- the paper's Tables 1 and 2 ----------------------------------------------------------------
