@@ -24,7 +24,12 @@ def gf_column(attribute_set_name: str) -> str:
 def score_columns(table: pd.DataFrame) -> list[str]:
     """The measure columns of a score table, in the one order every table, export and page
     uses: R, GF_<attribute set>... (by name), GF, GFRC. An empty frame gives R, GF, GFRC."""
-    return ["R", *sorted(c for c in table.columns if c.startswith(gf_column(""))), "GF", "GFRC"]
+    return measure_columns(c[len(gf_column("")):] for c in table.columns if c.startswith(gf_column("")))
+
+
+def measure_columns(attribute_set_names) -> list[str]:
+    """R, GF_<attribute set>... (by name), GF, GFRC: the measure columns of these sets."""
+    return ["R", *sorted(gf_column(name) for name in attribute_set_names), "GF", "GFRC"]
 
 
 def topic_codes(campaign: Campaign) -> list[str]:

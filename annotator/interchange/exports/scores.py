@@ -84,7 +84,7 @@ def iter_paths_csv(campaign: Campaign) -> Iterator[str]:
 
     rows, judge = conversation_rows(campaign)
     names = sorted({a.name for a in AttributeSet.objects.filter(topic_type__campaign=campaign)})
-    columns = ["topic", "run", "judge", "path", "probability", "R", *map(campaign_tables.gf_column, names), "GF", "GFRC"]
+    columns = ["topic", "run", "judge", "path", "probability", *campaign_tables.measure_columns(names)]
     usernames = dict(get_user_model().objects.filter(pk__in={j for j in judge.values() if j is not None})
                      .values_list("pk", "username"))
     size = batch_size()
