@@ -160,3 +160,31 @@ def path_names(turns: list[tuple]) -> Callable[[int], str]:
         return ">".join(ids[i] for i in rows)
 
     return path
+
+
+def path_through(turns, through: int | None = None) -> list[int]:
+    """The indices of the turns of one root-to-leaf path of a conversation (turns with `pk`,
+    `position`, `follows` and `shown`, in position order): the one through the turn whose pk is
+    `through`, else the shown one; below that turn, the shown follower first, else the first."""
+    index = {turn.position: i for i, turn in enumerate(turns)}
+    parents = [None if (up := parent_position(turn.position, turn.follows)) is None else index[up] for turn in turns]
+    children: dict[int | None, list[int]] = defaultdict(list)
+    for i, parent in enumerate(parents):
+        children[parent].append(i)
+
+    def below(at: int | None) -> int | None:
+        options = children.get(at, [])
+        return next((i for i in options if turns[i].shown), options[0] if options else None)
+
+    start = next((i for i, turn in enumerate(turns) if turn.pk == through), None)
+    path: list[int] = []
+    at = start
+    while at is not None:  # up from the chosen turn
+        path.append(at)
+        at = parents[at]
+    path.reverse()
+    at = below(path[-1] if path else None)
+    while at is not None:
+        path.append(at)
+        at = below(at)
+    return path

@@ -110,6 +110,7 @@ class TurnRow:
     text: str
     follows: int | None = None  # Turn.follows: empty for the turn before it
     p: float | None = None
+    shown: bool = True
 
     @property
     def id(self) -> int:

@@ -237,7 +237,7 @@ def score_conversation(
 # score_conversation's three reads, compiled once (compiled_reads: compiling them cost more than
 # running them)
 _TURNS = CompiledRows(lambda conversation_id: Turn.objects.filter(conversation_id=conversation_id)
-                      .order_by("position").values_list("pk", "conversation_id", "position", "role", "number", "text", "follows", "p"))
+                      .order_by("position").values_list("pk", "conversation_id", "position", "role", "number", "text", "follows", "p", "shown"))
 _NUGGETS = CompiledRows(lambda conversation_id, annotator_id: Nugget.objects.filter(
     turn__conversation_id=conversation_id, annotator_id=annotator_id,
 ).order_by("turn__position", "start_word").values_list(*_NUGGET_COLUMNS))

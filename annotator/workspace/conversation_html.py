@@ -84,6 +84,8 @@ def render_turns(bench: Workbench, only: set[int] | None = None, lines: dict[int
     lines = lines or {}
     out: list[str] = []
     for view in score.turns:
+        if only is None and bench.path is not None and view.turn.pk not in bench.path:
+            continue  # another branch of a conversation that branches: its turn is on another page
         if only is not None and view.turn.pk not in only:
             if view.turn.pk in lines:
                 out.extend(_render_lines(bench, view, by_turn.get(view.turn.pk, []), candidates, lines[view.turn.pk]))
@@ -136,8 +138,23 @@ def _render_turn(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore], 
         f'data-offset="{view.offset}"{" data-lazy-words" if huge else ""} aria-labelledby="turn-{turn.pk}-h"'
         f'{OOB if oob else ""}>'
         + head
+        + _branches(bench, turn, name)
         + f'<div class="turn-text">{body}</div></section>'
     )
+
+
+def _branches(bench: Workbench, turn, name: str) -> str:
+    """At a turn with siblings (a regenerated answer, an edited question), which of them this
+    is and a link to each: the page shows one path of the tree at a time."""
+    siblings = bench.siblings.get(turn.pk)
+    if not siblings:
+        return ""
+    current = ' aria-current="true"'
+    links = "".join(
+        f'<a href="?branch={pk}" class="branch"{current if pk == turn.pk else ""}>{k}</a>'
+        for k, pk in enumerate(siblings, start=1))
+    return (f'<nav class="branches" aria-label="Branches at {name}">branch {siblings.index(turn.pk) + 1} '
+            f'of {len(siblings)}: {links}</nav>')
 
 
 def _render_lines(bench: Workbench, view: TurnScore, nuggets: list[NuggetScore], candidates,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.middleware.csrf import get_token
 
 from annotator.models import Assignment
+from annotator.models.conversations import parent_position, path_through
 from annotator.scores.stored.figures import StoredScore
 from annotator.workspace.affected import Affected, turns_to_render
 from annotator.workspace.control_urls import urls_for
@@ -52,6 +53,7 @@ def workbench_context(
         urls=urls_for(conversation.pk),
         csrf_token=get_token(request),
         candidates=read.candidates,
+        **(branch_of(score, request.GET.get("branch")) if conversation.is_tree else {}),
     )
     system_turns = score.system_turns
     rendered, lines, looks = turns_to_render(bench, only)
@@ -82,3 +84,17 @@ def workbench_context(
     if selected is not None:
         context.update(editor_context(selected, score, read.attribute_sets, read.grades, bound or {}))
     return context
+
+
+def branch_of(score, chosen: str | None) -> dict:
+    """The path the page shows of a conversation that branches (the one through the turn id
+    `chosen`, else the branch the chat showed) and each of its turns' siblings."""
+    turns = [view.turn for view in score.turns]
+    through = int(chosen) if chosen and chosen.isdigit() else None
+    path = [turns[i] for i in path_through(turns, through)]
+    followers: dict[int | None, list[int]] = {}
+    for turn in turns:
+        followers.setdefault(parent_position(turn.position, turn.follows), []).append(turn.pk)
+    return {"path": frozenset(turn.pk for turn in path),
+            "siblings": {turn.pk: ids for turn in path
+                         if len(ids := followers[parent_position(turn.position, turn.follows)]) > 1}}

@@ -62,6 +62,10 @@ class Workbench:
     urls: Urls
     csrf_token: str
     candidates: list[Candidate] = field(default_factory=list)
+    # a conversation that branches: the turns of the path shown (None: every turn, a line), and
+    # at each of its turns that has siblings, every sibling's turn id in order
+    path: frozenset[int] | None = None
+    siblings: dict[int, list[int]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

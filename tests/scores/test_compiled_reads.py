@@ -29,7 +29,7 @@ def test_each_read_gives_the_rows_of_its_queryset_for_one_id_and_then_another():
     for conversation, annotator in conversations:  # the second call reuses the first's SQL
         assert per_conversation._TURNS.rows(conversation.pk) == list(
             Turn.objects.filter(conversation_id=conversation.pk).order_by("position")
-            .values_list("pk", "conversation_id", "position", "role", "number", "text", "follows", "p"))
+            .values_list("pk", "conversation_id", "position", "role", "number", "text", "follows", "p", "shown"))
         assert per_conversation._NUGGETS.rows(conversation.pk, annotator.pk) == list(
             Nugget.objects.filter(turn__conversation_id=conversation.pk, annotator_id=annotator.pk)
             .order_by("turn__position", "start_word").values_list(*per_conversation._NUGGET_COLUMNS))

@@ -1,0 +1,53 @@
+"""A conversation that branches in the workspace: the page shows one path of its tree at a time
+(the branch the chat showed, or the one through a chosen turn), and at each turn with siblings
+which branch it is and a link to each."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from annotator.models import Assignment, Turn
+from tests.factories import make_campaign, make_conversation, make_user
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def tree(client):
+    annotator = make_user("ann")
+    conversation = make_conversation(make_campaign(), [
+        ("U", "Films?"), ("S", "Film Alpha"), ("S", "Film Beta"), ("U", "More after Beta?"), ("S", "Film Gamma")],
+        annotators=[annotator])
+    # S1 regenerated (position 3, the one shown), its follow-up and answer below it
+    Turn.objects.filter(conversation=conversation, position=2).update(follows=1, shown=False)
+    Turn.objects.filter(conversation=conversation, position=3).update(follows=1, number=1)
+    Turn.objects.filter(conversation=conversation, position=4).update(follows=3, number=2)
+    Turn.objects.filter(conversation=conversation, position=5).update(follows=4, number=2)
+    conversation.is_tree = True
+    conversation.save()
+    assert Assignment.objects.filter(conversation=conversation, annotator=annotator).exists()
+    client.force_login(annotator)
+    return conversation, {t.position: t.pk for t in conversation.turns.all()}
+
+
+def test_the_page_shows_the_branch_the_chat_showed_and_says_which_branch_each_turn_is(client, tree):
+    conversation, pk = tree
+    html = client.get(reverse("conversation", args=[conversation.pk])).content.decode()
+    assert "Film Beta" in html and "Film Gamma" in html and "Film Alpha" not in html
+    assert 'aria-label="Branches at S1">branch 2 of 2' in html
+    assert f'href="?branch={pk[2]}"' in html and f'href="?branch={pk[3]}" class="branch" aria-current="true"' in html
+
+
+def test_a_chosen_branch_shows_its_own_path_with_words_counted_along_it(client, tree):
+    conversation, pk = tree
+    html = client.get(reverse("conversation", args=[conversation.pk]), {"branch": pk[2]}).content.decode()
+    assert "Film Alpha" in html and "Film Beta" not in html and "Film Gamma" not in html
+    assert f'id="turn-{pk[2]}"' in html and 'data-offset="1"' in html  # after "Films?" alone
+    assert 'aria-label="Branches at S1">branch 1 of 2' in html
+
+
+def test_a_branch_that_is_no_turn_of_the_conversation_shows_the_shown_one(client, tree):
+    conversation, _pk = tree
+    html = client.get(reverse("conversation", args=[conversation.pk]), {"branch": "99999x"}).content.decode()
+    assert "Film Beta" in html and "Film Alpha" not in html
