@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -211,14 +211,16 @@ def _nugget_rows(rows: Sequence[tuple]) -> list[NuggetRow]:
 
 
 def score_conversation(
-    conversation: Conversation, annotator, attribute_sets: Sequence[AttributeSet] | None = None
+    conversation: Conversation, annotator, attribute_sets: Sequence[AttributeSet] | None = None,
+    path: frozenset[int] | None = None,
 ) -> ConversationScore:
     """Score one conversation under its campaign's settings from one annotator's judgments.
 
     Four queries (turns, nuggets with entity and grade, memberships, attribute sets), whatever
     the number of nuggets; pass `attribute_sets` to save the last one. Turns and nuggets come
     back as read-only rows (`TurnRow`, `NuggetRow` with `.entity` and `.entity.grade`) that
-    keep the model's attribute names.
+    keep the model's attribute names. `path`: the ids of the turns of one path of a conversation
+    that branches, scored alone (its figures are that path's, not the expectation).
     """
     annotator_id = getattr(annotator, "pk", annotator)
     campaign = conversation.topic.campaign
@@ -229,8 +231,11 @@ def score_conversation(
     memberships: dict[int, dict[int, list[float]]] = defaultdict(dict)
     for entity_id, attribute_set_id, vector in _MEMBERSHIPS.rows(conversation.topic_id, annotator_id):
         memberships[entity_id][attribute_set_id] = vector
-    return _score(conversation, [TurnRow(*row) for row in turn_rows], _nugget_rows(nugget_rows),
-                  memberships, attribute_sets, campaign_settings(campaign),
+    turns, nuggets = [TurnRow(*row) for row in turn_rows], _nugget_rows(nugget_rows)
+    if path is not None:  # one path of a conversation that branches, scored as the line it is
+        turns = [replace(turn, follows=None, p=None) for turn in turns if turn.pk in path]
+        nuggets = [nugget for nugget in nuggets if nugget.turn_id in path]
+    return _score(conversation, turns, nuggets, memberships, attribute_sets, campaign_settings(campaign),
                   attribute_specs(attribute_sets))
 
 

@@ -1,5 +1,7 @@
-"""Dismissed suggestions: kept server-side, in the annotator's session (per conversation), so
-that a reload keeps them; they are not judgments (nothing to score, nothing to undo)."""
+"""What an annotator chose to see of a conversation, kept server-side in their session (per
+conversation) so that a reload and an edit's answer keep it: the suggestions they dismissed,
+and the branch they read of a conversation that branches. Neither is a judgment (nothing to
+score, nothing to undo)."""
 
 from __future__ import annotations
 
@@ -19,3 +21,17 @@ def dismiss_in_session(request, conversation_id: int, turn_id: int, start: int, 
     keys.add(candidate_key(turn_id, start, end))
     store[str(conversation_id)] = sorted(keys)
     request.session[DISMISSED_SESSION_KEY] = store
+
+
+BRANCH_SESSION_KEY = "gfrc_branch"
+
+
+def branch_in_session(request, conversation_id: int) -> int | None:
+    """The turn id whose path the annotator reads: `?branch=` of this request (kept for the
+    next), else the one kept, else None (the branch the chat showed)."""
+    store = request.session.get(BRANCH_SESSION_KEY, {})
+    chosen = request.GET.get("branch", "")
+    if chosen.isdigit():
+        store[str(conversation_id)] = int(chosen)
+        request.session[BRANCH_SESSION_KEY] = store
+    return store.get(str(conversation_id))

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from django.middleware.csrf import get_token
 
-from annotator.models import Assignment
+from annotator.models import Assignment, Turn
 from annotator.models.conversations import parent_position, path_through
 from annotator.scores.stored.figures import StoredScore
 from annotator.workspace.affected import Affected, turns_to_render
 from annotator.workspace.control_urls import urls_for
 from annotator.workspace.conversation_html import render_turns
-from annotator.workspace.dismissals import dismissed_in_session
+from annotator.workspace.dismissals import branch_in_session, dismissed_in_session
 from annotator.workspace.editor import editor_context
 from annotator.workspace.queries import read_workbench
 from annotator.workspace.score_panel import score_panel_context
@@ -42,8 +42,9 @@ def workbench_context(
     """
     conversation = assignment.conversation
     topic = conversation.topic
+    branch = branch_of(conversation, branch_in_session(request, conversation.pk)) if conversation.is_tree else {}
     read = read_workbench(conversation, request.user, dismissed=dismissed_in_session(request, conversation.pk),
-                          with_guidelines=not request.htmx, stored=stored)
+                          with_guidelines=not request.htmx, stored=stored, path=branch.get("path"))
     score = read.score
     selected = next((n for n in score.nuggets if n.nugget.pk == selected_id), None)
     bench = Workbench(
@@ -53,7 +54,7 @@ def workbench_context(
         urls=urls_for(conversation.pk),
         csrf_token=get_token(request),
         candidates=read.candidates,
-        **(branch_of(score, request.GET.get("branch")) if conversation.is_tree else {}),
+        **branch,
     )
     system_turns = score.system_turns
     rendered, lines, looks = turns_to_render(bench, only)
@@ -80,18 +81,17 @@ def workbench_context(
     if not request.htmx:  # the whole page: the guidelines beside the text
         context["guidelines"] = read.guidelines
     if with_panel:
-        context.update(score_panel_context(score, rendered, looks), with_panel=True)
+        context.update(score_panel_context(score, rendered, looks), with_panel=True, expected=read.expected)
     if selected is not None:
         context.update(editor_context(selected, score, read.attribute_sets, read.grades, bound or {}))
     return context
 
 
-def branch_of(score, chosen: str | None) -> dict:
+def branch_of(conversation, chosen: int | None) -> dict:
     """The path the page shows of a conversation that branches (the one through the turn id
-    `chosen`, else the branch the chat showed) and each of its turns' siblings."""
-    turns = [view.turn for view in score.turns]
-    through = int(chosen) if chosen and chosen.isdigit() else None
-    path = [turns[i] for i in path_through(turns, through)]
+    `chosen`, else the branch the chat showed) and each of its turns' siblings. One query."""
+    turns = list(Turn.objects.filter(conversation=conversation).order_by("position").only("position", "follows", "shown"))
+    path = [turns[i] for i in path_through(turns, chosen)]
     followers: dict[int | None, list[int]] = {}
     for turn in turns:
         followers.setdefault(parent_position(turn.position, turn.follows), []).append(turn.pk)

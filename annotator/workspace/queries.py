@@ -29,10 +29,11 @@ class WorkbenchRead:
     grades: list[Grade]
     candidates: list[Candidate]
     guidelines: ShownGuidelines | None
+    expected: ConversationScore | None = None  # a path of a tree is shown: the expectation over every path
 
 
 def read_workbench(conversation: Conversation, user, *, dismissed: set[str], with_guidelines: bool,
-                   stored: StoredScore | None = None) -> WorkbenchRead:
+                   stored: StoredScore | None = None, path: frozenset[int] | None = None) -> WorkbenchRead:
     """Everything the workspace shows but the editor, in a fixed number of queries:
     1 attribute sets of the topic type, 2-4 score_conversation (turns; nuggets with entity and
     grade; memberships), 5 turn labels, 6 the campaign's grades, 7 the spans the systems cited
@@ -43,10 +44,14 @@ def read_workbench(conversation: Conversation, user, *, dismissed: set[str], wit
     """
     topic = conversation.topic
     if stored is not None and stored.score.conversation.pk == conversation.pk and stored.annotator_id == user.pk:
-        attribute_sets, score = stored.attribute_sets, stored.score
+        attribute_sets, whole = stored.attribute_sets, stored.score
     else:
-        attribute_sets = attribute_sets_of(topic.topic_type_id)
-        score = score_conversation(conversation, user, attribute_sets)
+        attribute_sets, whole = attribute_sets_of(topic.topic_type_id), None
+    if path is not None:  # a path of a tree: its own score, the expectation beside it
+        score = score_conversation(conversation, user, attribute_sets, path=path)
+        expected = whole or score_conversation(conversation, user, attribute_sets)
+    else:
+        score, expected = whole or score_conversation(conversation, user, attribute_sets), None
     labels = {label.turn_id: label for label in TurnLabel.objects.filter(turn__conversation=conversation, annotator=user)}
     grades = list(Grade.objects.filter(campaign_id=topic.campaign_id).order_by("level"))
     candidates = suggestions_for(conversation, user, score, dismissed)
@@ -58,6 +63,7 @@ def read_workbench(conversation: Conversation, user, *, dismissed: set[str], wit
         candidates=candidates,
         # the whole page only: the guidelines beside the text (an edit's answer leaves them be)
         guidelines=guidelines_for(topic.campaign_id, topic.topic_type.code) if with_guidelines else None,
+        expected=expected,
     )
 
 

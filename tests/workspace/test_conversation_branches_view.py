@@ -51,3 +51,24 @@ def test_a_branch_that_is_no_turn_of_the_conversation_shows_the_shown_one(client
     conversation, _pk = tree
     html = client.get(reverse("conversation", args=[conversation.pk]), {"branch": "99999x"}).content.decode()
     assert "Film Beta" in html and "Film Alpha" not in html
+
+
+def test_the_panel_scores_the_path_shown_and_gives_the_expectation_over_every_path(client, tree):
+    from annotator.scores.per_conversation import score_conversation
+    from tests.factories import mark
+
+    conversation, pk = tree
+    annotator = conversation.assignments.get().annotator
+    mark(conversation, annotator, 2, 0, 1, "L2")  # Film Alpha, on the branch not shown
+    mark(conversation, annotator, 3, 0, 1, "L1")  # Film Beta
+    response = client.get(reverse("conversation", args=[conversation.pk]))
+    expected = score_conversation(conversation, annotator)
+    shown = score_conversation(conversation, annotator, path=frozenset({pk[1], pk[3], pk[4], pk[5]}))
+    context = response.context
+    assert context["score"].R == shown.R and context["expected"].R == expected.R
+    assert expected.R != shown.R
+    assert f'data-expected="GFRC">{expected.GFRC:.4f}' in response.content.decode()
+    # the branch chosen is kept for the next page and for an edit's answer
+    client.get(reverse("conversation", args=[conversation.pk]), {"branch": pk[2]})
+    again = client.get(reverse("conversation", args=[conversation.pk]))
+    assert "Film Alpha" in again.content.decode() and again.context["score"].nuggets[0].nugget.turn_id == pk[2]
