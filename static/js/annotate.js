@@ -261,6 +261,21 @@
     return turns.filter(function (s) { return order(s.dataset.turn) > order(pos.turn); })[0] || turns[turns.length - 1];
   }
 
+  // A conversation that branches shows one path: [ and ] go to the previous / next branch at
+  // the nearest branching turn at or above the current one (else the first on the page).
+  function switchBranch(dir) {
+    var navs = $$("#turns nav.branches");
+    if (!navs.length) { flash("This conversation does not branch."); return; }
+    var turn = currentSystemTurn(), nav = null;
+    navs.forEach(function (n) { if (turn && order(n.closest(".turn").dataset.turn) <= order(turn.dataset.turn)) nav = n; });
+    nav = nav || navs[0];
+    var links = $$("a.branch", nav);
+    var at = links.findIndex(function (a) { return a.getAttribute("aria-current") === "true"; });
+    var next = links[at + dir];
+    if (next) window.location.assign(next.href);
+    else flash("No " + (dir > 0 ? "next" : "previous") + " branch at " + nav.getAttribute("aria-label").replace("Branches at ", "") + ".");
+  }
+
   function moveLine(dir) {
     var w = wordAt(current) || allWords()[0];
     if (!w) return;
@@ -333,6 +348,7 @@
       if (turn) press(document.getElementById("label-" + turn.dataset.turn + "-" + (key === "-" ? "dash" : key)));
       return true;
     }
+    if (key === "[" || key === "]") { switchBranch(key === "]" ? 1 : -1); return true; }
     if (key === "m") {
       var input = $("#editor [data-membership-input][data-unset]") || $("#editor [data-membership-input]");
       if (input) input.focus(); else flash("Select a nugget to give its memberships.");
@@ -347,7 +363,7 @@
     return false;
   }
 
-  var HANDLED = /^(Arrow(Left|Right|Up|Down)|Home|End|Enter|Escape|Delete|Backspace|[ljkadnp0-9oxmufg#?-])$/;
+  var HANDLED = /^(Arrow(Left|Right|Up|Down)|Home|End|Enter|Escape|Delete|Backspace|[ljkadnp0-9oxmufg#?\[\]-])$/;
 
   // The guidelines (a <details> in the page head, open without JavaScript too): g opens them
   // and brings them into view, g again closes them.
