@@ -484,15 +484,16 @@ def doubly_annotated(campaign: Campaign) -> list[Conversation]:
 
 @dataclass
 class ConversationJudgments:
-    """One conversation's judgments by its annotators: per annotator, spans (system turn number,
+    """One conversation's judgments by its annotators: per annotator, spans (system turn position,
     start, end, entity key) and entity key -> (name, grade level, entity id); (annotator, key) ->
-    {attribute set: vector}; and each system turn's word offset (to give positions as the
-    workspace's WC)."""
+    {attribute set: vector}; and each system turn's word offset along its path (to give positions
+    as the workspace's WC) and name (S1: a conversation that branches has several)."""
 
     spans: dict[int, set[tuple[int, int, int, str]]] = field(default_factory=lambda: defaultdict(set))
     keys: dict[int, dict[str, tuple[str, int | None, int]]] = field(default_factory=lambda: defaultdict(dict))
     vectors: dict[tuple[int, str], dict[str, list]] = field(default_factory=lambda: defaultdict(dict))
     offsets: dict[int, int] = field(default_factory=dict)
+    names: dict[int, str] = field(default_factory=dict)
 
 
 class _TurnWords(NamedTuple):
@@ -510,12 +511,12 @@ def judgments_of(conversations: QuerySet, annotator_ids: Collection[int]) -> dic
     read as plain rows: the agreement page reads a whole campaign so."""
     found: dict[int, ConversationJudgments] = defaultdict(ConversationJudgments)
     nuggets = Nugget.objects.filter(turn__conversation__in=conversations, annotator_id__in=annotator_ids).order_by()
-    for conversation_id, annotator_id, number, start, end, key, name, level, entity_id in nuggets.values_list(
-        "turn__conversation_id", "annotator_id", "turn__number", "start_word", "end_word",
+    for conversation_id, annotator_id, position, start, end, key, name, level, entity_id in nuggets.values_list(
+        "turn__conversation_id", "annotator_id", "turn__position", "start_word", "end_word",
         "entity__key", "entity__name", "entity__grade__level", "entity_id",
     ):
         judged = found[conversation_id]
-        judged.spans[annotator_id].add((number, start, end, key))  # nuggets sit in system turns: S<number>
+        judged.spans[annotator_id].add((position, start, end, key))  # nuggets sit in system turns
         judged.keys[annotator_id][key] = (name or key, level, entity_id)
     # an entity is topic-wide: the same one is judged in every run's conversation of its topic
     owners: dict[int, list[tuple[int, int, str]]] = defaultdict(list)
@@ -534,10 +535,8 @@ def judgments_of(conversations: QuerySet, annotator_ids: Collection[int]) -> dic
     ).values_list("conversation_id", "role", "number", "text", "position", "follows"):
         turns[conversation_id].append(_TurnWords(*row))
     for conversation_id, judged in found.items():
-        # the agreement report names a system turn by its S-number (a line's turns: one each)
-        number_at = {t.position: t.number for t in turns[conversation_id]}
-        judged.offsets = {number_at[position]: offset
-                          for position, offset in system_turn_offsets(None, turns[conversation_id]).items()}
+        judged.offsets = system_turn_offsets(None, turns[conversation_id])
+        judged.names = {t.position: f"{t.role}{t.number}" for t in turns[conversation_id]}
     return found
 
 
@@ -547,7 +546,7 @@ def conversation_agreement(conversation: Conversation, first, second,
     their disagreements. `judged` (judgments_of) saves the conversation's three queries."""
     if judged is None:
         judged = judgments_of(Conversation.objects.filter(pk=conversation.pk), [first.pk, second.pk])[conversation.pk]
-    spans, keys, vectors, offsets = judged.spans, judged.keys, judged.vectors, judged.offsets
+    spans, keys, vectors, offsets, names = judged.spans, judged.keys, judged.vectors, judged.offsets, judged.names
     span = agreement.span_agreement({s[:3] for s in spans[first.pk]}, {s[:3] for s in spans[second.pk]})
     grade_pairs = []
     disagreements = []
@@ -560,7 +559,7 @@ def conversation_agreement(conversation: Conversation, first, second,
         grade_pairs.append((name, a[1] if a else None, b[1] if b else None))
         if a is None or b is None:
             who = first if b is None else second
-            where = ", ".join(f"S{n} WC {word_position(offsets[n], s)}-{word_position(offsets[n], e)}"
+            where = ", ".join(f"{names[n]} WC {word_position(offsets[n], s)}-{word_position(offsets[n], e)}"
                               for n, s, e, k in sorted(spans[who.pk]) if k == key)
             disagreements.append(f"{name}: marked only by {who.get_username()} ({where})")
             only_one.add(key)
@@ -575,12 +574,13 @@ def conversation_agreement(conversation: Conversation, first, second,
             membership_pairs.append((va[attribute], vb[attribute]))
             if np.abs(np.asarray(va[attribute]) - np.asarray(vb[attribute])).sum() > 1e-6:
                 disagreements.append(f"{name}: {attribute} memberships differ")
-    for number, start, end, key in sorted(spans[first.pk] ^ spans[second.pk]):
+    for position, start, end, key in sorted(spans[first.pk] ^ spans[second.pk]):
         if key in only_one:
             continue
-        who = first if (number, start, end, key) in spans[first.pk] else second
+        who = first if (position, start, end, key) in spans[first.pk] else second
         disagreements.append(
-            f"S{number} WC {word_position(offsets[number], start)}-{word_position(offsets[number], end)}: span only by {who.get_username()}")
+            f"{names[position]} WC {word_position(offsets[position], start)}-{word_position(offsets[position], end)}: "
+            f"span only by {who.get_username()}")
     return PairReport(conversation, first, second, span, grade_pairs, disagreements), membership_pairs
 
 
