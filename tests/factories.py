@@ -73,3 +73,18 @@ def mark(conversation: Conversation, annotator, turn_position: int, start: int, 
         )
     nugget.refresh_from_db()
     return nugget
+
+
+def make_branching_conversation(campaign, annotator):
+    """U1 "Films?" -> S1 "Film Alpha" (position 2, not shown) | S1 "Film Beta" (position 3, shown)
+    -> U2 -> S2 "Film Gamma": a regenerated first answer with its follow-up under the shown one."""
+    from annotator.models import Turn
+
+    conversation = make_conversation(campaign, [
+        ("U", "Films?"), ("S", "Film Alpha"), ("S", "Film Beta"), ("U", "More after Beta?"), ("S", "Film Gamma")],
+        annotators=[annotator])
+    for position, follows, number, shown in ((2, 1, 1, False), (3, 1, 1, True), (4, 3, 2, True), (5, 4, 2, True)):
+        Turn.objects.filter(conversation=conversation, position=position).update(follows=follows, number=number, shown=shown)
+    conversation.is_tree = True
+    conversation.save()
+    return conversation

@@ -7,24 +7,15 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from annotator.models import Turn
 from annotator.scores.per_conversation import score_conversation
-from tests.factories import make_campaign, make_conversation, make_user, mark
+from tests.factories import make_branching_conversation, make_campaign, make_user, mark
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_an_annotator_reads_one_branch_at_a_time_and_switches_with_the_keys(page, live_server, login):
     annotator = make_user("annotator")
-    conversation = make_conversation(make_campaign(), [
-        ("U", "Films?"), ("S", "Film Alpha"), ("S", "Film Beta"), ("U", "More after Beta?"), ("S", "Film Gamma")],
-        annotators=[annotator])
-    Turn.objects.filter(conversation=conversation, position=2).update(follows=1, shown=False)
-    Turn.objects.filter(conversation=conversation, position=3).update(follows=1, number=1)
-    Turn.objects.filter(conversation=conversation, position=4).update(follows=3, number=2)
-    Turn.objects.filter(conversation=conversation, position=5).update(follows=4, number=2)
-    conversation.is_tree = True
-    conversation.save()
+    conversation = make_branching_conversation(make_campaign(), annotator)
     mark(conversation, annotator, 2, 0, 1, "L2")
     mark(conversation, annotator, 3, 0, 1, "L1")
     expected = score_conversation(conversation, annotator)

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from annotator.models import Assignment, Turn
-from tests.factories import make_campaign, make_conversation, make_user
+from annotator.models import Assignment
+from tests.factories import make_branching_conversation, make_campaign, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -16,16 +16,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def tree(client):
     annotator = make_user("ann")
-    conversation = make_conversation(make_campaign(), [
-        ("U", "Films?"), ("S", "Film Alpha"), ("S", "Film Beta"), ("U", "More after Beta?"), ("S", "Film Gamma")],
-        annotators=[annotator])
-    # S1 regenerated (position 3, the one shown), its follow-up and answer below it
-    Turn.objects.filter(conversation=conversation, position=2).update(follows=1, shown=False)
-    Turn.objects.filter(conversation=conversation, position=3).update(follows=1, number=1)
-    Turn.objects.filter(conversation=conversation, position=4).update(follows=3, number=2)
-    Turn.objects.filter(conversation=conversation, position=5).update(follows=4, number=2)
-    conversation.is_tree = True
-    conversation.save()
+    conversation = make_branching_conversation(make_campaign(), annotator)
     assert Assignment.objects.filter(conversation=conversation, annotator=annotator).exists()
     client.force_login(annotator)
     return conversation, {t.position: t.pk for t in conversation.turns.all()}

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 from ..model import ParsedConversation
 from .common import Bad, Cite, Message, Reading, Unit, dict_at, join, kind_of, locate, optional_list, read_units
-from .trees import Node, tree_conversation
+from .trees import Node, parents_first, tree_conversation
 
 NAME = "ChatGPT export"
 SUPPORTED = "ChatGPT export (conversations.json)"
@@ -69,16 +69,7 @@ def _every_branch(mapping: dict, unit: Unit, shown: set[str]) -> list[tuple[str,
     for node_id, node in mapping.items():
         parent = dict_at(node, unit.at("mapping", node_id), "a node").get("parent")
         children.setdefault(parent if parent in mapping else None, []).append(node_id)
-    order, stack, seen = [], [(root, None) for root in reversed(children.get(None, []))], set()
-    while stack:
-        node_id, parent = stack.pop()
-        if node_id in seen:
-            continue
-        seen.add(node_id)
-        order.append((node_id, parent))
-        below = sorted(children.get(node_id, []), key=lambda child: child not in shown)  # stable: the file's order
-        stack.extend((child, node_id) for child in reversed(below))
-    return order
+    return parents_first(children, shown)
 
 
 def _message(msg: Any, where: str, reading: Reading, line: int) -> Message | None:

@@ -25,7 +25,7 @@ from ..model import ParsedConversation
 from .anthropic import read_blocks
 from .common import (Bad, Cite, Message, Reading, Unit, conversation, dict_at, join, kind_of, list_at, objects_in,
                      optional_list, optional_text, read_units, text_at, to_code_points)
-from .trees import Node, tree_conversation
+from .trees import Node, parents_first, tree_conversation
 
 NAME = "Claude.ai export"
 SUPPORTED = "Claude.ai export (conversations.json with chat_messages)"
@@ -64,16 +64,7 @@ def _every_branch(raw: list, shown: set[int]) -> list[tuple[int, int | None]]:
     for i, m in enumerate(raw):
         parent = index.get(m.get("parent_message_uuid")) if isinstance(m, dict) else None
         children.setdefault(parent, []).append(i)
-    order, stack, seen = [], [(root, None) for root in reversed(children.get(None, []))], set()
-    while stack:
-        i, parent = stack.pop()
-        if i in seen:
-            continue
-        seen.add(i)
-        order.append((i, parent))
-        below = sorted(children.get(i, []), key=lambda child: child not in shown)
-        stack.extend((child, i) for child in reversed(below))
-    return order
+    return parents_first(children, shown)
 
 
 def _shown_branch(raw: list, leaf: Any, unit: Unit) -> list[int]:

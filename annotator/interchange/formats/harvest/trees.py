@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from ..model import LoneSurrogate, ParsedCitation, ParsedConversation, ParsedTurn, canonical_text, holds_surrogate
 from .common import Cite, Message, Reading, conversation, word_spans
 
-__all__ = ["Node", "tree_conversation"]
+__all__ = ["Node", "tree_conversation", "parents_first"]
 
 
 @dataclass
@@ -26,6 +26,21 @@ class Node:
     parent: str | None  # the id of the node it follows; None: a root
     message: Message | None  # None: not shown
     shown: bool  # on the branch the chat showed
+
+
+def parents_first(children: dict, shown: set) -> list[tuple]:
+    """Every node as (node, parent), parents before children, the shown branch's first: from
+    the roots (`children[None]`) down each node's `children` in the file's order."""
+    order, stack, seen = [], [(root, None) for root in reversed(children.get(None, []))], set()
+    while stack:
+        node, parent = stack.pop()
+        if node in seen:  # a node listed twice, or a loop: once
+            continue
+        seen.add(node)
+        order.append((node, parent))
+        below = sorted(children.get(node, []), key=lambda child: child not in shown)  # stable: the file's order
+        stack.extend((child, node) for child in reversed(below))
+    return order
 
 
 def tree_conversation(nodes: Sequence[Node], reading: Reading, line: int, where: str) -> ParsedConversation | None:
