@@ -150,7 +150,7 @@ def _branches(bench: Workbench, turn, name: str) -> str:
     if not siblings:
         return ""
     current = ' aria-current="true"'
-    links = "".join(
+    links = " ".join(
         f'<a href="?branch={pk}" class="branch"{current if pk == turn.pk else ""}>{k}</a>'
         for k, pk in enumerate(siblings, start=1))
     return (f'<nav class="branches" aria-label="Branches at {name}">branch {siblings.index(turn.pk) + 1} '
