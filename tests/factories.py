@@ -75,14 +75,14 @@ def mark(conversation: Conversation, annotator, turn_position: int, start: int, 
     return nugget
 
 
-def make_branching_conversation(campaign, annotator):
+def make_branching_conversation(campaign, annotator, **where):
     """U1 "Films?" -> S1 "Film Alpha" (position 2, not shown) | S1 "Film Beta" (position 3, shown)
     -> U2 -> S2 "Film Gamma": a regenerated first answer with its follow-up under the shown one."""
     from annotator.models import Turn
 
     conversation = make_conversation(campaign, [
         ("U", "Films?"), ("S", "Film Alpha"), ("S", "Film Beta"), ("U", "More after Beta?"), ("S", "Film Gamma")],
-        annotators=[annotator])
+        annotators=[annotator], **where)
     for position, follows, number, shown in ((2, 1, 1, False), (3, 1, 1, True), (4, 3, 2, True), (5, 4, 2, True)):
         Turn.objects.filter(conversation=conversation, position=position).update(follows=follows, number=number, shown=shown)
     conversation.is_tree = True

@@ -35,6 +35,7 @@ from annotator.models import (
     Turn,
     TurnLabel,
 )
+from annotator.models.conversations import path_through
 from annotator.scores.campaign_tables import score_columns, score_table, with_usernames
 from annotator.scores.per_conversation import gold_annotator_rows
 from annotator.scores.ranked_lists import MEASURES as RANKED_MEASURES, score_ranked_lists
@@ -300,17 +301,13 @@ def usefulness_grid(campaign: Campaign) -> dict:
     conversations = list(Conversation.objects.filter(topic__campaign=campaign).order_by()
                          .values_list("pk", "topic__code", "run__name", "gold_annotator_id"))
     judge_of = gold_annotator_rows(campaign, [(pk, gold) for pk, _t, _r, gold in conversations])
-    labels: dict[int, dict[int, str]] = defaultdict(dict)  # conversation -> system turn number -> label
-    for conversation_id, number, annotator_id, label in TurnLabel.objects.filter(
+    labels: dict[int, dict[int, str]] = defaultdict(dict)  # conversation -> system turn id -> label
+    for conversation_id, turn_id, annotator_id, label in TurnLabel.objects.filter(
         turn__conversation__topic__campaign=campaign, turn__role=Turn.Role.SYSTEM
-    ).values_list("turn__conversation_id", "turn__number", "annotator_id", "label"):
+    ).values_list("turn__conversation_id", "turn_id", "annotator_id", "label"):
         if annotator_id == judge_of.get(conversation_id):
-            labels[conversation_id][number] = label
-    system_turns: dict[int, int] = defaultdict(int)
-    for conversation_id, number in Turn.objects.filter(
-        conversation__topic__campaign=campaign, role=Turn.Role.SYSTEM
-    ).values_list("conversation_id", "number"):
-        system_turns[conversation_id] = max(system_turns[conversation_id], number)
+            labels[conversation_id][turn_id] = label
+    system_turns = _system_turns_shown(campaign)
 
     topics = sorted({topic for _pk, topic, _r, _g in conversations})
     runs = sorted({run for _pk, _t, run, _g in conversations})
@@ -319,7 +316,7 @@ def usefulness_grid(campaign: Campaign) -> dict:
     complete: dict[str, dict[str, list[str]]] = defaultdict(dict)  # run -> topic -> labels
     for pk, topic, run, _gold in conversations:
         given = labels.get(pk, {})
-        sequence = [given.get(i) for i in range(1, system_turns.get(pk, 0) + 1)]
+        sequence = [given.get(turn_id) for turn_id in system_turns.get(pk, ())]
         shown = (sequence + [usefulness.NO_TURN] * 2)[:2]
         if None in sequence or not sequence:
             css = "unlabelled"
@@ -363,6 +360,32 @@ def usefulness_grid(campaign: Campaign) -> dict:
         "footer": footer,
         "legend": LEGEND,
     }
+
+
+def _system_turns_shown(campaign: Campaign) -> dict[int, list[int]]:
+    """Per conversation, the ids of its system turns in order: a linear conversation's all of
+    them, a branching one's those on the path the chat showed (the sequence its user read; the
+    other branches are trials within the conversation, on the trials page)."""
+    by_conversation: dict[int, list[int]] = defaultdict(list)
+    turns = Turn.objects.filter(conversation__topic__campaign=campaign).order_by("conversation_id", "position")
+    for conversation_id, turn_id in turns.filter(role=Turn.Role.SYSTEM, conversation__is_tree=False).values_list(
+            "conversation_id", "pk"):
+        by_conversation[conversation_id].append(turn_id)
+    tree_turns: dict[int, list[_ShownTurn]] = defaultdict(list)
+    for conversation_id, *turn in turns.filter(conversation__is_tree=True).values_list(
+            "conversation_id", "pk", "position", "follows", "shown", "role"):
+        tree_turns[conversation_id].append(_ShownTurn(*turn))
+    for conversation_id, tree in tree_turns.items():
+        by_conversation[conversation_id] = [tree[i].pk for i in path_through(tree) if tree[i].role == Turn.Role.SYSTEM]
+    return by_conversation
+
+
+class _ShownTurn(NamedTuple):
+    pk: int
+    position: int
+    follows: int | None
+    shown: bool
+    role: str
 
 
 # -- progress ------------------------------------------------------------------------------------

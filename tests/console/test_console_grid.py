@@ -2,6 +2,7 @@ from django.urls import reverse
 
 from annotator.judgments import edits
 from annotator.models import Conversation, TurnLabel
+from scoring import usefulness
 from tests.console.conftest import assert_only_the_organiser_gets_in
 
 
@@ -81,3 +82,26 @@ def test_every_cell_colour_of_the_grid_reads_at_wcag_aa_contrast():
     for name, background, text in rules:
         light, dark = sorted((luminance(background), luminance(text)), reverse=True)
         assert (light + 0.05) / (dark + 0.05) >= 4.5, name
+
+
+def test_a_branching_conversation_shows_the_labels_of_the_path_its_chat_showed(organiser, campaign, demo):
+    from tests.factories import make_branching_conversation
+
+    ann = demo[2][0]
+    conversation = make_branching_conversation(campaign, ann, run="branching-trial1")
+    Conversation.objects.filter(pk=conversation.pk).update(gold_annotator=ann)
+    labels = {"Film Alpha": "x", "Film Beta": "o", "Film Gamma": "-"}  # Alpha: the regenerated answer not shown
+    for turn in conversation.turns.filter(role="S"):
+        edits.set_turn_label(turn, annotator=ann, actor=ann, label=labels[turn.text], expected_version=None)
+
+    def cell_and_first_useful():
+        grid = organiser.get(url(campaign)).context["grid"]
+        run_index = grid["runs"].index(conversation.run.name)
+        cell = next(r["cells"][run_index] for r in grid["rows"] if r["topic"] == conversation.topic.code)
+        return cell["labels"], cell["css"], grid["summaries"][conversation.run.name].percent_useful[0]
+
+    assert cell_and_first_useful() == ("o -", usefulness.cell_colour_of(["o", "-"]), 100.0)
+    # had the chat shown Alpha (and the user stopped there), the cell is Alpha's alone
+    conversation.turns.filter(text="Film Alpha").update(shown=True)
+    conversation.turns.filter(text="Film Beta").update(shown=False)
+    assert cell_and_first_useful() == (f"x {usefulness.NO_TURN}", usefulness.cell_colour_of(["x"]), 0.0)
