@@ -1,6 +1,6 @@
 """Conversations that branch, as a trial within a conversation: a regenerated answer is the
-system asked again. For each, the spread of its paths' GFRC (each path scored as the linear
-conversation it is, scoring.trees) around its expected figure, and its worst path."""
+system asked again. For each, the spread of its paths' figures of a measure (each path scored
+as the linear conversation it is, scoring.trees) around its expected figure, and its worst path."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ class BranchSpread:
     topic: str
     run: str
     paths: int
-    expected: float  # E[GFRC] over the paths
+    measure: str
+    expected: float  # E[measure] over the paths
     lowest: float
     highest: float
     worst_path: str  # its turns' ids from the first, joined by ">"
@@ -31,8 +32,9 @@ class BranchSpread:
         return self.highest - self.lowest
 
 
-def branch_spreads(campaign: Campaign) -> list[BranchSpread]:
-    """Every conversation of the campaign that branches, widest spread of GFRC first."""
+def branch_spreads(campaign: Campaign, measure: str = "GFRC") -> list[BranchSpread]:
+    """Every conversation of the campaign that branches, widest spread of `measure` first (none
+    for a measure conversations have not)."""
     rows = list(Conversation.objects.filter(topic__campaign=campaign, is_tree=True)
                 .values_list("pk", "topic__code", "topic__topic_type_id", "run__name", "gold_annotator_id"))
     if not rows:
@@ -46,9 +48,11 @@ def branch_spreads(campaign: Campaign) -> list[BranchSpread]:
     spreads = []
     for pk, code, _type, run, _gold in rows:
         paths = figures.get(pk, [])
-        if not paths:
+        values = [path.value(measure) for path in paths]
+        if not paths or None in values:
             continue
-        worst = min(paths, key=lambda path: path.GFRC)
-        spreads.append(BranchSpread(pk, code, run, len(paths), sum(p.probability * p.GFRC for p in paths),
-                                    worst.GFRC, max(p.GFRC for p in paths), path_names(turns[pk])(worst.leaf)))
+        worst = min(range(len(paths)), key=values.__getitem__)
+        spreads.append(BranchSpread(pk, code, run, len(paths), measure,
+                                    sum(path.probability * value for path, value in zip(paths, values)),
+                                    values[worst], max(values), path_names(turns[pk])(paths[worst].leaf)))
     return sorted(spreads, key=lambda s: (-s.spread, s.topic, s.run))

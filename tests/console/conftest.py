@@ -75,3 +75,25 @@ def with_second_trial(demo):
     turns = [("U", "Please list sci-fi movies that feature time travel."), ("S", "<b>Nothing</b> comes to mind."),
              ("U", "Any?"), ("S", "Sorry.")]
     return [make_conversation(campaign, turns, topic=topic, run="bing-trial2", annotators=[ann]) for topic in ("M001", "M002")]
+
+
+def import_a_tree_and_its_paths(campaign, annotator) -> tuple[str, dict[str, object]]:
+    """A branching conversation (run tree-trial1, paths of probability 0.7 and 0.3) and each of
+    its two paths as a linear conversation of its own (runs patha-trial1, pathb-trial1), judged
+    by `annotator`: its topic and the linear ones' scores by run."""
+    import json
+
+    from annotator.interchange.imports.conversations import import_files
+    from annotator.models import Conversation
+    from annotator.scores.per_conversation import score_conversation
+    from tests.scores.test_conversation_trees_scored import path_line, tree_line
+
+    topic = Conversation.objects.filter(topic__campaign=campaign).first().topic.code
+    tree = dict(tree_line(), topic=topic, run="tree-trial1")
+    lines = [tree, path_line(tree, ["u1", "a", "u2a", "s2a"], "patha-trial1"),
+             path_line(tree, ["u1", "b", "u2b", "s2b"], "pathb-trial1")]
+    result = import_files(campaign, [("t.jsonl", "".join(json.dumps(line) + "\n" for line in lines).encode())],
+                          annotator=annotator)
+    assert not result.errors, result.errors
+    return topic, {run: score_conversation(Conversation.objects.get(topic__campaign=campaign, run__name=run), annotator)
+                   for run in ("patha-trial1", "pathb-trial1")}

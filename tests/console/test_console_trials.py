@@ -51,22 +51,10 @@ def test_a_system_with_more_trials_than_fit_side_by_side_links_the_first_ones(or
 
 
 def test_a_conversation_that_branches_shows_the_spread_of_its_paths_and_its_worst_path(organiser, campaign, demo):
-    import json
+    from tests.console.conftest import import_a_tree_and_its_paths
 
-    from annotator.interchange.imports.conversations import import_files
-    from annotator.models import Conversation
-    from annotator.scores.per_conversation import score_conversation
-    from tests.scores.test_conversation_trees_scored import path_line, tree_line
-
-    topic = Conversation.objects.filter(topic__campaign=campaign).first().topic.code
-    tree = dict(tree_line(), topic=topic, run="tree-trial1")
-    lines = [tree, path_line(tree, ["u1", "a", "u2a", "s2a"], "patha-trial1"),
-             path_line(tree, ["u1", "b", "u2b", "s2b"], "pathb-trial1")]
-    result = import_files(campaign, [("t.jsonl", "".join(json.dumps(line) + "\n" for line in lines).encode())],
-                          annotator=demo[1])
-    assert not result.errors, result.errors
-    a, b = (score_conversation(Conversation.objects.get(topic__campaign=campaign, run__name=run), demo[1]).GFRC
-            for run in ("patha-trial1", "pathb-trial1"))
+    topic, paths = import_a_tree_and_its_paths(campaign, demo[1])
+    a, b = paths["patha-trial1"].GFRC, paths["pathb-trial1"].GFRC
     response = organiser.get(url(campaign))
     (spread,) = response.context["branches"]
     assert (spread.topic, spread.run, spread.paths) == (topic, "tree-trial1", 2)

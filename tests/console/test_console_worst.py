@@ -31,6 +31,32 @@ def test_an_unknown_measure_is_refused(organiser, campaign):
     assert organiser.get(url(campaign), {"measure": "GF_NOPE"}).status_code == 400
 
 
+def test_a_conversation_that_branches_shows_its_worst_path_by_the_chosen_measure(organiser, campaign, demo):
+    import pytest
+
+    from tests.console.conftest import import_a_tree_and_its_paths
+
+    topic, paths = import_a_tree_and_its_paths(campaign, demo[1])
+    assert paths["patha-trial1"].GFRC != paths["pathb-trial1"].GFRC
+    for measure in ("R", "GF_RATINGS", "GFRC"):  # the paths differ in R and GFRC, tie in GF_RATINGS
+        a, b = (paths[run].R if measure == "R" else paths[run].GFRC if measure == "GFRC" else paths[run].GF_m["RATINGS"]
+                for run in ("patha-trial1", "pathb-trial1"))
+        response = organiser.get(url(campaign), {"measure": measure})
+        (branch,) = response.context["worst_paths"]
+        assert (branch.topic, branch.run, branch.paths, branch.measure) == (topic, "tree-trial1", 2, measure)
+        assert (branch.lowest, branch.highest) == (min(a, b), max(a, b))
+        assert branch.expected == pytest.approx(0.7 * a + 0.3 * b, abs=1e-12)
+        worst = {"u1>a>u2a>s2a"} if a < b else {"u1>b>u2b>s2b"} if b < a else {"u1>a>u2a>s2a", "u1>b>u2b>s2b"}
+        assert branch.worst_path in worst
+        html = response.content.decode()
+        assert 'id="worst-paths"' in html and branch.worst_path.replace(">", "&gt;") in html
+
+
+def test_a_campaign_whose_conversations_are_all_linear_shows_no_worst_paths(organiser, campaign):
+    response = organiser.get(url(campaign), {"measure": "GFRC"})
+    assert response.context["worst_paths"] == [] and 'id="worst-paths"' not in response.content.decode()
+
+
 def _worst_both_ways(campaign, lowest):
     from annotator.evaluation.run_comparison import worst_cases
     from annotator.scores.campaign_tables import score_tables, worst_tables

@@ -96,7 +96,11 @@ def worst(request: HttpRequest, slug: str) -> HttpResponse:
     context = {"campaign": campaign, "tab": "report", "form": form}
     if not form.is_valid():
         return render(request, "console/worst.html", context, status=400)
-    context["worst"] = run_comparison.worst_cases(tables, form.cleaned_data["measure"], run_comparison.LOWEST)
+    measure = form.cleaned_data["measure"]
+    context["worst"] = run_comparison.worst_cases(tables, measure, run_comparison.LOWEST)
+    # a regenerated answer is a trial within its conversation: the worst path, not only the expectation
+    context["worst_paths"] = sorted(branch_spreads(campaign, measure), key=lambda b: (b.lowest, b.topic, b.run))[
+        :run_comparison.LOWEST]
     return render(request, "console/worst.html", context)
 
 
