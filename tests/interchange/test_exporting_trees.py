@@ -31,6 +31,23 @@ def test_a_tree_exports_as_jsonl_as_it_was_imported(campaign):
     assert exported == write_jsonl(parse_jsonl(line, "tree.jsonl").conversations)
 
 
+def test_a_tree_exports_the_branch_its_chat_showed(campaign):
+    from annotator.models import Turn
+
+    organiser = get_user_model().objects.create_user("organiser")
+    tree = tree_line()
+    for turn in tree["turns"]:
+        if turn["id"] in ("a", "u2a", "s2a"):
+            turn["shown"] = False
+    line = json.dumps(tree) + "\n"
+    assert not import_files(campaign, [("tree.jsonl", line.encode())], annotator=organiser).errors
+    assert sorted(Turn.objects.filter(conversation__topic__campaign=campaign, shown=False).values_list("key", flat=True)) == [
+        "a", "s2a", "u2a"]
+    exported = "".join(stream(campaign, "jsonl", organiser))
+    assert exported == write_jsonl(parse_jsonl(line, "tree.jsonl").conversations)
+    assert [t.get("shown", True) for t in json.loads(exported)["turns"]] == [True, False, True, False, False, True, True]
+
+
 def test_the_paper_export_refuses_a_campaign_whose_conversations_branch(campaign):
     organiser = get_user_model().objects.create_user("organiser")
     import_files(campaign, [("tree.jsonl", (json.dumps(tree_line()) + "\n").encode())], annotator=organiser)

@@ -46,7 +46,7 @@ ROLES = {"user": "U", "system": "S", "assistant": "S"}
 LABELS = ("o", "x", "-")
 GRADE_RE = re.compile(r"^L\d+$")
 CONVERSATION_KEYS = {"topic", "run", "turns", "nuggets", "meta"}
-TURN_KEYS = {"role", "text", "label", "meta", "id", "parent", "p"}
+TURN_KEYS = {"role", "text", "label", "meta", "id", "parent", "p", "shown"}
 NUGGET_KEYS = {"turn", "start", "end", "text", "occurrence", "grade", "comment", "wc", "entity", "memberships", "meta"}
 
 
@@ -178,7 +178,8 @@ def _conversation(obj: Any, p: _Problems) -> ParsedConversation | None:
                 p.error(where + ".label", f"unknown label {label!r} (o, x, - or null)")
                 label = None
         conv.turns.append(ParsedTurn(role=role, number=number, label=label, text=text, line=p.line, field=where,
-                                     id=turn_id, parent=parent, p=_probability(t, where, p)))
+                                     id=turn_id, parent=parent, p=_probability(t, where, p),
+                                     shown=_shown(t, where, conv.is_tree, p)))
     if conv.is_tree:
         _check_branch_probabilities(conv, p)
     nuggets = obj.get("nuggets", [])
@@ -227,6 +228,18 @@ def _parent(t: dict, where: str, index: int, ids: dict[str, int], p: _Problems) 
                 "(a turn follows one of its conversation's earlier turns: no loop)")
         return index - 1 if index > 0 else None
     return ids[value]
+
+
+def _shown(t: dict, where: str, is_tree: bool, p: _Problems) -> bool:
+    """Whether the turn is on the branch the chat showed (absent: it is). Every turn of a line is."""
+    value = t.get("shown", True)
+    if not isinstance(value, bool):
+        p.error(where + ".shown", "must be true or false: whether the chat showed this branch")
+        return True
+    if not value and not is_tree:
+        p.error(where + ".shown", "only a turn of a conversation that branches (turns with parent) can be off the branch shown")
+        return True
+    return value
 
 
 def _probability(t: dict, where: str, p: _Problems) -> float | None:
@@ -464,6 +477,8 @@ def conversation_to_json(conv: ParsedConversation) -> dict:
             turn["parent"] = ids[t.parent] if t.parent is not None else None
             if t.p is not None:
                 turn["p"] = t.p
+            if not t.shown:
+                turn["shown"] = False
         turns.append(turn)
     nuggets = []
     words_of: dict[int, list[str]] = {}  # a turn's words, split once for all its nuggets

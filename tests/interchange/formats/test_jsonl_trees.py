@@ -1,4 +1,5 @@
-"""Conversations that branch in JSONL (issue 42): `turns[].id`, `turns[].parent`, `turns[].p`."""
+"""Conversations that branch in JSONL (issue 42): `turns[].id`, `turns[].parent`, `turns[].p`,
+`turns[].shown`."""
 
 from __future__ import annotations
 
@@ -82,6 +83,7 @@ def broken(change):
     (lambda t: t[2].update(p=0.5), "turns[1].p", "sum to 1.2: they must sum to 1"),
     (lambda t: t[2].update(p=1.5), "turns[2].p", "must be a number from 0 to 1"),
     (lambda t: t[2].update(id="a"), "turns[2].id", "is already turns[1]'s"),
+    (lambda t: t[2].update(shown="no"), "turns[2].shown", "must be true or false"),
 ])
 def test_a_bad_tree_is_refused_at_its_place(change, field, words):
     errors = broken(change)
@@ -91,3 +93,21 @@ def test_a_bad_tree_is_refused_at_its_place(change, field, words):
 def test_a_missing_p_shares_what_its_siblings_leave():
     errors = broken(lambda t: t[2].pop("p"))
     assert errors == []
+
+
+def test_the_branch_the_chat_showed_is_read_and_written_back():
+    obj = copy.deepcopy(TREE)
+    for i in (1, 3, 4):  # the first regeneration and its follow-up were not the branch shown
+        obj["turns"][i]["shown"] = False
+    conversation = parsed(obj).conversations[0]
+    assert [t.shown for t in conversation.turns] == [True, False, True, False, False, True, True]
+    written = write_jsonl([conversation])
+    assert [t.get("shown", True) for t in json.loads(written)["turns"]] == [True, False, True, False, False, True, True]
+    assert "true" not in written  # a shown turn says nothing: it is the default
+    assert write_jsonl(parse_jsonl(written, "again.jsonl").conversations) == written
+
+
+def test_a_line_cannot_have_a_turn_off_the_branch_shown():
+    line = {"topic": "M001", "run": "r", "turns": [{"role": "user", "text": "hi"}, {"role": "system", "text": "A", "shown": False}]}
+    assert [(e.field, e.message) for e in parsed(line).errors] == [
+        ("turns[1].shown", "only a turn of a conversation that branches (turns with parent) can be off the branch shown")]
