@@ -2,7 +2,8 @@
 
 Builds the campaign once (bench.lib.generators' campaign: `--topics` x `--runs`
 conversations, default 500 x 20 = 10,000; 3 graded nuggets each, ORIGIN memberships on a
-third; a second annotator's judgments on `--second` of them, default 1,000), then times, in
+third; a second annotator's judgments on `--second` of them, default 1,000; with `--branching
+F`, that share of them a tree whose last answer was regenerated), then times, in
 this process through Django's test client with DEBUG=0 (best of `--repeats`), every organiser
 page, CSV and export, the API's campaign scores, a settings change (L: re-scores every stored
 figure) and alpha alone, beside the floor measured in the same run, both with the garbage
@@ -13,7 +14,7 @@ collector set as the WSGI entry point sets it for gunicorn and runserver (config
 
 and prints each time, its ratio to the floor and the load average.
 
-    .venv/bin/python bench/bench_campaign_pages.py [--topics 500 --runs 20 --second 1000] [--only PART ...] [--interleave]
+    .venv/bin/python bench/bench_campaign_pages.py [--topics 500 --runs 20 --second 1000] [--branching 0.1] [--only PART ...] [--interleave]
     scripts/with-postgres.sh .venv/bin/python bench/bench_campaign_pages.py
 """
 
@@ -30,12 +31,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.lib.database import bench_database, database_label  # noqa: E402
-from bench.lib.generators import conversation_line  # noqa: E402
+from bench.lib.generators import branching_line, conversation_line  # noqa: E402
 from bench.lib.results import machine, write_result  # noqa: E402
 from bench.lib.seeding import make_campaign  # noqa: E402
 
 
-def build(topics: int, runs: int, second: int) -> dict:
+def build(topics: int, runs: int, second: int, branching: float = 0.0) -> dict:
     """The campaign "bench" with organiser "organiser", annotators "gold" and "second"."""
     from django.contrib.auth import get_user_model
 
@@ -48,7 +49,9 @@ def build(topics: int, runs: int, second: int) -> dict:
     campaign = make_campaign(slug="bench", organiser=organiser)
     campaign.organisers.add(organiser)
     rng = random.Random(20231121)
-    lines = [json.dumps(conversation_line(i, topics, rng)) for i in range(topics * runs)]
+    every = round(1 / branching) if branching else 0  # every how many conversations one branches
+    lines = [json.dumps(branching_line(line, i) if every and i % every == every - 1 else line)
+             for i, line in ((i, conversation_line(i, topics, rng)) for i in range(topics * runs))]
     started = time.perf_counter()
     result = import_files(campaign, [("campaign.jsonl", "\n".join(lines).encode())], annotator=gold)
     assert result.ok, result.errors[:3]
@@ -181,13 +184,13 @@ def settings_change(campaign, client) -> dict:
 
 
 def run(topics: int, runs: int, second: int, repeats: int, only: list[str] | None = None,
-        interleave: bool = False) -> dict:
+        interleave: bool = False, branching: float = 0.0) -> dict:
     with bench_database():
         from django.core.management import call_command
         from django.test import Client
 
         call_command("collectstatic", interactive=False, verbosity=0)  # DEBUG=0 serves the manifest's names
-        built = build(topics, runs, second)
+        built = build(topics, runs, second, branching)
         campaign = built["campaign"]
         # as gunicorn and runserver serve: the WSGI entry point's garbage-collector settings
         # (config.wsgi._settle: what lives as long as the process frozen, a higher threshold)
@@ -196,7 +199,7 @@ def run(topics: int, runs: int, second: int, repeats: int, only: list[str] | Non
         client.force_login(built["organiser"])
         floors = [floor(campaign) for _ in range(max(2, repeats))]
         result = {"machine": machine(), "database": database_label(), "conversations": topics * runs,
-                  "topics": topics, "runs": runs, "second": second, "import_s": built["import_s"],
+                  "topics": topics, "runs": runs, "second": second, "branching": branching, "import_s": built["import_s"],
                   "second_import_s": built["second_import_s"], "floor_s": round(min(floors), 3), "pages": {}}
         every = pages(campaign)
         unknown = sorted(part for part in only or () if not any(part in name for name, _url in every))
@@ -228,6 +231,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--second", type=int, default=1000, help="conversations a second annotator judged too")
     parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--branching", type=float, default=0.0,
+                        help="the share of conversations that branch (their last answer regenerated), e.g. 0.1")
     parser.add_argument("--only", action="extend", nargs="+", metavar="PART",
                         help="time only the pages whose name holds one of these (e.g. --only export, "
                              "--only 'worst cases'; repeatable); no settings change then")
@@ -236,10 +241,10 @@ def main() -> None:
                              "after it) and give each page's ratio to that: ratios that hold on a loaded machine")
     args = parser.parse_args()
     r = run(args.topics, args.runs, min(args.second, args.topics * args.runs), args.repeats, args.only,
-            args.interleave)
+            args.interleave, args.branching)
     path = write_result("campaign_pages-" + r["database"].split()[0].lower(), r)
     print(f"== console pages of a {r['conversations']}-conversation campaign ({r['topics']} topics x {r['runs']} runs, "
-          f"second annotator on {r['second']}; {r['database']}; import {r['import_s']} s + {r['second_import_s']} s)")
+          f"second annotator on {r['second']}; {r['branching']:.0%} branching; {r['database']}; import {r['import_s']} s + {r['second_import_s']} s)")
     print(f"floor (plain-row read + gfrc.score): {r['floor_s']} s (again after the pages: {r['floor_after_s']} s)")
     print("| page | s | x floor | status | KB | load (1 min) |" + (" floor beside it (s) |" if args.interleave else ""))
     print("|---|---|---|---|---|---|" + ("---|" if args.interleave else ""))

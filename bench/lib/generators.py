@@ -48,6 +48,16 @@ def conversation_line(index: int, topics: int, rng: random.Random) -> dict:
     }
 
 
+def branching_line(line: dict, index: int) -> dict:
+    """`line` (conversation_line's) with its last answer regenerated: a sibling S2 under U2 (p 0.5
+    each) that names another film, judged L1: a tree of two paths."""
+    movie = 9_000_000 + index  # no other conversation's film
+    turns = [dict(turn, id=f"t{k + 1}", parent=f"t{k}" if k else None) for k, turn in enumerate(line["turns"])]
+    turns.append({"id": "t5", "parent": "t3", "role": "system",
+                  "text": f"Perhaps Film {movie} ({1950 + movie % 70}): https://www.imdb.com/title/tt{movie}/ instead."})
+    return dict(line, turns=turns, nuggets=[*line["nuggets"], {"turn": "t5", "start": 1, "end": 4, "grade": "L1"}])
+
+
 def write_campaign_file(path: Path, count: int, broken_last: bool = False) -> int:
     """`count` conversations over 100 topics into `path` (its size in bytes); `broken_last`: the
     last line's first nugget ends outside its turn, so an import of the file must refuse it whole."""
