@@ -52,9 +52,10 @@ def iter_nuggets_tsv(campaign: Campaign, annotator=None) -> Iterator[str]:
         for conversation in batch.conversations:
             parsed = batch.parsed(conversation)
             offsets = parsed.offsets()
-            earlier = _named_earlier(parsed) if once else None
-            for k, (wc, n) in enumerate(sorted(((word_position(offsets[n.turn], n.end_word), n) for n in parsed.nuggets),
-                                               key=lambda pair: pair[0])):
+            ordered = sorted(((word_position(offsets[n.turn], n.end_word), n) for n in parsed.nuggets),
+                             key=lambda pair: pair[0])
+            earlier = _named_earlier(parsed, [n for _wc, n in ordered]) if once else None
+            for k, (wc, n) in enumerate(ordered):
                 row = [parsed.topic, parsed.run, parsed.turns[n.turn].name, n.start_word, n.end_word, n.text,
                        n.entity_key, n.entity_name, n.grade or "", gains.get(n.grade, 0.0) if n.grade else 0.0, wc,
                        bool(once and earlier[k])]
@@ -72,12 +73,11 @@ def iter_nuggets_tsv(campaign: Campaign, annotator=None) -> Iterator[str]:
             header = ""
 
 
-def _named_earlier(parsed) -> list[bool]:
-    """Per nugget in WC order: whether an earlier nugget on its path named its entity (a later
-    mention, which gains nothing). A line's path is the conversation; in a tree, the turns from
-    the root to the nugget's (a sibling branch's mentions are not before it)."""
-    offsets = parsed.offsets()
-    ordered = sorted(parsed.nuggets, key=lambda n: word_position(offsets[n.turn], n.end_word))
+def _named_earlier(parsed, ordered: list) -> list[bool]:
+    """Per nugget of `ordered` (the conversation's, in WC order): whether an earlier nugget on
+    its path named its entity (a later mention, which gains nothing). A line's path is the
+    conversation; in a tree, the turns from the root to the nugget's (a sibling branch's
+    mentions are not before it)."""
     if not parsed.is_tree:
         seen: set[str] = set()
         flags = []
