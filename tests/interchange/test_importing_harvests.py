@@ -224,3 +224,20 @@ def test_a_cited_url_with_a_user_part_is_keyed_and_linked_by_its_real_host_with_
     assert ("conversations.json:1: [0].citations[0]: the cited URL has a user part before its host (www.imdb.com@), which names "
             "no page and makes a link look like another site's: dropped, the source is https://evil.example/title/tt0441909") in said
     assert any("(user:...@)" in w for w in said) and not any("hunter2" in w for w in said)
+
+
+def test_a_chatgpt_export_with_a_regenerated_answer_and_an_edited_question_imports_as_a_tree_with_every_citation(campaign):
+    from annotator.interchange.imports.conversations import import_files
+    from tests.interchange.harvest_helpers import DATA
+
+    result = import_files(campaign, [("conversations.json", (DATA / "chatgpt-branches.json").read_bytes())],
+                          run="chatgpt", topic="M003")
+    assert result.ok, result.errors
+    conversation = Conversation.objects.get()
+    assert conversation.is_tree
+    turns = list(conversation.turns.order_by("position").values_list("key", "follows", "shown"))
+    # the shown branch (regenerated answer a1b, edited question u2e), the question before its edit, the first answer
+    assert turns == [("u1", None, True), ("a1b", 1, True), ("u2e", 2, True), ("a2e", 3, True),
+                     ("u2", 2, False), ("a2", 5, False), ("a1", 1, False)]  # follows: the position of the turn above
+    cited = Nugget.objects.filter(annotator__username=CITATIONS_JUDGE).values_list("turn__key", flat=True)
+    assert sorted(cited) == ["a1", "a1b", "a2", "a2e"]  # every branch's citations proposed on its own turn

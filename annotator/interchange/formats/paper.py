@@ -508,7 +508,7 @@ def write_paper(conversations: list[ParsedConversation]) -> str:
 
     ``parse_paper(write_paper(cs))`` has the same semantics as ``cs`` (model.semantics) for
     turn texts in canonical form (model.canonical_text). Raises ValueError for what the format
-    cannot hold (a text line break inside a topic or run name).
+    cannot hold (a text line break inside a topic or run name, a conversation that branches).
     """
     return "".join(iter_paper(conversations))
 
@@ -517,6 +517,9 @@ def iter_paper(conversations) -> Iterator[str]:
     """write_paper, one conversation at a time (for streaming exports)."""
     seen = _Seen()
     for conv in conversations:
+        if conv.is_tree:  # one line of turns: a tree written as one would read as another conversation
+            raise ValueError(f"{conv.topic} / {conv.run}: a conversation that branches ({len(conv.paths())} paths) "
+                             "cannot be written in the paper format, which holds one line of turns (write it as JSONL)")
         out: list[str] = []
         _conversation_lines(conv, out, seen)
         yield "".join(out)

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 from ..model import ParsedConversation
 from .common import Bad, Cite, Message, Reading, Unit, dict_at, join, kind_of, locate, optional_list, read_units
-from .trees import Node, parents_first, tree_conversation
+from .trees import parents_first, read_nodes, tree_conversation
 
 NAME = "ChatGPT export"
 SUPPORTED = "ChatGPT export (conversations.json)"
@@ -54,11 +54,11 @@ def _conversation(unit: Unit, reading: Reading) -> ParsedConversation | None:
         branch.append(node)
         node = dict_at(mapping[node], unit.at("mapping", node), "a node").get("parent")
     shown = set(branch)
-    nodes = []
-    for node_id, parent in _every_branch(mapping, unit, shown):
-        where = join(unit.at("mapping"), node_id) + ".message"
-        nodes.append(Node(node_id, parent, _message(mapping[node_id].get("message"), where, reading, unit.line),
-                          node_id in shown))
+    nodes = read_nodes(
+        _every_branch(mapping, unit, shown), len(mapping),
+        lambda node_id: _message(mapping[node_id].get("message"), join(unit.at("mapping"), node_id) + ".message",
+                                 reading, unit.line),
+        str, shown, reading, unit.line, unit.field)
     return tree_conversation(nodes, reading, unit.line, unit.field)
 
 

@@ -25,7 +25,7 @@ from ..model import ParsedConversation
 from .anthropic import read_blocks
 from .common import (Bad, Cite, Message, Reading, Unit, conversation, dict_at, join, kind_of, list_at, objects_in,
                      optional_list, optional_text, read_units, text_at, to_code_points)
-from .trees import Node, parents_first, tree_conversation
+from .trees import parents_first, read_nodes, tree_conversation
 
 NAME = "Claude.ai export"
 SUPPORTED = "Claude.ai export (conversations.json with chat_messages)"
@@ -51,8 +51,8 @@ def _conversation(unit: Unit, reading: Reading) -> ParsedConversation | None:
         return conversation([m for m in messages if m is not None], reading, unit.line, unit.field)
     on_branch = set(shown)
     ids = [m["uuid"] if isinstance(m, dict) and isinstance(m.get("uuid"), str) else str(i) for i, m in enumerate(raw)]
-    nodes = [Node(ids[i], None if parent is None else ids[parent], _message(raw[i], join(where, i), reading, unit.line),
-                  i in on_branch) for i, parent in _every_branch(raw, on_branch)]
+    nodes = read_nodes(_every_branch(raw, on_branch), len(raw), lambda i: _message(raw[i], join(where, i), reading, unit.line),
+                       ids.__getitem__, on_branch, reading, unit.line, unit.field)
     return tree_conversation(nodes, reading, unit.line, unit.field)
 
 
@@ -68,11 +68,14 @@ def _every_branch(raw: list, shown: set[int]) -> list[tuple[int, int | None]]:
 
 
 def _shown_branch(raw: list, leaf: Any, unit: Unit) -> list[int]:
-    """The indices of the messages shown: the branch ending at the leaf, or all of them."""
+    """The indices of the messages shown: the branch ending at the leaf (without one named, the
+    last message's: the one written last), or all of them when the messages name no parents."""
     index = {m.get("uuid"): i for i, m in enumerate(raw) if isinstance(m, dict) and isinstance(m.get("uuid"), str)}
     has_parents = any(isinstance(m, dict) and "parent_message_uuid" in m for m in raw)
-    if not isinstance(leaf, str) or leaf not in index or not has_parents:
+    if not has_parents or not index:
         return list(range(len(raw)))
+    if not isinstance(leaf, str) or leaf not in index:
+        leaf = max(index, key=index.__getitem__)
     branch: list[int] = []
     seen: set[int] = set()
     node: Any = leaf

@@ -11,13 +11,13 @@ dropped. A tree with one path is read by `common.conversation` itself, exactly a
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
 from ..model import LoneSurrogate, ParsedCitation, ParsedConversation, ParsedTurn, canonical_text, holds_surrogate
-from .common import Cite, Message, Reading, conversation, word_spans
+from .common import Bad, Cite, Message, Reading, conversation, word_spans
 
-__all__ = ["Node", "tree_conversation", "parents_first"]
+__all__ = ["Node", "tree_conversation", "parents_first", "read_nodes"]
 
 
 @dataclass
@@ -43,6 +43,31 @@ def parents_first(children: dict, shown: set) -> list[tuple]:
     return order
 
 
+def read_nodes(order: Sequence[tuple[Hashable, Hashable | None]], messages: int, message_of: Callable[[Hashable], Message | None],
+               name_of: Callable[[Hashable], str], on_shown_branch: set, reading: Reading, line: int, where: str) -> list[Node]:
+    """The nodes of `order` (`parents_first`'s, of `messages` messages), each message read by
+    `message_of`. An unreadable message off the branch the chat showed leaves its branch out
+    with a warning: the conversation the annotators judge is still whole (on the shown branch it
+    refuses the file, as ever). Messages never reached from a root (parents that loop) are said."""
+    nodes, left_out = [], set()
+    for key, parent in order:
+        if parent is not None and parent in left_out:
+            left_out.add(key)
+            continue
+        try:
+            message = message_of(key)
+        except Bad as bad:
+            if key in on_shown_branch:
+                raise
+            reading.warn(line, bad.field, f"{bad.message}: a branch not shown, left out")
+            left_out.add(key)
+            continue
+        nodes.append(Node(name_of(key), None if parent is None else name_of(parent), message, key in on_shown_branch))
+    if messages > len(order):
+        reading.warn(line, where or None, f"{messages - len(order)} message(s) whose parents go round in a loop: not read")
+    return nodes
+
+
 def tree_conversation(nodes: Sequence[Node], reading: Reading, line: int, where: str) -> ParsedConversation | None:
     """The conversation the nodes (parents before children) hold: a line when only one path
     is shown text, else a tree (`ParsedConversation.is_tree`) with every branch."""
@@ -56,6 +81,7 @@ def tree_conversation(nodes: Sequence[Node], reading: Reading, line: int, where:
     parents: list[int | None] = []
     shown: list[bool] = []
     ids: list[str] = []
+    split: set[int] = set()  # turns whose run went on in several ways of its own role
     turn_of: dict[str, int] = {}
     for node in kept:
         message, up = node.message, parent_of[node.id]
@@ -64,19 +90,43 @@ def tree_conversation(nodes: Sequence[Node], reading: Reading, line: int, where:
             reading.warn(message.line or line, message.field, "a system message before the first user message is not a turn: dropped")
             continue
         if up_turn is not None and turns[up_turn].role == message.role:
-            if len(followers[up]) > 1:
-                reading.warn(message.line or line, message.field,
-                             "a message of the same role as the one it follows, beside other followers: dropped")
+            if len(followers[up]) == 1:
+                _join(turns[up_turn], message)
+                turn_of[node.id] = up_turn
                 continue
-            _join(turns[up_turn], message)
-            turn_of[node.id] = up_turn
+            # the turn goes on in one of several ways: each way is a turn of its own, the run so
+            # far and this message, a sibling of the run's turn (which stays for the other roles' followers)
+            base = turns[up_turn]
+            run = Message(base.role, base.text, base.field, base.line, list(base.cites))
+            _join(run, message)
+            split.add(up_turn)
+            if node.shown:
+                shown[up_turn] = False
+            turn_of[node.id] = len(turns)
+            turns.append(run)
+            parents.append(parents[up_turn])
+            shown.append(node.shown)
+            ids.append(node.id)
             continue
         turn_of[node.id] = len(turns)
         turns.append(Message(message.role, message.text, message.field, message.line or line, list(message.cites)))
         parents.append(up_turn)
         shown.append(node.shown)
         ids.append(node.id)
-    return _parsed(turns, parents, shown, ids, reading, line, where)
+    return _parsed(*_without_bare_runs(turns, parents, shown, ids, split), reading, line, where)
+
+
+def _without_bare_runs(turns: list[Message], parents: list[int | None], shown: list[bool], ids: list[str],
+                       split: set[int]) -> tuple[list[Message], list[int | None], list[bool], list[str]]:
+    """Leaves out a turn whose run went on only in its own role (each way a turn of its own):
+    alone, it never was a turn anybody read."""
+    followed = {parent for parent in parents if parent is not None}
+    keep = [i for i in range(len(turns)) if i not in split or i in followed]
+    if len(keep) == len(turns):
+        return turns, parents, shown, ids
+    new_index = {old: new for new, old in enumerate(keep)}
+    return ([turns[i] for i in keep], [None if parents[i] is None else new_index[parents[i]] for i in keep],
+            [shown[i] for i in keep], [ids[i] for i in keep])
 
 
 def _kept(nodes: Sequence[Node]) -> tuple[list[Node], dict[str, str | None]]:
