@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from annotator.models import Campaign, Conversation, Turn
 from annotator.models.conversations import path_names
+from annotator.scores.campaign_tables import path_measures
 from annotator.scores.per_conversation import gold_annotator_rows
 from annotator.scores.stored.reads import judge_paths
 
@@ -48,7 +49,7 @@ def branch_spreads(campaign: Campaign, measure: str = "GFRC") -> list[BranchSpre
     spreads = []
     for pk, code, _type, run, _gold in rows:
         paths = figures.get(pk, [])
-        values = [path.value(measure) for path in paths]
+        values = [path_measures(path).get(measure) for path in paths]
         if not paths or None in values:
             continue
         worst = min(range(len(paths)), key=values.__getitem__)

@@ -32,6 +32,11 @@ def measure_columns(attribute_set_names) -> list[str]:
     return ["R", *sorted(gf_column(name) for name in attribute_set_names), "GF", "GFRC"]
 
 
+def path_measures(path: stored.PathFigures) -> dict[str, float]:
+    """A path's figures by measure column, the names every table gives them."""
+    return {"R": path.R, **{gf_column(name): value for name, value in path.GF_m.items()}, "GF": path.GF, "GFRC": path.GFRC}
+
+
 def topic_codes(campaign: Campaign) -> list[str]:
     return list(Topic.objects.filter(campaign=campaign).values_list("code", flat=True))
 

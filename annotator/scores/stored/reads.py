@@ -307,13 +307,6 @@ class PathFigures:
     GF: float
     GFRC: float
 
-    def value(self, measure: str) -> float | None:
-        """The path's figure of a campaign measure (R, GF_<attribute set>, GF, GFRC); None for
-        a measure a conversation has not (a ranked list's)."""
-        if measure in ("R", "GF", "GFRC"):
-            return getattr(self, measure)
-        return self.GF_m.get(measure.removeprefix("GF_")) if measure.startswith("GF_") else None
-
 
 def judge_paths(campaign: Campaign, conversations: Sequence[tuple[int, int]],
                 judge_of: Mapping[int, int | None]) -> dict[int, list[PathFigures]]:
