@@ -104,14 +104,17 @@ def chat(asker: Asker, messages: list[dict], role: str, number: int) -> tuple[Sa
     return said, request, data
 
 
-def hold(topic: TopicAsked, run: str, trial: int, first: str, follow_ups: Sequence[str], system: Asker, *,
-         user: Asker | None = None, user_prompt: str = "", stopped: Callable[[], bool] = lambda: False) -> Held:
+def hold(topic: TopicAsked, run: str, trial: int, first: str, follow_ups: Sequence[str], answering: Asker, *,
+         user: Asker | None = None, user_prompt: str = "", system_message: str = "",
+         stopped: Callable[[], bool] = lambda: False) -> Held:
     """The conversation: `first`, then each follow-up (written by `user`, a simulated user,
-    when given: as many as `follow_ups`), each answered by `system` with the conversation so
+    when given: as many as `follow_ups`), each answered by `answering` (the system) with the conversation so
     far. ServerError when the system (or the simulated user) gave no usable answer; Stopped
-    when `stopped()` says so between turns."""
+    when `stopped()` says so between turns. `system_message`: sent first in every request when
+    given (the simulated user reads the conversation without it)."""
     held = Held(topic.code, run, trial)
     messages: list[dict] = [{"role": "user", "content": first}]
+    system = [{"role": "system", "content": system_message}] if system_message else []
     for k in range(1 + len(follow_ups)):
         if k:
             if stopped():
@@ -123,7 +126,7 @@ def hold(topic: TopicAsked, run: str, trial: int, first: str, follow_ups: Sequen
             else:
                 text = follow_up(follow_ups[k - 1], topic)
             messages.append({"role": "user", "content": text})
-        said, request, data = chat(system, messages, "S", k + 1)
+        said, request, data = chat(answering, system + messages, "S", k + 1)
         held.said.append(said)
         held.calls.append((request, data))
         messages.append({"role": "assistant", "content": said.content})

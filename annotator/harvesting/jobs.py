@@ -35,7 +35,7 @@ def start(campaign: Campaign, system: str, *, created_by, **options) -> HarvestR
 def again(harvest: HarvestRun, user) -> HarvestRun:
     """The same harvest anew (a new row): what the first stored is kept, the rest asked."""
     fields = ("system", "server", "model", "user_server", "user_model", "temperature", "seed", "max_tokens", "timeout",
-              "retries", "trials", "topics", "follow_ups", "concurrency")
+              "retries", "trials", "topics", "follow_ups", "concurrency", "system_message")
     with transaction.atomic():
         new = HarvestRun.objects.create(campaign=harvest.campaign, created_by=user, base_url=harvest.base_url,
                                         **{f: getattr(harvest, f) for f in fields})

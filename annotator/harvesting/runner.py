@@ -58,7 +58,7 @@ class HarvestRefused(ValueError):
 
 def new_harvest(campaign: Campaign, system: str, *, server: str, model: str, trials: int = 2, topics=(),
                 follow_ups: list[str] | None = None, concurrency: int = 1, replace: bool = False,
-                user_server: str = "", user_model: str = "", parameters: dict | None = None,
+                user_server: str = "", user_model: str = "", system_message: str = "", parameters: dict | None = None,
                 created_by=None) -> HarvestRun:
     """Check what was asked and record the harvest (queued); `execute` runs it. `follow_ups`:
     None for the campaign's (annotator.models.Campaign.harvest_follow_ups). `parameters`:
@@ -92,7 +92,7 @@ def new_harvest(campaign: Campaign, system: str, *, server: str, model: str, tri
             raise HarvestRefused(f"follow-up {i}: {problem}")
     return HarvestRun.objects.create(
         campaign=campaign, created_by=created_by, system=system, server=server, base_url=listed.base_url, model=model,
-        user_server=user_server, user_model=user_model, trials=trials, topics=topics, follow_ups=follow_ups,
+        user_server=user_server, user_model=user_model, system_message=system_message.strip(), trials=trials, topics=topics, follow_ups=follow_ups,
         concurrency=concurrency, replace=replace, **(parameters or {}),
     )
 
@@ -282,8 +282,8 @@ def _ask_all(harvest: HarvestRun, asks: list[Ask], in_flight: dict[Future, Ask],
             a = asks[position]
             position += 1
             in_flight[pool.submit(hold, a.topic, a.run, a.trial, a.first, harvest.follow_ups, system, user=user,
-                                  user_prompt=campaign.harvest_user_prompt, stopped=lambda: harvest.cancel_requested_at
-                                  is not None)] = a
+                                  user_prompt=campaign.harvest_user_prompt, system_message=harvest.system_message,
+                                  stopped=lambda: harvest.cancel_requested_at is not None)] = a
         done, _ = wait(list(in_flight), timeout=CANCEL_POLL_SECONDS, return_when=FIRST_COMPLETED)
         for future in done:
             ask = in_flight.pop(future)

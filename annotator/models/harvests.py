@@ -48,6 +48,7 @@ class HarvestRun(models.Model):
     retries = models.PositiveSmallIntegerField(default=3, help_text="More attempts after a failed request (with backoff)")
     trials = models.PositiveSmallIntegerField(default=2)
     topics = models.JSONField(default=list, blank=True, help_text="Topic codes; empty: every topic of the campaign")
+    system_message = models.TextField(blank=True, help_text="Sent first as the system message of every request; empty: none")
     follow_ups = models.JSONField(default=list, blank=True,
                                   help_text="The follow-ups asked (or, with a simulated user, how many it writes)")
     concurrency = models.PositiveSmallIntegerField(default=1, help_text="Conversations in flight at once")

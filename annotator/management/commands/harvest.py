@@ -42,6 +42,8 @@ class Command(BaseCommand):
                             help="harvest anew the conversations already there (replacing them and their judgments)")
         parser.add_argument("--user-server", default="", metavar="SERVER", help="a simulated user's listed server")
         parser.add_argument("--user-model", default="", metavar="M", help="a simulated user's model")
+        parser.add_argument("--system-message", default="", metavar="TEXT",
+                            help="sent first as the system message of every request (default: none, as a chat UI)")
         parser.add_argument("--temperature", type=float, default=0.0)
         parser.add_argument("--seed", type=int, default=None, help="sent when given")
         parser.add_argument("--max-tokens", type=int, default=2048, help="per answer (default 2048)")
@@ -61,7 +63,8 @@ class Command(BaseCommand):
             harvest = new_harvest(
                 campaign, o["system"], server=o["server"], model=o["model"], trials=o["trials"], topics=o["topic"],
                 follow_ups=[] if o["no_follow_up"] else o["follow_up"], concurrency=o["concurrency"],
-                replace=o["replace"], user_server=o["user_server"], user_model=o["user_model"], parameters=parameters)
+                replace=o["replace"], user_server=o["user_server"], user_model=o["user_model"],
+                system_message=o["system_message"], parameters=parameters)
         except HarvestRefused as refused:
             raise CommandError(str(refused)) from None
         self.stdout.write(f"Harvest {harvest.pk} of {campaign.slug}: {harvest.describe()}")
