@@ -160,10 +160,13 @@ def template_problem(template: Any, fields: Sequence[str]) -> str | None:
     if len(template) > MAX_TEMPLATE:
         return f"must be at most {MAX_TEMPLATE} characters"
     try:
-        named = [name for _text, name, spec, conversion in Formatter().parse(template) if name is not None]
+        placeholders = [(name, spec, conversion) for _text, name, spec, conversion in Formatter().parse(template)
+                        if name is not None]
     except ValueError as error:
         return f"a lone {{ or }} ({error}): write {{{{ and }}}} for braces"
-    for name in named:
+    for name, spec, conversion in placeholders:
         if name not in fields:
             return f"{{{name}}} is no placeholder: it may name {', '.join('{' + f + '}' for f in fields)}"
+        if spec or conversion:  # a width or a conversion is no part of a message (and a width can be huge)
+            return f"{{{name}}} takes nothing after its name: write {{{name}}}"
     return None

@@ -86,3 +86,11 @@ def test_the_model_refuses_what_the_rules_refuse(campaign):
         campaign.full_clean()
     assert refused.value.message_dict["harvest_user_prompt"] == [
         "{nothing} is no placeholder: it may name {topic}, {description}, {type}, {conversation}."]
+
+
+@pytest.mark.parametrize("template", ["{description:>999999999}", "{description!r}", "{description.__class__}"])
+def test_a_placeholder_with_a_width_a_conversion_or_an_attribute_is_refused(campaign, template):
+    campaign.harvest_user_prompt = template
+    with pytest.raises(ValidationError) as refused:
+        campaign.full_clean()
+    assert "{description" in refused.value.message_dict["harvest_user_prompt"][0]
