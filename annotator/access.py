@@ -14,8 +14,8 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.http import Http404
 
 from annotator.models import (
-    AnnotatorProfile, Assignment, AttributeSet, Campaign, CampaignMember, Conversation, Entity, ImportJob, LlmJudgeRun,
-    Nugget, Turn,
+    AnnotatorProfile, Assignment, AttributeSet, Campaign, CampaignMember, Conversation, Entity, HarvestedAnswer, HarvestRun,
+    ImportJob, LlmJudgeRun, Nugget, Turn,
 )
 from annotator.rules.accounts import CITATIONS_JUDGE, IMPORT_GOLD
 
@@ -67,6 +67,24 @@ def llm_run_for_organiser(user, slug: str, run_id: int) -> LlmJudgeRun:
     if run is None:
         raise Http404("No such LLM judge run.")
     return run
+
+
+def harvest_for_organiser(user, slug: str, harvest_id: int) -> HarvestRun:
+    """A harvest of a campaign the user organises (whoever of its organisers started it)."""
+    harvest = (HarvestRun.objects.select_related("campaign", "created_by", "cancelled_by")
+               .filter(pk=harvest_id, campaign__slug=slug, campaign__in=organised_campaigns(user)).first())
+    if harvest is None:
+        raise Http404("No such harvest.")
+    return harvest
+
+
+def harvested_answer_for_organiser(user, slug: str, answer_id: int) -> HarvestedAnswer:
+    """A harvested turn's provenance (its raw answer) in a campaign the user organises."""
+    answer = HarvestedAnswer.objects.filter(pk=answer_id, campaign__slug=slug,
+                                            campaign__in=organised_campaigns(user)).first()
+    if answer is None:
+        raise Http404("No such harvested answer.")
+    return answer
 
 
 def _visible(user, objects: QuerySet, *, assigned: str, organised: str) -> QuerySet:

@@ -99,9 +99,12 @@ PY
 
 port="${GFRC_LLM_PORT:-$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}"
 log="$(mktemp /tmp/gfrc-llm-server.XXXXXX.log)"
-# One request at a time, a context large enough for a long system turn and its answer.
+# One request at a time, a context large enough for a long system turn and its answer. The
+# model's own turn markers (Gemma's <start_of_turn>): the file names no chat template, and the
+# server's fallback (Llama 2's [INST]) makes the model echo markers or answer nothing.
 alias="$(basename "$model" .gguf)"
 "$venv/bin/python" -m llama_cpp.server --model "$model" --model_alias "$alias" --host 127.0.0.1 --port "$port" \
+  --chat_format "${GFRC_LLM_CHAT_FORMAT:-gemma}" \
   --n_ctx "${GFRC_LLM_CONTEXT:-8192}" --n_threads "${GFRC_LLM_THREADS:-$(nproc)}" >"$log" 2>&1 &
 server=$!
 

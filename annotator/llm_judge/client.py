@@ -32,7 +32,7 @@ from annotator.models import LlmAnswer
 if TYPE_CHECKING:
     import openai
 
-__all__ = ["ServerSettings", "Answer", "ServerError", "request_key", "make_client", "ask", "cached", "store",
+__all__ = ["ServerSettings", "Answer", "ServerError", "server_error", "request_key", "make_client", "ask", "cached", "store",
            "RESPONSE_FORMATS", "NO_KEY"]
 
 NO_KEY = "not-needed"  # what a local server gets when the environment holds no key
@@ -111,20 +111,8 @@ def ask(client: openai.OpenAI, messages: list[dict], schema: dict, settings: Ser
             model=settings.model, messages=messages, temperature=settings.temperature, seed=settings.seed,
             max_tokens=settings.max_tokens, response_format=_response_format(schema, settings.response_format),
         )
-    except openai.APITimeoutError as error:
-        raise ServerError(f"no answer within {settings.timeout:g} s ({1 + settings.retries} attempts)") from error
-    except openai.APIConnectionError as error:
-        raise ServerError(f"cannot reach the server at {settings.base_url} ({1 + settings.retries} attempts)") from error
-    except openai.APIStatusError as error:
-        if 300 <= error.status_code < 400:
-            to = _shown(error.response.headers.get("location", "") or "nowhere said")
-            raise ServerError(f"the server answered {error.status_code}, a redirect to {to}: not followed (the key would "
-                              "go with it); list the address it points to instead") from error
-        body = error.body if isinstance(error.body, dict) else {}
-        message = body.get("message") if isinstance(body.get("message"), str) else error.message
-        raise ServerError(f"the server answered {error.status_code}: {_shown(message)}") from error
-    except openai.OpenAIError as error:  # e.g. an answer that is not a chat completion
-        raise ServerError(f"unusable answer: {_shown(str(error))}") from error
+    except openai.OpenAIError as error:
+        raise server_error(error, settings) from error
     seconds = time.monotonic() - started
     choice = response.choices[0] if response.choices else None
     if choice is None or choice.message is None or choice.message.content is None:
@@ -135,6 +123,26 @@ def ask(client: openai.OpenAI, messages: list[dict], schema: dict, settings: Ser
         prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0, completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
         seconds=seconds,
     )
+
+
+def server_error(error: Exception, settings: ServerSettings) -> ServerError:
+    """What an `openai` client's failure (after its retries) says, never the key: no answer in
+    time, no server there, a redirect not followed, the status and message the server sent."""
+    import openai  # loaded by make_client already
+
+    if isinstance(error, openai.APITimeoutError):
+        return ServerError(f"no answer within {settings.timeout:g} s ({1 + settings.retries} attempts)")
+    if isinstance(error, openai.APIConnectionError):
+        return ServerError(f"cannot reach the server at {settings.base_url} ({1 + settings.retries} attempts)")
+    if isinstance(error, openai.APIStatusError):
+        if 300 <= error.status_code < 400:
+            to = _shown(error.response.headers.get("location", "") or "nowhere said")
+            return ServerError(f"the server answered {error.status_code}, a redirect to {to}: not followed (the key "
+                               "would go with it); list the address it points to instead")
+        body = error.body if isinstance(error.body, dict) else {}
+        message = body.get("message") if isinstance(body.get("message"), str) else error.message
+        return ServerError(f"the server answered {error.status_code}: {_shown(message)}")
+    return ServerError(f"unusable answer: {_shown(str(error))}")  # e.g. an answer that is not a chat completion
 
 
 def _shown(message: str) -> str:

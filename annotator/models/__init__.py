@@ -11,6 +11,7 @@ Campaign`), as Django and the rest of the app expect.
   adjudication;
 - `people`: annotators' profiles (a person or an automatic judge);
 - `jobs`: import jobs and LLM judge runs with the answer cache;
+- `harvests`: harvests from inside the app and where each harvested turn came from;
 - `stored_figures`: the figures kept where a judgment is written;
 - `rows`: one plain row shape per model, for code that reads many rows without instances
   (imported from `annotator.models.rows`, not re-exported: they are not tables).
@@ -24,6 +25,7 @@ from annotator.models.ranked_lists import TopicDocument, RankedList, RankedListF
 from annotator.models.judgments import TurnLabel, Entity, Membership, Nugget, AnnotationEvent, AdjudicationDecision
 from annotator.models.people import AnnotatorProfile, is_automatic_judge
 from annotator.models.jobs import ImportJob, ImportJobFile, LlmAnswer, LlmJudgeRun
+from annotator.models.harvests import HarvestRun, HarvestedAnswer
 from annotator.models.stored_figures import StoredFigures
 
 __all__ = [
@@ -31,4 +33,5 @@ __all__ = [
     "Conversation", "Turn", "Assignment", "TopicDocument", "RankedList", "RankedListFigures", "TurnLabel",
     "Entity", "Membership", "Nugget", "AnnotationEvent", "AdjudicationDecision", "AnnotatorProfile",
     "is_automatic_judge", "ImportJob", "ImportJobFile", "LlmAnswer", "LlmJudgeRun", "StoredFigures",
+    "HarvestRun", "HarvestedAnswer",
 ]

@@ -9,8 +9,15 @@ from django.db.models import Q
 
 from annotator.models.rule_checks import clean_fields_by_rule
 from annotator.rules.attribute_sets import read_attribute_set
-from annotator.rules.campaign_settings import grade_problems, read_settings, SETTINGS
+from annotator.rules.campaign_settings import (
+    HARVEST_SETTINGS, PAPER_FOLLOW_UPS, SIMULATED_USER_PROMPT, grade_problems, harvest_problems, read_settings, SETTINGS,
+)
 from annotator.rules.ids import run_system_and_trial
+
+
+def paper_follow_ups() -> list[str]:
+    """The paper's follow-up ("Can you name a few more?"): a campaign's default."""
+    return list(PAPER_FOLLOW_UPS)
 
 
 class Campaign(models.Model):
@@ -69,6 +76,21 @@ class Campaign(models.Model):
         help_text="An automatic judge (e.g. an LLM) whose nuggets gold annotators see as suggestions, "
         "\"proposed by\" it, to accept or dismiss like the systems' citations.",
     )
+    # What a harvest asks the systems (annotator.harvesting; the rules: annotator.rules.campaign_settings)
+    harvest_templates = models.JSONField(
+        "first user turn per topic type", default=dict, blank=True,
+        help_text="A topic type's code -> its first user turn, e.g. \"Please list up {description}.\\nFormat: movie "
+                  "title, iMDB URL\"; a type without one: the paper's \"Please list up {description}.\"",
+    )
+    harvest_follow_ups = models.JSONField(
+        "follow-ups", default=paper_follow_ups, blank=True,
+        help_text="The user turns after the first, in order (the paper's: \"Can you name a few more?\")",
+    )
+    harvest_user_prompt = models.TextField(
+        "simulated user's prompt", default=SIMULATED_USER_PROMPT,
+        help_text="What a simulated user (a second model) is asked for each follow-up: {topic}, {description}, {type}, "
+                  "{conversation}",
+    )
     version = models.PositiveIntegerField(default=1, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -98,7 +120,8 @@ class Campaign(models.Model):
     def clean_fields(self, exclude=None) -> None:
         """The settings' rules (annotator.rules.campaign_settings), in their words."""
         _read, problems = read_settings({field: getattr(self, field) for field in SETTINGS})
-        clean_fields_by_rule(self, exclude, problems, {field: field for field in SETTINGS})
+        problems += harvest_problems({field: getattr(self, field) for field in HARVEST_SETTINGS})
+        clean_fields_by_rule(self, exclude, problems, {field: field for field in (*SETTINGS, *HARVEST_SETTINGS)})
 
     def is_organiser(self, user) -> bool:
         return user.is_superuser or self.organisers.filter(pk=user.pk).exists()

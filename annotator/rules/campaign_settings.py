@@ -2,6 +2,8 @@
 
 `read_settings` judges the settings (L, alpha, the scoring choices, whether duplicates count
 once, what an import does with a relevant nugget without a membership, the ranked-list cutoff);
+`harvest_problems` what a harvest asks the systems (each topic type's first user turn, the
+follow-ups, the simulated user's prompt; annotator.harvesting);
 `grade_problems` one grade (its label, its gain, its ranked-list gain: FairWeb-1's for L0-L2 when
 none is given); `repeated_grade_problems` the labels and levels of a scale. Problems are
 ``(field, message)`` pairs (annotator.rules.problems). The model's `full_clean` (Campaign,
@@ -14,6 +16,7 @@ Pure Python (no Django).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from string import Formatter
 from typing import Any
 
 from annotator.rules.problems import Problem, choice_problem, number_problem
@@ -100,3 +103,70 @@ def repeated_grade_problems(grades: Sequence[tuple[Any, Any]]) -> list[tuple[int
         labels.add(label)
         levels.add(level)
     return out
+
+
+# --- harvesting: what a harvest asks the systems (annotator.harvesting) -------------------------
+# The paper's protocol (Sakai, EVIA 2023): the topic as a request, then "Can you name a few
+# more?"; a topic type's template adds the format line it asks for (FairWeb-1's movies:
+# "Format: movie title, iMDB URL").
+PAPER_FIRST_TURN = "Please list up {description}."
+PAPER_FOLLOW_UPS = ("Can you name a few more?",)
+SIMULATED_USER_PROMPT = (
+    "You are a user of a conversational search system, looking for {description} (topic {topic}). "
+    "Here is the conversation so far:\n\n{conversation}\n\n"
+    "Write your next message to the system: one short request for more of what you are looking for, "
+    "without repeating what it already gave. Write only the message."
+)
+HARVEST_SETTINGS = ("harvest_templates", "harvest_follow_ups", "harvest_user_prompt")
+TEMPLATE_FIELDS = ("topic", "description", "type")  # what a first turn or a follow-up may name
+USER_PROMPT_FIELDS = (*TEMPLATE_FIELDS, "conversation")
+MAX_FOLLOW_UPS = 20
+MAX_TEMPLATE = 5_000
+
+
+def harvest_problems(given: Mapping[str, Any], type_codes: Sequence[str] | None = None) -> list[Problem]:
+    """The problems of the harvest settings among `given` (keys of HARVEST_SETTINGS): the first
+    turn's template per topic type code (of `type_codes`, when given), the follow-ups, the
+    simulated user's prompt; placeholders in braces only among those each may name."""
+    problems: list[Problem] = []
+    templates = given.get("harvest_templates", {})
+    if not isinstance(templates, Mapping):
+        problems.append(("harvest_templates", "must be an object: a topic type's code -> its first user turn"))
+        templates = {}
+    for code, template in templates.items():
+        field = f"harvest_templates.{code}"
+        if type_codes is not None and code not in type_codes:
+            problems.append((field, f"no topic type {code} in the campaign"))
+        elif (problem := template_problem(template, TEMPLATE_FIELDS)) is not None:
+            problems.append((field, problem))
+    follow_ups = given.get("harvest_follow_ups", list(PAPER_FOLLOW_UPS))
+    if not isinstance(follow_ups, Sequence) or isinstance(follow_ups, str) or len(follow_ups) > MAX_FOLLOW_UPS:
+        problems.append(("harvest_follow_ups", f"must be a list of at most {MAX_FOLLOW_UPS} messages"))
+    else:
+        for i, text in enumerate(follow_ups):
+            if (problem := template_problem(text, TEMPLATE_FIELDS)) is not None:
+                problems.append((f"harvest_follow_ups.{i + 1}", problem))
+    prompt = given.get("harvest_user_prompt", SIMULATED_USER_PROMPT)
+    if (problem := template_problem(prompt, USER_PROMPT_FIELDS)) is not None:
+        problems.append(("harvest_user_prompt", problem))
+    return problems
+
+
+def template_problem(template: Any, fields: Sequence[str]) -> str | None:
+    """Why `template` is not a message with placeholders among `fields` ({description}...;
+    {{ and }} are braces); None when it is one."""
+    if not isinstance(template, str) or not template.strip():
+        return "must be a non-empty text"
+    if len(template) > MAX_TEMPLATE:
+        return f"must be at most {MAX_TEMPLATE} characters"
+    try:
+        placeholders = [(name, spec, conversion) for _text, name, spec, conversion in Formatter().parse(template)
+                        if name is not None]
+    except ValueError as error:
+        return f"a lone {{ or }} ({error}): write {{{{ and }}}} for braces"
+    for name, spec, conversion in placeholders:
+        if name not in fields:
+            return f"{{{name}}} is no placeholder: it may name {', '.join('{' + f + '}' for f in fields)}"
+        if spec or conversion:  # a width or a conversion is no part of a message (and a width can be huge)
+            return f"{{{name}}} takes nothing after its name: write {{{name}}}"
+    return None

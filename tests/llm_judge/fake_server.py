@@ -7,7 +7,8 @@ llama.cpp's real server (test_real_server.py).
         server.requests  # the JSON bodies received
 
 `answer(body)` returns the content (str), or (content, finish_reason), or (status, message,
-a redirect's location) via `Reply`; `delay` seconds before answering (a slow server).
+a redirect's location, annotations, more response fields, a delay) via `Reply`; `delay`
+seconds before answering (a slow server).
 `keys` are the Authorization headers received: what a listener standing in for somebody's own
 server would have learnt."""
 
@@ -27,6 +28,10 @@ class Reply:
     finish_reason: str = "stop"
     message: str = ""
     location: str = ""  # a redirect's Location header (status 3xx)
+    annotations: tuple = ()  # the message's (url_citation annotations: a search model's citations)
+    extra: dict | None = None  # more fields of the response (Perplexity's search_results, citations)
+    model: str = ""  # the model the answer says answered (default: the one asked)
+    delay: float = 0.0  # seconds before this answer is sent (a timeout)
 
 
 def turn_text(body: dict) -> str:
@@ -68,15 +73,20 @@ class FakeServer:
                     reply = Reply(content=reply)
                 elif isinstance(reply, tuple):
                     reply = Reply(content=reply[0], finish_reason=reply[1])
+                if reply.delay:
+                    time.sleep(reply.delay)
                 if reply.status != 200:
                     payload = {"error": {"message": reply.message or "failure", "type": "server_error"}}
                 else:
                     payload = {
-                        "id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": body["model"],
+                        "id": "chatcmpl-test", "object": "chat.completion", "created": 0,
+                        "model": reply.model or body["model"],
                         "choices": [{"index": 0, "finish_reason": reply.finish_reason,
-                                     "message": {"role": "assistant", "content": reply.content}}],
+                                     "message": {"role": "assistant", "content": reply.content,
+                                                 **({"annotations": list(reply.annotations)} if reply.annotations else {})}}],
                         "usage": {"prompt_tokens": 100, "completion_tokens": len((reply.content or "").split()),
                                   "total_tokens": 100 + len((reply.content or "").split())},
+                        **(reply.extra or {}),
                     }
                 data = json.dumps(payload).encode()
                 try:

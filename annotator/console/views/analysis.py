@@ -140,4 +140,5 @@ def read_only_conversation(conversation: Conversation) -> dict:
         "score": score,
         "turns": turns,
         "panel": score_panel_html(score),
+        "harvested": list(conversation.harvested_answers.defer("raw").order_by("number", "role")),  # where its turns came from
     }

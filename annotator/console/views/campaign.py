@@ -22,6 +22,7 @@ from annotator.console.forms import (
     UploadForm,
 )
 from annotator.console.setup_forms import TopicTypeForm
+from annotator.console.harvest_forms import HarvestSettingsForm
 from annotator.models import AttributeSet, Conversation, ImportJob, TopicType
 
 
@@ -48,7 +49,7 @@ def settings(request: HttpRequest, slug: str) -> HttpResponse:
         request,
         "console/settings.html",
         {"campaign": campaign, "form": form, "grades": grades, "topic_types": topic_types, "tab": "settings",
-         "topic_type_form": TopicTypeForm(campaign=campaign)},
+         "topic_type_form": TopicTypeForm(campaign=campaign), "asked": HarvestSettingsForm(campaign=campaign)},
     )
 
 

@@ -23,7 +23,8 @@ from annotator.interchange.formats.model import loads_json
 from annotator.models import AttributeSet, Campaign, Entity, Grade, Membership, Run, Topic, TopicType
 from annotator.rules.attribute_sets import HELPERS, read_attribute_set, regrouping_problem
 from annotator.rules.campaign_settings import (
-    SETTINGS, grade_problems, ranked_list_gain_of, read_settings, repeated_grade_problems,
+    HARVEST_SETTINGS, PAPER_FOLLOW_UPS, SETTINGS, SIMULATED_USER_PROMPT, grade_problems, harvest_problems,
+    ranked_list_gain_of, read_settings, repeated_grade_problems,
 )
 from annotator.rules.ids import RUN, TOPIC, id_problem
 from annotator.rules.problems import choice_problem, number_problem
@@ -58,6 +59,10 @@ PAPER_SETTINGS = {
     "missing_membership": "uniform",
     "ranked_list_gains": None,  # FairWeb-1's (scoring.gfr.DEFAULT_GAINS) for the grades it names
     "ranked_list_cutoff": gfr.DEFAULT_CUTOFF,
+    # what a harvest asks (annotator.harvesting): each topic type's first user turn, the follow-ups, a simulated user's prompt
+    "harvest_templates": {},
+    "harvest_follow_ups": list(PAPER_FOLLOW_UPS),
+    "harvest_user_prompt": SIMULATED_USER_PROMPT,
 }
 # The file's name of a setting the rules (and the model) call otherwise.
 FILE_SETTING = {"patience": "L"}
@@ -176,6 +181,10 @@ def validate_campaign(data: Any, source: str = "campaign") -> tuple[dict, list[C
     spec["grades"] = _grades(c, merged["grades"], merged["ranked_list_gains"])
 
     spec["topic_types"] = _topic_types(c, top.get("topic_types"))
+    harvest = {field: merged[field] for field in HARVEST_SETTINGS}
+    for field, message in harvest_problems(harvest, [t["code"] for t in spec["topic_types"] if t["code"]]):
+        c.error(f"settings.{field}", message)
+    spec.update(harvest)
     spec["topics"] = _topics(c, top.get("topics", []), sorted({t["code"] for t in spec["topic_types"] if t["code"]}))
     spec["runs"] = _runs(c, top.get("runs", []))
     organisers = top.get("organisers", [])
@@ -385,6 +394,7 @@ def describe_campaign(campaign: Campaign, *, topics: bool = False, runs: bool = 
             "duplicates_count_once": campaign.duplicates_count_once, "missing_membership": campaign.missing_membership,
             "ranked_list_gains": {g.label: g.ranked_list_gain for g in grades},
             "ranked_list_cutoff": campaign.ranked_list_cutoff,
+            **{field: getattr(campaign, field) for field in HARVEST_SETTINGS},
         },
         "topic_types": [
             {"code": t.code, "name": t.name, "attribute_sets": [
@@ -441,6 +451,8 @@ def load_campaign(data: Any, source: str = "campaign") -> LoadReport:
                                    "duplicates_count_once", "missing_membership", "ranked_list_cutoff")}
     if _set(campaign, changes, "settings", **fields) and not created:
         campaign.version += 1
+    asked: list[str] = []  # what a harvest asks changes no score: no figure is recomputed for it
+    _set(campaign, asked, "harvest settings", **{field: spec[field] for field in HARVEST_SETTINGS})
     campaign.save()
 
     _load_grades(campaign, spec["grades"], changes, warnings)
@@ -457,6 +469,7 @@ def load_campaign(data: Any, source: str = "campaign") -> LoadReport:
             changes.append(f"organiser {user.get_username()} added")
     if changes and not created:
         invalidation.campaign_judged_anew(campaign)  # grades, attribute sets or settings: every stored figure again
+    changes += asked
     n_sets = sum(len(t["attribute_sets"]) for t in spec["topic_types"])
     contents = (f"{len(spec['grades'])} grades, {len(spec['topic_types'])} topic types, {n_sets} attribute sets, "
                 f"{len(spec['topics'])} topics, {len(spec['runs'])} runs")

@@ -1,0 +1,1 @@
+from tests.harvesting.stub import campaign, no_servers_listed  # noqa: F401 (fixtures)
