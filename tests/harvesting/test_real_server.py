@@ -24,7 +24,8 @@ pytestmark = [pytest.mark.llm, pytest.mark.django_db(transaction=True)]
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = os.environ.get("GFRC_LLM_MODEL", "")
-# Gemma 3 270M behind llama-cpp-python answers an empty message to a lone user turn; with a system message it talks
+# --system-message on its way through the command to a real server (the server speaks Gemma's turn
+# markers: scripts/with-llama-server.sh; with Llama 2's fallback this model answered a lone user turn with nothing)
 SYSTEM_MESSAGE = "You are a helpful search assistant."
 
 
