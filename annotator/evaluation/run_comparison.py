@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 import math
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -178,7 +180,9 @@ class MeasureComparison:
 
 
 def compare_measure(table: pd.DataFrame, measure: str, permutations: int = significance.DEFAULT_PERMUTATIONS,
-                    seed: int | None = None, standardised: bool = False) -> MeasureComparison:
+                    seed: int | None = None, standardised: bool = False,
+                    progress: significance.Progress | None = None) -> MeasureComparison:
+    """`progress(done, total)` hears of the randomised Tukey HSD's trials as they finish."""
     matrix = topic_run_matrix(table, measure)
     if standardised:
         matrix = significance.CompleteMatrix(
@@ -186,19 +190,24 @@ def compare_measure(table: pd.DataFrame, measure: str, permutations: int = signi
         )
     if len(matrix.runs) < 2 or len(matrix.topics) < 2:
         return MeasureComparison(measure, matrix, standardised, None)
-    result = significance.compare_runs(matrix.scores, matrix.runs, permutations, seed)
+    result = significance.compare_runs(matrix.scores, matrix.runs, permutations, seed, progress)
     return MeasureComparison(measure, matrix, standardised, result)
 
 
 def compare(table: pd.DataFrame | RunTables, measures: list[str] | None = None,
             permutations: int = significance.DEFAULT_PERMUTATIONS, seed: int | None = None,
-            standardised: bool = False) -> list[MeasureComparison]:
+            standardised: bool = False, progress: Callable[[str, int, int], None] | None = None) -> list[MeasureComparison]:
     """Every requested measure (default: all of them), each with its own seeded generator so
     a measure's p-values do not depend on which other measures were asked for. With RunTables,
-    each measure compares the runs of its kind (conversation or ranked-list runs)."""
+    each measure compares the runs of its kind (conversation or ranked-list runs).
+    `progress(measure, done, total)` hears of each measure's Tukey HSD trials."""
+    def heard(measure: str) -> significance.Progress | None:
+        return None if progress is None else partial(progress, measure)
+
     if isinstance(table, RunTables):
-        return [compare_measure(table.table_for(m), m, permutations, seed, standardised) for m in (measures or table.measures())]
-    return [compare_measure(table, m, permutations, seed, standardised) for m in (measures or measures_of(table))]
+        return [compare_measure(table.table_for(m), m, permutations, seed, standardised, heard(m))
+                for m in (measures or table.measures())]
+    return [compare_measure(table, m, permutations, seed, standardised, heard(m)) for m in (measures or measures_of(table))]
 
 
 def pair_rows(comparisons: list[MeasureComparison]) -> list[dict]:

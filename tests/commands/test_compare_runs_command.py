@@ -94,3 +94,33 @@ def test_every_measure_by_default_includes_the_ranked_list_ones_when_there_are_r
     out, _ = run("compare_runs", campaign="fw", permutations=100, seed=1)
     measures = {r["measure"] for r in csv.DictReader(io.StringIO(out))}
     assert {"GFRC", "ERR", "iRBU", "GFR-iRBU+NMD+JSD"} <= measures
+
+
+def test_a_long_tukey_hsd_says_on_standard_error_how_many_trials_are_done(campaign, monkeypatch):
+    from annotator.management.commands import compare_runs
+
+    monkeypatch.setattr(compare_runs, "PROGRESS_AFTER_S", 0.0)  # every measure counts as long
+    out, err = run("compare_runs", campaign="fw", measure=["GFRC", "R"], permutations=500, seed=1)
+    assert "GFRC: randomised Tukey HSD, 500 of 500 trials" in err.splitlines()
+    assert "R: randomised Tukey HSD, 500 of 500 trials" in err.splitlines()
+    assert "trials" not in out
+
+
+def test_a_quick_tukey_hsd_says_nothing_of_its_trials(campaign):
+    _, err = run("compare_runs", campaign="fw", measure=["GFRC"], permutations=500, seed=1)
+    assert "trials" not in err
+
+
+def test_trial_progress_waits_two_seconds_then_speaks_once_a_second_and_at_the_end():
+    from annotator.management.commands.compare_runs import TrialProgress
+
+    now = [0.0]
+    lines: list[str] = []
+    progress = TrialProgress(lines.append, clock=lambda: now[0])
+    for t, done in [(0.0, 10), (1.9, 20), (2.0, 30), (2.5, 40), (3.1, 50), (3.2, 60), (3.3, 100)]:
+        now[0] = t
+        progress("GFRC", done, 100)
+    assert lines == [f"GFRC: randomised Tukey HSD, {done} of 100 trials" for done in (30, 50, 100)]
+    now[0] = 3.4
+    progress("R", 10, 100)  # a new measure starts its own two seconds
+    assert len(lines) == 3

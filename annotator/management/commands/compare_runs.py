@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
 from django.core.management.base import CommandError
 from django.http import QueryDict
 
@@ -11,6 +14,30 @@ from annotator.console.forms import ComparisonForm
 from annotator.management.commands._files import DataCommand
 from annotator.models import Campaign
 from scoring import significance
+
+
+PROGRESS_AFTER_S = 2.0  # a measure's Tukey HSD says how far it is once it has taken this long
+PROGRESS_EVERY_S = 1.0
+
+
+class TrialProgress:
+    """Lines on standard error about a measure's randomised Tukey HSD trials ("GFRC: randomised
+    Tukey HSD, 4,000 of 10,000 trials"): none for a measure done within PROGRESS_AFTER_S, then
+    at most one a PROGRESS_EVERY_S, and the last trial's line."""
+
+    def __init__(self, write: Callable[[str], None], clock: Callable[[], float] = time.monotonic):
+        self.write, self.clock = write, clock
+        self.measure: str | None = None
+        self.started = self.said = 0.0
+
+    def __call__(self, measure: str, done: int, total: int) -> None:
+        now = self.clock()
+        if measure != self.measure:
+            self.measure, self.started, self.said = measure, now, -float("inf")
+        if now - self.started < PROGRESS_AFTER_S or (now - self.said < PROGRESS_EVERY_S and done < total):
+            return
+        self.said = now
+        self.write(f"{measure}: randomised Tukey HSD, {done:,} of {total:,} trials")
 
 
 class Command(DataCommand):
@@ -56,7 +83,8 @@ class Command(DataCommand):
                 raise CommandError(f"no {name} {', '.join(unknown)} in {campaign}")
         selected, selections = run_comparison.select_tables(table, runs, topics)
         comparisons = run_comparison.compare(selected, measure or known, form.cleaned_data["permutations"],
-                                             form.cleaned_data["seed"], form.cleaned_data["standardise"])
+                                             form.cleaned_data["seed"], form.cleaned_data["standardise"],
+                                             TrialProgress(self.stderr.write))
         for kind, selection in selections.items():
             runs_of = "ranked-list run(s)" if kind == "ranked_lists" else "run(s)"
             self.stderr.write(f"compared {len(selection.runs)} {runs_of} on {len(selection.topics)} topic(s)")
