@@ -3,6 +3,9 @@
 // take the left / right one's, with more h/l (or the arrows) move the aim between their
 // values and Enter takes the one aimed at, m the majority's; e writes the gold value, u undoes
 // the last decision, ? shows the keys. Without JavaScript every button works as a plain form.
+// Every decision is a form posted and answered by a new page: keys typed before this script
+// runs (keys-while-loading.js keeps them) or after a decision was sent (kept here for the page
+// that answers it) are applied there, in order, never on a page already on its way out.
 (function () {
   "use strict";
   var rows = Array.prototype.slice.call(document.querySelectorAll("tr.disagreement"));
@@ -50,14 +53,28 @@
     });
   });
 
-  document.addEventListener("keydown", function (event) {
-    if (event.ctrlKey || event.metaKey || event.altKey) return;
-    var typing = event.target.closest && event.target.closest("input, textarea, select");
-    if (typing) {
-      if (event.key === "Escape" && current >= 0) { event.target.blur(); select(current); }
-      return;
-    }
-    var key = event.key;
+  // Keys typed after a form was sent belong to the page that answers it (this path, within
+  // a few seconds): kept in the tab's session storage, replayed there.
+  var CARRIED = "gfrc-adjudication-keys", sent = false;
+  document.addEventListener("submit", function () { sent = true; });
+
+  function carry(keys) {
+    try {
+      var kept = JSON.parse(sessionStorage.getItem(CARRIED) || "null");
+      var before = kept && kept.path === location.pathname ? kept.keys : [];
+      sessionStorage.setItem(CARRIED, JSON.stringify({ path: location.pathname, at: Date.now(), keys: before.concat(keys) }));
+    } catch (e) { /* no storage: the keys are lost as before */ }
+  }
+
+  function carried() {
+    try {
+      var kept = JSON.parse(sessionStorage.getItem(CARRIED) || "null");
+      sessionStorage.removeItem(CARRIED);
+      return kept && kept.path === location.pathname && Date.now() - kept.at < 30000 ? kept.keys : [];
+    } catch (e) { return []; }
+  }
+
+  function act(key) {
     var left = key === "h" || key === "ArrowLeft", right = key === "l" || key === "ArrowRight";
     if (key === "j") select(current + 1);
     else if (key === "k") select(current < 0 ? 0 : current - 1);
@@ -76,7 +93,30 @@
     else if (key === "e") { if (current >= 0) { var input = rows[current].querySelector("form.write input[name=value]"); if (input) input.focus(); } }
     else if (key === "u") { var undo = document.getElementById("undo-decision"); if (undo && !undo.disabled) undo.click(); }
     else if (key === "?") { var help = document.getElementById("keys-help"); if (help) { help.open = true; help.querySelector("summary").focus(); } }
-    else return;
-    event.preventDefault();
+    else return false;
+    return true;
+  }
+
+  function replay(keys) {
+    for (var i = 0; i < keys.length; i++) {
+      if (sent) { carry(keys.slice(i)); return; }
+      act(keys[i]);
+    }
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    var typing = event.target.closest && event.target.closest("input, textarea, select");
+    if (typing) {
+      if (event.key === "Escape" && current >= 0) { event.target.blur(); select(current); }
+      return;
+    }
+    if (sent) { carry([event.key]); event.preventDefault(); return; }
+    if (act(event.key)) event.preventDefault();
   });
+
+  var early = window.gfrcKeysWhileLoading;
+  var waiting = carried().concat(early ? early.keys.splice(0) : []);
+  if (early) early.live = true;
+  replay(waiting);
 })();

@@ -98,3 +98,35 @@ def test_an_organiser_takes_the_third_annotators_values_by_number_and_by_aiming(
     assert TurnLabel.objects.get(turn__conversation=case.conversation, annotator=gold).label == "x"
     page.keyboard.press("?")
     expect(page.locator("#keys-help")).to_contain_text("take the majority's value")
+
+
+def test_keys_typed_while_the_answering_page_loads_or_before_it_comes_are_applied_there_in_order(page, live_server, login):
+    conversation = doubled_with_a_label_disagreement()
+    held, holding = [], {"on": False}  # the page's key script held back: the page is shown, its script not yet run
+
+    def hold_the_script(route):
+        if holding["on"] and not held:
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route(re.compile(r".*/js/adjudicate[^/]*\.js$"), hold_the_script)
+    login("org", "org-pw")
+    page.goto(f"{live_server.url}/console/{conversation.topic.campaign.slug}/adjudicate/{conversation.pk}/")
+    expect(page.locator("tr.disagreement.selected")).to_have_count(1)
+    holding["on"] = True
+    page.keyboard.press("l")  # a decision: the page that answers it comes without its script for now
+    expect(page.locator(".messages")).to_contain_text("Gold: ")
+    assert AdjudicationDecision.objects.count() == 1
+    page.keyboard.press("u")  # the page is shown, its key script not yet run
+    page.wait_for_timeout(300)
+    assert AdjudicationDecision.objects.count() == 1 and held
+    held.pop().continue_()  # the script runs: the key typed before it is applied
+    expect(page.locator(".messages")).to_contain_text("Undid: ")
+    assert AdjudicationDecision.objects.count() == 0
+
+    holding["on"] = False
+    page.keyboard.press("l")  # a decision, and at once an undo, typed before the answer comes
+    page.keyboard.press("u")
+    expect(page.locator(".messages")).to_contain_text("Undid: ")
+    assert AdjudicationDecision.objects.count() == 0
