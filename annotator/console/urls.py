@@ -81,6 +81,8 @@ urlpatterns = [
     path("<slug:slug>/report/significance/", analysis.significance, name="significance"),
     path("<slug:slug>/report/significance.csv", analysis.significance_csv, name="significance_csv"),
     path("<slug:slug>/report/trials/", analysis.trials, name="trials"),
+    re_path(r"^(?P<slug>[-a-zA-Z0-9_]+)/report/design-study\.(?P<fmt>csv|json)$", analysis.design_study_file,
+            name="design_study_file"),
     path("<slug:slug>/report/worst/", analysis.worst, name="worst"),
     path("<slug:slug>/conversations/<ids:ids>/", analysis.conversations, name="conversations"),
     path("<slug:slug>/exports/", exports.exports, name="exports"),

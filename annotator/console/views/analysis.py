@@ -1,5 +1,6 @@
 """The evaluation report: run comparison with significance and topic set size, trial
-instability, worst cases, and a read-only view of conversations for the organiser.
+instability and how many topics and trials (the design study, with its CSV and JSON), worst
+cases, and a read-only view of conversations for the organiser.
 
 All computed live from the current judgments and settings (annotator.evaluation.run_comparison); the inputs
 are GET forms whose bounds keep every request short.
@@ -13,7 +14,7 @@ from django.shortcuts import render
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET
 
-from annotator.evaluation import run_comparison
+from annotator.evaluation import design_study, run_comparison
 from annotator.evaluation.branches import branch_spreads
 from annotator.access import campaign_for_organiser, conversation_for_organiser
 from annotator.console.forms import AnalysisForm, MeasureForm
@@ -81,10 +82,48 @@ def significance_csv(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_GET
 def trials(request: HttpRequest, slug: str) -> HttpResponse:
+    """Trial instability, and how many topics and trials: the design study of the measure asked
+    for (GET `measure`, default GFRC), with every measure whose systems differ named beside it."""
     campaign = campaign_for_organiser(request.user, slug)
-    instability = run_comparison.trial_instability(score_table(campaign), run_comparison.run_identities(campaign))
-    return render(request, "console/trials.html", {"campaign": campaign, "tab": "report", "instability": instability,
-                                                   "branches": branch_spreads(campaign)})
+    table = score_table(campaign)
+    instability = run_comparison.trial_instability(table, run_comparison.run_identities(campaign))
+    measures = design_study.known_measures(campaign, table)
+    form = MeasureForm.from_query(request.GET, measures=measures)
+    context = {"campaign": campaign, "tab": "report", "instability": instability, "branches": branch_spreads(campaign),
+               "design_form": form}
+    if not form.is_valid():
+        return render(request, "console/trials.html", context, status=400)
+    studies = design_study.campaign_studies(campaign, measures, table)
+    chosen = next(s for s in studies if s.measure == form.cleaned_data["measure"])
+    context["design"] = design_study.page(chosen)
+    context["systems_differ_on"] = [s.measure for s in studies if s.components and s.components.variance["system"] > 0]
+    return render(request, "console/trials.html", context)
+
+
+@login_required
+@require_GET
+def design_study_file(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
+    """The design study as `manage.py design_study` writes it (`measure` repeated for several,
+    default GFRC): CSV (the components, a blank line, the D study) or JSON."""
+    campaign = campaign_for_organiser(request.user, slug)
+    table = score_table(campaign)
+    known = design_study.known_measures(campaign, table)
+    asked = list(dict.fromkeys(request.GET.getlist("measure")))
+    unknown = [m for m in asked if m not in known]
+    if unknown:
+        return HttpResponse(f"No measure {', '.join(unknown)}: choose from {', '.join(known)}.\n", status=400,
+                            content_type="text/plain; charset=utf-8")
+    studies = design_study.campaign_studies(campaign, asked or None, table)
+    if fmt == "csv" and all(s.components is None for s in studies):  # headers alone would read as a study
+        reasons = "; ".join(f"{s.measure}: {s.study.reason}" for s in studies)
+        return HttpResponse(f"Not studied: {reasons}.\n", status=400, content_type="text/plain; charset=utf-8")
+    if fmt == "csv":
+        response = HttpResponse(design_study.as_csv(studies), content_type="text/csv; charset=utf-8")
+    else:
+        response = HttpResponse(design_study.as_json(studies) + "\n", content_type="application/json")
+    measures = "-".join(s.measure for s in studies)
+    response["Content-Disposition"] = content_disposition_header(True, f"{campaign.slug}-{measures}-design-study.{fmt}")
+    return response
 
 
 @login_required
