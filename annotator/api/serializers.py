@@ -7,7 +7,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from annotator.judgments.edits import MAX_SUBMITTED_NUGGETS
-from annotator.models import AttributeSet, Campaign, Conversation, Entity, Grade, Nugget, Run, Topic, Turn, TurnLabel
+from annotator.models import (AttributeSet, Campaign, Conversation, Entity, Grade, HarvestedAnswer, Nugget, Run, Topic, Turn,
+                               TurnLabel)
 from annotator.models.conversations import parent_position, word_offsets
 from annotator.rules.campaign_settings import CHOICES
 from annotator.rules.problems import NOT_A_NUMBER, NOT_A_WHOLE_NUMBER, as_sentence, choice_problem
@@ -106,11 +107,28 @@ class ConversationListSerializer(serializers.ModelSerializer):
         fields = ["id", "campaign", "topic", "run", "source", "gold_annotator", "done_at"]
 
 
+class HarvestedAnswerSerializer(serializers.ModelSerializer):
+    """Where a harvested turn came from (annotator.harvesting); its raw answer is the console's
+    download, never part of the API's JSON."""
+
+    turn = serializers.SerializerMethodField()
+
+    class Meta:
+        model = HarvestedAnswer
+        fields = ["turn", "server", "model", "model_answered", "parameters", "requested_at", "answered_at",
+                  "prompt_tokens", "completion_tokens"]
+
+    def get_turn(self, answer) -> str:
+        return f"{answer.role}{answer.number}"
+
+
 class ConversationSerializer(ConversationListSerializer):
     turns = TurnSerializer(many=True, read_only=True)
+    harvested = HarvestedAnswerSerializer(source="harvested_answers", many=True, read_only=True,
+                                          help_text="Where each turn a model wrote came from, when the app harvested it")
 
     class Meta(ConversationListSerializer.Meta):
-        fields = ConversationListSerializer.Meta.fields + ["is_tree", "turns"]
+        fields = ConversationListSerializer.Meta.fields + ["is_tree", "turns", "harvested"]
 
     def to_representation(self, instance) -> dict:
         """Each turn with `parent`, the id of the turn it follows (null for a root): a

@@ -176,3 +176,20 @@ def test_what_cannot_be_harvested_is_refused_before_anything_is_asked(campaign, 
     message, _ = refused("harvest", **options)
     assert said in message
     assert not HarvestRun.objects.exists()
+
+
+def test_the_apis_conversation_says_where_each_harvested_turn_came_from_without_its_raw_answer(campaign):
+    from django.contrib.auth import get_user_model
+    from rest_framework.test import APIClient
+
+    with FakeServer(cited) as server:
+        list_server(server)
+        harvest("--topic", "M001", trials=1, seed=7)
+    conversation = Conversation.objects.get()
+    client = APIClient()
+    client.force_authenticate(get_user_model().objects.get(username="org"))
+    data = client.get(f"/api/conversations/{conversation.pk}/").json()
+    assert [(h["turn"], h["server"], h["model"], h["model_answered"], h["parameters"]["seed"]) for h in data["harvested"]] == [
+        ("S1", "stub", "search-1", "search-1-2025-01-01", 7), ("S2", "stub", "search-1", "search-1-2025-01-01", 7)]
+    assert all(h["prompt_tokens"] >= 0 and h["answered_at"] >= h["requested_at"] for h in data["harvested"])
+    assert "raw" not in data["harvested"][0] and "choices" not in json.dumps(data)
