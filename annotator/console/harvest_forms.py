@@ -10,7 +10,6 @@ or a variable's name (annotator.llm_judge.servers).
 from __future__ import annotations
 
 from django import forms
-from django.core.exceptions import ImproperlyConfigured
 
 from annotator.harvesting import jobs
 from annotator.harvesting.runner import MAX_CONCURRENCY, MAX_TRIALS
@@ -101,11 +100,7 @@ class HarvestForm(forms.Form):
     def __init__(self, *args, campaign: Campaign, **kwargs):
         super().__init__(*args, **kwargs)
         self.campaign = campaign
-        try:
-            self.servers = servers.listed_servers()
-            self.listing_problem = ""
-        except ImproperlyConfigured as malformed:  # nothing of a malformed listing is offered
-            self.servers, self.listing_problem = {}, str(malformed)
+        self.servers, self.listing_problem = servers.offered()
         self.fields["server"].choices = [(name, name) for name in self.servers]
         self.fields["user_server"].choices = [("", "none")] + [(name, name) for name in self.servers]
         self.fields["topics"].queryset = Topic.objects.filter(campaign=campaign).order_by("code")

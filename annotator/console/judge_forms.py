@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib.auth import get_user_model
-from django.core.exceptions import ImproperlyConfigured
 
 from annotator.access import campaign_annotators, managed_accounts
 from annotator.llm_judge import jobs, servers
@@ -109,11 +108,7 @@ class LlmJudgeForm(forms.Form):
     def __init__(self, *args, campaign: Campaign, page_url: str = "", **kwargs):
         super().__init__(*args, **kwargs)
         self.campaign = campaign
-        try:
-            self.servers = servers.listed_servers()
-            self.listing_problem = ""
-        except ImproperlyConfigured as malformed:  # nothing of a malformed listing is offered
-            self.servers, self.listing_problem = {}, str(malformed)
+        self.servers, self.listing_problem = servers.offered()
         self.fields["server"].choices = [(name, name) for name in self.servers]
         self.fields["topics"].queryset = Topic.objects.filter(campaign=campaign).order_by("code")
         self.fields["runs"].queryset = Run.objects.filter(campaign=campaign, kind=Run.Kind.CONVERSATIONS).order_by("name")

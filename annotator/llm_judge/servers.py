@@ -29,7 +29,7 @@ from django.core.exceptions import ImproperlyConfigured
 from annotator.llm_judge.client import ServerSettings
 from annotator.rules.links import http_url
 
-__all__ = ["ListedServer", "ServerNotListed", "listed_servers", "listed", "listing_problems", "check_listing",
+__all__ = ["ListedServer", "ServerNotListed", "listed_servers", "offered", "listed", "listing_problems", "check_listing",
            "NAME_PATTERN"]
 
 NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
@@ -99,6 +99,15 @@ def listed_servers() -> dict[str, ListedServer]:
     }
 
 
+def offered() -> tuple[dict[str, ListedServer], str]:
+    """The listed servers a form offers by name, and why there are none when the listing is
+    malformed (then nothing of it is offered)."""
+    try:
+        return listed_servers(), ""
+    except ImproperlyConfigured as malformed:
+        return {}, str(malformed)
+
+
 def listed(name: str, model: str | None = None) -> ListedServer:
     """The listed server `name` (offering `model`, when given), or ServerNotListed saying why."""
     try:
@@ -107,8 +116,8 @@ def listed(name: str, model: str | None = None) -> ListedServer:
         raise ServerNotListed(f"the deployment's list of LLM servers is malformed ({malformed})") from None
     server = servers.get(name) if name else None
     if server is None:
-        offered = ", ".join(servers) or "none"
-        raise ServerNotListed(f"no LLM server named {name!r} is listed by the deployment (GFRC_LLM_SERVERS; listed: {offered})")
+        names = ", ".join(servers) or "none"
+        raise ServerNotListed(f"no LLM server named {name!r} is listed by the deployment (GFRC_LLM_SERVERS; listed: {names})")
     if model is not None and not server.offers(model):
         raise ServerNotListed(f"the server {name} does not offer the model {model!r} (its models: {', '.join(server.models)})")
     return server
