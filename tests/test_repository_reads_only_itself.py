@@ -21,8 +21,9 @@ MACHINE_PATH = re.compile(
 )
 
 
-# a run of "../" and the name it reaches: out of the repository when the runs outnumber the
+# a run of parent-folder steps (two dots and a slash) and the name it reaches: out of the repository when the runs outnumber the
 # folders between the file and the repository's root
+UP = b"." + b"./"  # one step up, written in pieces: this file names no path out of the repository
 CLIMB = re.compile(rb"(?<![\w.])((?:\.\./)+)[\w-]")
 
 
@@ -48,7 +49,7 @@ def tracked_files() -> list[Path]:
 def test_the_check_flags_a_development_machines_path_and_leaves_urls_and_system_paths_alone():
     flagged = [
         b'REFERENCE = Path("/' + b'wo' + b'rk/data/reference/gfrc.json")',
-        b'open("..' + b'/sibling/gfrc.json")', b"cd .." + b"/../elsewhere",
+        b'open("' + UP + b'sibling/gfrc.json")', b"cd " + UP + UP + b"elsewhere",
         b"cd /" + b"home/someone/gfrc && make",
         b"open('/" + b"root/data.csv')",
         b"/" + b"Users/someone/project",
@@ -58,11 +59,11 @@ def test_the_check_flags_a_development_machines_path_and_leaves_urls_and_system_
         b"https://example.org/work/papers", b"see https://github.com/home/x", b"/tmp/gfrc-bench-results/",
         b"/proc/self/maps", b"executable_path='/usr/bin/chromium'", b"EnvironmentFile=/etc/gfrc.env",
         b"/static/js/annotate.js", b"/api/campaigns/", b"~/.cache/gfrc-llm/", b"docs/home/page.md",
-        b'print(f"total N:' + b'\\n")', b"bench/lib/server.py", b"version 1.2../3",
+        b'print(f"total N:' + b'\\n")', b"bench/lib/server.py", b"version 1.2" + UP + b"3",
     ]
-    # from a file one folder down, one climb stays in the repository: docs/x.md links ../README.md
-    assert machine_paths(b"[README](.." + b"/README.md)", depth=1) == []
-    assert machine_paths(b"[outside](.." + b"/../README.md)", depth=1) != []
+    # from a file one folder down, one climb stays in the repository: docs/x.md links the README above it
+    assert machine_paths(b"[README](" + UP + b"README.md)", depth=1) == []
+    assert machine_paths(b"[outside](" + UP + UP + b"README.md)", depth=1) != []
     assert [text for text in flagged if not machine_paths(text)] == []
     assert [text for text in allowed if machine_paths(text)] == []
 
