@@ -120,14 +120,13 @@ def rnod(p, q) -> np.ndarray | float:
     if np.any(n_target_bands == 0):
         raise ValueError("RNOD needs a target with at least one group of positive mass")
     squared = (p2 - q2) ** 2
-    if q2.shape[0] == 1:
-        # One target for every row (GFR's achieved distributions at every rank): the sum of
-        # DW_i over the target's bands is sum_j (p_j - q_j)^2 sum_{i in target} |i - j|, one
-        # matrix-vector product instead of a (n, K) x (K, K) one.
-        od = squared @ (in_target[0] @ _band_distances(k)) / n_target_bands[0]
-    else:
-        dw = squared @ _band_distances(k)  # (n, K): DW_i for every band i
-        od = np.where(in_target, dw, 0.0).sum(axis=-1) / n_target_bands
+    # The sum of DW_i over the target's bands is sum_j (p_j - q_j)^2 sum_{i in target} |i - j|:
+    # one integer weight per band (exact) instead of a (K, K) matrix per row. Products summed
+    # along each row, not `@`: BLAS rounds a row's dot product differently by where the row
+    # falls in the matrix, so a turn scored among a campaign's would differ in its last bit from
+    # the same turn scored alone (the stored figures and the workspace's).
+    band_weights = (in_target[:, :, None] * _band_distances(k)).sum(axis=1)  # (1 or n, K)
+    od = (squared * band_weights).sum(axis=-1) / n_target_bands
     return _finish(np.sqrt(np.maximum(od / (k - 1), 0.0)), scalar)
 
 

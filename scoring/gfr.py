@@ -116,13 +116,13 @@ def _weights(gains: np.ndarray, max_gain: float, cutoff: int) -> np.ndarray:
 def err(gains: np.ndarray, max_gain: float, cutoff: int = DEFAULT_CUTOFF) -> np.ndarray:
     """ERR@l = sum_{i<=l} S_i R_i / i, one per row."""
     weights = _weights(gains, max_gain, cutoff)
-    return weights @ (1.0 / np.arange(1, weights.shape[-1] + 1))
+    return (weights / np.arange(1, weights.shape[-1] + 1)).sum(axis=-1)  # not `@`: see divergence.rnod
 
 
 def irbu(gains: np.ndarray, max_gain: float, cutoff: int = DEFAULT_CUTOFF, patience: float = RBU_PATIENCE) -> np.ndarray:
     """iRBU@l = sum_{i<=l} S_i R_i p^i, one per row."""
     weights = _weights(gains, max_gain, cutoff)
-    return weights @ (patience ** np.arange(1, weights.shape[-1] + 1))
+    return (weights * patience ** np.arange(1, weights.shape[-1] + 1)).sum(axis=-1)  # not `@`: see divergence.rnod
 
 
 def group_fairness(gains: np.ndarray, memberships: np.ndarray, target, max_gain: float,

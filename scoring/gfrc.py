@@ -276,7 +276,8 @@ def score(
         )
 
     attribute_weights = normalised_weights(attribute_sets)
-    GF = gf_m @ attribute_weights if attribute_sets else np.zeros(n_conv)
+    # summed along each row, not `@`, so a conversation's GF has the same bits in any batch
+    GF = (gf_m * attribute_weights).sum(axis=-1) if attribute_sets else np.zeros(n_conv)
     GFRC = settings.alpha * R + (1.0 - settings.alpha) * GF
     return Scores(
         settings=settings,
