@@ -92,11 +92,11 @@ def vector_text(counts: list[int]) -> list[str]:
 
 
 def pool(topic: str, rng: random.Random) -> list[Entity]:
-    """Eight invented entities of the topic, with their grades and memberships."""
+    """Ten invented entities of the topic, with their grades and memberships."""
     kind = topic[0]
     entities = []
     used = set()
-    for i in range(8):
+    for i in range(10):
         while True:
             if kind == "M":
                 name = f"The {rng.choice(WORDS_A)} {rng.choice(WORDS_B)} ({rng.randint(1968, 2023)})"
@@ -115,7 +115,7 @@ def pool(topic: str, rng: random.Random) -> list[Entity]:
                "R": f"https://dblp.org/pid/99/{number}.html",
                "Y": f"https://www.youtube.com/@{slug}Demo",
                "T": f"https://x.com/{slug[:12]}_demo"}[kind]
-        level = rng.choices([2, 1, 0], weights=[6, 3, 1])[0]
+        level = rng.choices([2, 1, 0], weights=[4, 3, 3])[0]
         vectors = {}
         for attribute_set, k in GROUPS[kind].items():
             counts = [0] * k
@@ -140,9 +140,25 @@ def chat_line(entity: Entity, note: str) -> tuple[str, str]:
     return f"- **{entity.name}**, {note} ({link})", link
 
 
-def answer_turns(entities: list[Entity], rng: random.Random, first: int) -> list[list[Entity]]:
-    """The entities of S1 and S2 of one conversation."""
-    chosen = rng.sample(entities, 5)
+# How each system picks from a topic's pool: a weight per grade (a higher weight for L2 is a
+# system that finds the relevant entities more often) and whether it leads with its best. The
+# systems must differ in quality, or the design study on the trials page has no systems'
+# variance to show; the trials of one system still differ by their draws.
+QUALITY = {
+    "bing": ({2: 1.0, 1: 1.0, 0: 4.0}, False),
+    "chatgpt": ({2: 2.0, 1: 1.5, 0: 1.0}, False),
+    "perplexity": ({2: 6.0, 1: 1.5, 0: 0.3}, True),
+}
+
+
+def answer_turns(entities: list[Entity], rng: random.Random, first: int, system: str) -> list[list[Entity]]:
+    """The entities of S1 and S2 of one conversation: five drawn from the pool without replacement,
+    each with its system's weight for its grade (Efraimidis and Spirakis's keys u ** (1 / w))."""
+    weights, best_first = QUALITY[system]
+    keyed = sorted(entities, key=lambda e: rng.random() ** (1 / weights[e.level]), reverse=True)
+    chosen = keyed[:5]
+    if best_first:
+        chosen.sort(key=lambda e: -e.level)
     return [chosen[:first], chosen[first:]]
 
 
@@ -280,7 +296,7 @@ def main(out: Path = DEMO) -> None:
     for topic in TOPICS:
         entities = pool(topic, rng)
         for system, (ext, write) in WRITERS.items():
-            trials = [answer_turns(entities, rng, rng.choice([2, 3])) for _ in range(2)]
+            trials = [answer_turns(entities, rng, rng.choice([2, 3]), system) for _ in range(2)]
             runs = [f"{system}-trial1", f"{system}-trial2"]
             if topic == "M002" and system == "bing":  # bing-trial1 is the paper's conversation
                 trials, runs = trials[1:], runs[1:]

@@ -76,6 +76,17 @@ def test_the_demo_is_studied_as_three_systems_on_every_topic_twice_with_the_figu
         assert [(row["trials"], row["target"]) for row in fewest] == [(n, t) for n in (1, 2, 3, 5, 10) for t in (0.8, 0.9)]
 
 
+def test_the_demos_systems_differ_so_its_study_says_how_many_topics_reach_each_coefficient(demo):
+    out, _ = run("design_study", campaign="fairweb1", measure=["GFRC", "R", "GF"], format="json")
+    data = json.loads(out)
+    for measure in ("GFRC", "R", "GF"):
+        system = next(row for row in data["components"] if (row["measure"], row["component"]) == (measure, "system"))
+        assert system["share"] > 0.03, measure  # the demo's systems pick relevant entities at different rates
+        fewest = [row for row in data["fewest_topics"] if row["measure"] == measure]
+        assert all(row["E_rho2"] is not None and row["Phi"] is not None for row in fewest), measure
+        assert all(a["E_rho2"] >= b["E_rho2"] for a, b in zip(fewest[::2], fewest[2::2])), measure  # more trials, fewer topics
+
+
 def test_the_csv_is_the_components_then_a_blank_line_then_the_d_study(demo):
     out, _ = run("design_study", campaign="fairweb1")
     components, d_study = out.split("\n\n")
