@@ -7,8 +7,10 @@ conversations: every conversation has disagreements. Times, in-process, best of 
 
 - `score_table` of the campaign (the reference: the report costs this much);
 - listing one conversation's disagreements (`adjudication.adjudication`);
+- the runs' means the page reads (`adjudication_effect.RunMeans.of_topic`: the database's sums
+  by run and the topic's rows);
 - the effect of both choices of every disagreement of it (`adjudication_effect.effects`:
-  in memory, nothing written), with the score table already read; and, in the same run, the
+  in memory, nothing written), with the runs' means already read; and, in the same run, the
   way issue 22 first did it (each choice applied by `adjudication.decide` in a savepoint
   rolled back, the conversation rescored from the database): the write lock it held;
 - an annotator's save started 0.2 s into each way of previewing (threads of this process, each
@@ -116,14 +118,15 @@ def run(topics: int, runs: int, repeats: int) -> dict:
         campaign = Campaign.objects.get(slug="bench")
         conversation = Conversation.objects.filter(topic__campaign=campaign).select_related("topic__campaign", "run").order_by("pk")[7]
         table_seconds, table = best_time(lambda: score_table(campaign), repeats)
+        means_seconds, means = best_time(lambda: adjudication_effect.RunMeans.of_topic(conversation), repeats)
         list_seconds, found = best_time(lambda: adjudication.adjudication(conversation, [ann, bob]), repeats)
-        effect_seconds, _ = best_time(lambda: adjudication_effect.effects(found, table, judge=ann.pk), repeats)
+        effect_seconds, _ = best_time(lambda: adjudication_effect.effects(found, means, judge=ann.pk), repeats)
         savepoint_seconds, _ = best_time(lambda: savepoint_previews(found, organiser, ann), repeats)
         neighbour = Conversation.objects.filter(topic__campaign=campaign).order_by("pk")[8]
         save_in_savepoints = save_during(lambda: savepoint_previews(found, organiser, ann), bob, neighbour)
         loops = max(1, round(savepoint_seconds / max(effect_seconds, 1e-3)))  # as long as the savepoints take
         save_in_memory = save_during(
-            lambda: [adjudication_effect.effects(found, table, judge=ann.pk) for _ in range(loops)], bob, neighbour)
+            lambda: [adjudication_effect.effects(found, means, judge=ann.pk) for _ in range(loops)], bob, neighbour)
         call_command("collectstatic", "--noinput", verbosity=0)  # DEBUG=0: pages name hashed static files
         client = Client(HTTP_HOST="localhost")
         client.force_login(organiser)
@@ -147,6 +150,7 @@ def run(topics: int, runs: int, repeats: int) -> dict:
         "disagreements": len(found.disagreements),
         "kinds": sorted({d.kind for d in found.disagreements}),
         "score_table_s": round(table_seconds, 3),
+        "run_means_s": round(means_seconds, 3),
         "disagreements_s": round(list_seconds, 3),
         "effects_s": round(effect_seconds, 3),
         "effects_in_savepoints_s": round(savepoint_seconds, 3),
@@ -171,7 +175,8 @@ def main() -> None:
     path = write_result("adjudication-" + result["database"].split()[0].lower(), result)
     print(f"== adjudication ({result['database']}): {result['conversations']} conversations; "
           f"{result['disagreements']} disagreements in the conversation adjudicated ({', '.join(result['kinds'])})")
-    print(f"   score_table {result['score_table_s']} s; disagreements {result['disagreements_s']} s; effects of both "
+    print(f"   score_table {result['score_table_s']} s; the runs' means (database sums and the topic's rows) "
+          f"{result['run_means_s']} s; disagreements {result['disagreements_s']} s; effects of both "
           f"choices of each {result['effects_s']} s in memory, {result['effects_in_savepoints_s']} s in savepoints "
           f"({result['ratio_savepoints_to_in_memory']}x); an annotator's save meanwhile "
           f"{result['annotator_save_during_savepoint_previews_s']} s / {result['annotator_save_during_in_memory_previews_s']} s; the page {result['page_s']} s ({result['ratio_page_to_score_table']}x "

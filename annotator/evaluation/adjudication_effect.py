@@ -26,14 +26,9 @@ from annotator.judgments import adjudication
 from annotator.judgments.edits import AnnotationRefused, check_span_among
 from annotator.models import Conversation, Membership, Nugget, Turn
 from annotator.models.rows import TurnRow
-from annotator.scores.campaign_tables import gf_column, score_columns
-from annotator.scores.per_conversation import score_rows
-
-
-def previewed(table: pd.DataFrame) -> list[str]:
-    """The measures a decision's preview shows: R, GF and GFRC (the per attribute set GF_<set>
-    are in the score panels beside it)."""
-    return [c for c in score_columns(table) if not c.startswith(gf_column(""))]
+from annotator.scores.campaign_tables import measure_columns
+from annotator.scores.per_conversation import gold_annotators, score_rows
+from annotator.scores.stored import totals as totals_of
 
 
 @dataclass
@@ -76,21 +71,44 @@ def _flips(runs: list[str], b: np.ndarray, a: np.ndarray) -> list[tuple[str, str
 
 
 class RunMeans:
-    """The runs' means of a campaign's score table, kept as sums and counts (NaN-aware, like
-    `groupby(...).mean()`), so that replacing a few conversations' rows costs those rows only."""
+    """The runs' means of a campaign, kept as sums and counts (NaN-aware, like
+    `groupby(...).mean()`), with the rows of the conversations a decision can rescore, so that
+    replacing a few conversations' rows costs those rows only."""
 
-    def __init__(self, table: pd.DataFrame, measures: list[str]):
-        self.measures = measures
-        self.runs = sorted(table["run"].unique()) if len(table) else []
-        run_of = {run: i for i, run in enumerate(self.runs)}
+    def __init__(self, runs: list[str], sums: np.ndarray, counts: np.ndarray,
+                 rows: dict[int, tuple[int, np.ndarray]], measures: list[str]):
+        self.measures, self.runs, self.sums, self.counts, self.rows = measures, runs, sums, counts, rows
+        self.before = self._means(sums, counts)
+
+    @classmethod
+    def of_table(cls, table: pd.DataFrame, measures: list[str]) -> RunMeans:
+        """From a campaign's whole score table (annotator.scores.campaign_tables.score_table)."""
+        runs = sorted(table["run"].unique()) if len(table) else []
+        run_of = {run: i for i, run in enumerate(runs)}
         rows = np.asarray([run_of[run] for run in table["run"]], dtype=np.int64)
         values = table[measures].to_numpy(dtype=float) if len(table) else np.zeros((0, len(measures)))
-        self.sums = np.zeros((len(self.runs), len(measures)))
-        self.counts = np.zeros((len(self.runs), len(measures)))
-        np.add.at(self.sums, rows, np.nan_to_num(values))
-        np.add.at(self.counts, rows, ~np.isnan(values))
-        self.rows = {int(c): (int(r), v) for c, r, v in zip(table["conversation"], rows, values)}
-        self.before = self._means(self.sums, self.counts)
+        sums = np.zeros((len(runs), len(measures)))
+        counts = np.zeros((len(runs), len(measures)))
+        np.add.at(sums, rows, np.nan_to_num(values))
+        np.add.at(counts, rows, ~np.isnan(values))
+        return cls(runs, sums, counts, {int(c): (int(r), v) for c, r, v in zip(table["conversation"], rows, values)},
+                   measures)
+
+    @classmethod
+    def of_topic(cls, conversation: Conversation) -> RunMeans:
+        """What the adjudication of `conversation` needs, without the campaign's rows: the runs'
+        sums and counts summed by the database, and the rows of the conversation's topic (a
+        decision rescores this conversation and, for a grade or membership, other conversations
+        of the topic, never another topic's)."""
+        campaign = conversation.topic.campaign
+        totals = totals_of.run_totals(campaign)
+        topic = list(Conversation.objects.filter(topic_id=conversation.topic_id).only("pk", "gold_annotator_id"))
+        run_of = {run: i for i, run in enumerate(totals.runs)}
+        rows = {c: (run_of[run], np.asarray(values, dtype=float))
+                for c, (run, values) in totals_of.judge_rows(campaign, gold_annotators(topic)).items()}
+        measures = measure_columns(())  # R, GF, GFRC: the stored r, gf, gfrc the totals sum
+        assert len(measures) == len(totals_of.COLUMNS)
+        return cls(totals.runs, totals.sums, totals.counts, rows, measures)
 
     @staticmethod
     def _means(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -304,14 +322,13 @@ def score_models(adjudicated: adjudication.Adjudication, models: list[GoldModel]
     return result
 
 
-def effects(adjudicated: adjudication.Adjudication, table: pd.DataFrame, *, judge: int | None) -> dict[str, list[Choice]]:
+def effects(adjudicated: adjudication.Adjudication, means: RunMeans, *, judge: int | None) -> dict[str, list[Choice]]:
     """unit -> the values the gold could take (annotators who gave the same value share one
-    choice, in the order of the annotators), each with the Effect of taking it. `table` is the
-    campaign's score table now (annotator.scores.campaign_tables.score_table); `judge` whose
-    judgments score the conversation now. Reads a few queries, writes nothing."""
+    choice, in the order of the annotators), each with the Effect of taking it. `means` are
+    the campaign's run means now (`RunMeans.of_topic`); `judge` whose judgments score the
+    conversation now. Reads a few queries, writes nothing."""
     conversation = adjudicated.conversation
-    measures = previewed(table)
-    means = RunMeans(table, measures)
+    measures = means.measures
     now = means.now(conversation.pk)
     topic_wide = any(d.kind in ("grade", "membership") for d in adjudicated.disagreements)
     base = gold_model(adjudicated, judge, topic_wide=topic_wide)

@@ -9,7 +9,6 @@ from django.db import connection
 from annotator.evaluation import adjudication_effect
 from annotator.judgments import adjudication, edits
 from annotator.models import TurnLabel
-from annotator.scores.campaign_tables import score_table
 from scoring import gfrc
 from tests.concurrency.conftest import race
 from tests.judgments.three_annotators import three_annotators
@@ -20,7 +19,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def test_an_annotator_saves_while_a_preview_is_being_computed(monkeypatch):
     case = three_annotators()
     adjudicated = adjudication.adjudication(case.conversation, case.annotators)
-    table = score_table(case.campaign)
+    means = adjudication_effect.RunMeans.of_topic(case.conversation)
     turn = case.conversation.turns.get(position=2)
     saves = []
     score = gfrc.score
@@ -43,7 +42,7 @@ def test_an_annotator_saves_while_a_preview_is_being_computed(monkeypatch):
         return score(*args, **kwargs)
 
     monkeypatch.setattr(gfrc, "score", scoring_while_bob_saves)
-    found = adjudication_effect.effects(adjudicated, table, judge=case.ann.pk)
+    found = adjudication_effect.effects(adjudicated, means, judge=case.ann.pk)
     assert saves, "the preview scored something, and bob saved meanwhile"
     assert len(found) == len(adjudicated.disagreements)
     assert TurnLabel.objects.get(turn=turn, annotator=case.bob).label == "-"

@@ -19,7 +19,8 @@ MEASURES = ["R", "GF", "GFRC"]
 
 def previews(case):
     adjudicated = adjudication.adjudication(case.conversation, case.annotators)
-    return adjudicated, adjudication_effect.effects(adjudicated, score_table(case.campaign), judge=judge_of(case))
+    return adjudicated, adjudication_effect.effects(adjudicated, adjudication_effect.RunMeans.of_topic(case.conversation),
+                                                   judge=judge_of(case))
 
 
 def judge_of(case):
@@ -95,9 +96,9 @@ def test_a_choice_the_gold_cannot_take_is_refused_in_the_preview_as_the_decision
 def test_a_preview_writes_nothing_and_takes_no_write_lock():
     case = three_annotators()
     adjudicated = adjudication.adjudication(case.conversation, case.annotators)
-    table = score_table(case.campaign)
+    means = adjudication_effect.RunMeans.of_topic(case.conversation)
     with CaptureQueriesContext(connection) as queries:
-        found = adjudication_effect.effects(adjudicated, table, judge=case.ann.pk)
+        found = adjudication_effect.effects(adjudicated, means, judge=case.ann.pk)
     assert len(found) == len(adjudicated.disagreements)
     statements = [q["sql"].lstrip().split()[0].upper() for q in queries.captured_queries]
     assert set(statements) == {"SELECT"}, statements

@@ -18,7 +18,6 @@ from annotator.evaluation import adjudication_effect
 from annotator.judgments import adjudication
 from annotator.judgments.edits import AnnotationRefused, StaleEdit
 from annotator.models import Conversation
-from annotator.scores.campaign_tables import score_table
 from annotator.scores.per_conversation import gold_annotators, score_conversation
 
 
@@ -58,7 +57,7 @@ def adjudicate(request: HttpRequest, slug: str, conversation: int) -> HttpRespon
         gold_score = score_conversation(conv, adjudicated.gold_account) if adjudicated.gold_in_use else None
         if gold_score is not None:
             scores.append({"annotator": adjudicated.gold_account, "score": gold_score, "adjudicated": True})
-        found = adjudication_effect.effects(adjudicated, score_table(campaign), judge=judge)
+        found = adjudication_effect.effects(adjudicated, adjudication_effect.RunMeans.of_topic(conv), judge=judge)
         rows = [{"d": d, "choices": found.get(d.unit, [])} for d in adjudicated.disagreements]
     return render(
         request,
