@@ -24,19 +24,17 @@ of it is stored. A kill loses at most the conversations in flight.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 from django.db import transaction
 from django.db.models import Max
-from django.utils import timezone
 
+from annotator.background import jobs as background
 from annotator.harvesting.asking import Asker, Held, Stopped, hold
 from annotator.harvesting.protocol import TopicAsked, first_turn, run_name
 from annotator.interchange.imports.conversations import import_files
-from annotator.interchange.imports.jobs import this_worker, worker_alive
 from annotator.llm_judge import servers
 from annotator.llm_judge.client import ServerError, make_client
 from annotator.models import Campaign, Conversation, HarvestedAnswer, HarvestRun, Run, Topic
@@ -45,7 +43,8 @@ from annotator.rules.ids import RUN, id_problem
 
 __all__ = ["HarvestRefused", "new_harvest", "execute", "tie_untied", "reap_abandoned", "MAX_TRIALS", "MAX_CONCURRENCY"]
 
-PROGRESS_INTERVAL_SECONDS = 0.5  # the harvest's counts are written at most this often (its page polls every second)
+# What a harvest counts as it goes (its page shows them), written with each progress write.
+COUNTS = ("conversations", "harvested", "kept", "failed", "requests", "prompt_tokens", "completion_tokens", "failures")
 CANCEL_POLL_SECONDS = 0.5
 MAX_TRIALS = 100
 MAX_CONCURRENCY = 16
@@ -140,18 +139,13 @@ def tie_untied(campaign: Campaign) -> int:
 
 def reap_abandoned(harvests) -> int:
     """End the running harvests among `harvests` whose process is gone (a killed command, a dead
-    worker: the import jobs' rule, annotator.interchange.imports.jobs); what they stored stays."""
-    now = timezone.now()
-    reaped = 0
-    for harvest in harvests.filter(status=HarvestRun.Status.RUNNING).only("pk", "worker", "heartbeat_at", "started_at"):
-        if not harvest.worker or worker_alive(harvest, now):
-            continue
-        reaped += HarvestRun.objects.filter(pk=harvest.pk, status=HarvestRun.Status.RUNNING).update(
-            status=HarvestRun.Status.FAILED, finished_at=now,
-            summary="The process running this stopped. What it stored stays (one import per conversation): run it "
-                    "again to go on.",
-        )
-    return reaped
+    worker: annotator.background.jobs.reap_abandoned); what they stored stays."""
+    return background.reap_abandoned(harvests, _abandoned)
+
+
+def _abandoned(harvest: HarvestRun, why: str) -> dict:
+    return {"summary": "The process running this stopped. What it stored stays (one import per conversation): run it "
+                       "again to go on."}
 
 
 def chosen(harvest: HarvestRun) -> list[Ask]:
@@ -168,35 +162,21 @@ def chosen(harvest: HarvestRun) -> list[Ask]:
     return asks
 
 
-class _Harvesting:
+class _Harvesting(background.ProgressWriter):
     """A harvest's progress on its row, its report lines, its cancel."""
 
     def __init__(self, harvest: HarvestRun, report: Callable[[str], None] | None):
+        super().__init__(harvest, COUNTS)
         self.harvest, self.report = harvest, report
-        self.last_save = self.last_look = 0.0
+        self.watch = background.CancelWatch(harvest, every=CANCEL_POLL_SECONDS)
 
     def say(self, line: str) -> None:
         if self.report is not None:
             self.report(line)
 
-    def save(self, force: bool = False) -> None:
-        now = time.monotonic()
-        if force or now - self.last_save >= PROGRESS_INTERVAL_SECONDS:
-            self.last_save = now
-            self.harvest.heartbeat_at = timezone.now()
-            self.harvest.save(update_fields=["conversations", "harvested", "kept", "failed", "requests", "prompt_tokens",
-                                             "completion_tokens", "failures", "heartbeat_at"])
-
     def cancelled(self) -> bool:
-        """Whether an organiser asked to cancel: read at most every CANCEL_POLL_SECONDS."""
-        now = time.monotonic()
-        if now - self.last_look < CANCEL_POLL_SECONDS:
-            return self.harvest.cancel_requested_at is not None
-        self.last_look = now
-        row = HarvestRun.objects.filter(pk=self.harvest.pk).values("cancel_requested_at", "cancelled_by_id").first()
-        if row is not None and row["cancel_requested_at"] is not None:
-            self.harvest.cancel_requested_at, self.harvest.cancelled_by_id = row["cancel_requested_at"], row["cancelled_by_id"]
-        return self.harvest.cancel_requested_at is not None
+        """Whether an organiser asked to cancel (read at most every CANCEL_POLL_SECONDS)."""
+        return self.watch.requested()
 
     def fail(self, ask: Ask, problem: str) -> None:
         h = self.harvest
@@ -209,12 +189,9 @@ class _Harvesting:
 
 def execute(harvest: HarvestRun, report: Callable[[str], None] | None = None) -> HarvestRun:
     """Run the harvest; returns it, ended (done, cancelled, or stopped saying why)."""
-    harvest.status, harvest.started_at, harvest.finished_at = HarvestRun.Status.RUNNING, timezone.now(), None
-    harvest.worker = this_worker()  # a harvest whose process died is ended as stopped (jobs.reap_abandoned)
     harvest.harvested = harvest.kept = harvest.failed = harvest.requests = harvest.prompt_tokens = harvest.completion_tokens = 0
     harvest.failures = []
-    harvest.save(update_fields=["status", "started_at", "finished_at", "worker", "harvested", "kept", "failed", "requests",
-                                "prompt_tokens", "completion_tokens", "failures"])
+    background.begin(harvest, counts=COUNTS)  # a harvest whose process died is then ended as stopped (reap_abandoned)
     progress = _Harvesting(harvest, report)
     try:
         system = _asker(harvest.server, harvest.model, harvest)
@@ -341,7 +318,4 @@ def _counts(h: HarvestRun) -> str:
 
 
 def _end(harvest: HarvestRun, status: str, summary: str) -> None:
-    harvest.status, harvest.summary, harvest.finished_at = status, summary, timezone.now()
-    # never the cancel fields: a cancel that came after the last look stays recorded
-    harvest.save(update_fields=["status", "summary", "finished_at", "conversations", "harvested", "kept", "failed",
-                                "requests", "prompt_tokens", "completion_tokens", "failures"])
+    background.finish(harvest, status, summary, counts=COUNTS)

@@ -29,16 +29,14 @@ another campaign's judge is refused.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
 from django.db import transaction
-from django.utils import timezone
 
 from annotator.accounts import JudgeRefused, judge_account, judge_problem
-from annotator.interchange.imports.jobs import this_worker
+from annotator.background import jobs as background
 from annotator.judgments.edits import (
     AnnotationRefused, JudgedNugget, StaleEdit, judgments_version, set_conversation_judgments, vector_for_evidence,
 )
@@ -51,10 +49,10 @@ from annotator.models import (
 )
 from annotator.rules.candidates import lines_of
 
-__all__ = ["JudgeRefused", "judge_account", "judge_problem", "new_run", "listed_settings", "execute",
-           "PROGRESS_INTERVAL_SECONDS"]
+__all__ = ["JudgeRefused", "judge_account", "judge_problem", "new_run", "listed_settings", "execute"]
 
-PROGRESS_INTERVAL_SECONDS = 0.5  # the run's counts are written at most this often (the job page polls every second)
+# What a run counts as it goes (its page shows them), written with each progress write.
+COUNTS = ("conversations", "judged", "failed", "requests", "cached", "prompt_tokens", "completion_tokens", "problems")
 CANCEL_POLL_SECONDS = 0.5  # how often a running run looks whether it was cancelled
 MAX_PROBLEMS_KEPT = 1_000  # problems listed on the run (the row is rewritten with each progress write); all are counted
 
@@ -164,19 +162,12 @@ def plan(conversations: list[Conversation], settings: llm.ServerSettings, quotes
     return result
 
 
-class _Progress:
-    def __init__(self, run: LlmJudgeRun, report: Callable[[str], None] | None):
-        self.run = run
-        self.report = report
-        self.last = 0.0
+class _Progress(background.ProgressWriter):
+    """The run's counts on its row, and its report lines."""
 
-    def save(self, force: bool = False) -> None:
-        now = time.monotonic()
-        if force or now - self.last >= PROGRESS_INTERVAL_SECONDS:
-            self.last = now
-            self.run.heartbeat_at = timezone.now()
-            self.run.save(update_fields=["conversations", "judged", "failed", "requests", "cached", "prompt_tokens",
-                                         "completion_tokens", "problems", "heartbeat_at"])
+    def __init__(self, run: LlmJudgeRun, report: Callable[[str], None] | None):
+        super().__init__(run, COUNTS)
+        self.report = report
 
     def say(self, line: str) -> None:
         if self.report is not None:
@@ -201,7 +192,7 @@ def execute(run: LlmJudgeRun, *, settings: llm.ServerSettings | None = None, rep
     pool = ThreadPoolExecutor(max_workers=run.concurrency, thread_name_prefix=f"llm-run-{run.pk}")
     cancelled = False
     try:
-        cancelled = asking.ask_all(pool, client, _CancelWatch(run))
+        cancelled = asking.ask_all(pool, client, background.CancelWatch(run, every=CANCEL_POLL_SECONDS))
     except (KeyboardInterrupt, SystemExit):
         pool.shutdown(wait=True)  # the requests in flight are waited for: their answers are kept too
         asking.keep_finished()
@@ -231,37 +222,15 @@ def _abandoned(count: int) -> str:
     return " (1 request in flight was abandoned)" if count == 1 else f" ({count} requests in flight were abandoned)"
 
 
-class _CancelWatch:
-    """Whether an organiser asked to cancel the run: read at most every CANCEL_POLL_SECONDS."""
-
-    def __init__(self, run: LlmJudgeRun):
-        self.run = run
-        self.last = 0.0
-
-    def requested(self) -> bool:
-        now = time.monotonic()
-        if now - self.last < CANCEL_POLL_SECONDS:
-            return False
-        self.last = now
-        row = LlmJudgeRun.objects.filter(pk=self.run.pk).values("cancel_requested_at", "cancelled_by_id").first()
-        if row is None or row["cancel_requested_at"] is None:
-            return False
-        self.run.cancel_requested_at, self.run.cancelled_by_id = row["cancel_requested_at"], row["cancelled_by_id"]
-        return True
-
-
 class _Asking:
     """A run's requests: which are cached, which wait for the server, and the conversations
     written in order as their answers come in."""
 
     def __init__(self, run: LlmJudgeRun, settings: llm.ServerSettings, report: Callable[[str], None] | None):
         self.run, self.settings = run, settings
-        run.status, run.started_at, run.finished_at = LlmJudgeRun.Status.RUNNING, timezone.now(), None
-        run.worker = this_worker()  # so that a run whose process died is ended as stopped (jobs.reap_abandoned)
         run.judged = run.failed = run.requests = run.cached = run.prompt_tokens = run.completion_tokens = 0
         run.problems = []
-        run.save(update_fields=["status", "started_at", "finished_at", "worker", "judged", "failed", "requests", "cached",
-                                "prompt_tokens", "completion_tokens", "problems"])
+        background.begin(run, counts=COUNTS)  # a run whose process died is then ended as stopped (jobs.reap_abandoned)
         AnnotatorProfile.mark(run.judge, description=run.describe())
         self.progress = _Progress(run, report)
         self.pending = plan(chosen_conversations(run), settings, run.quotes, run.campaign_id)
@@ -281,7 +250,7 @@ class _Asking:
         self.futures: dict[Future, str] = {}
         self.failed_requests = 0
 
-    def ask_all(self, pool: ThreadPoolExecutor, client, cancel: _CancelWatch) -> bool:
+    def ask_all(self, pool: ThreadPoolExecutor, client, cancel: background.CancelWatch) -> bool:
         """Ask, keep and write until every conversation is done (False) or the run is cancelled
         (True: nothing more is sent or written)."""
         run, pending, done, position = self.run, self.pending, 0, 0
@@ -413,7 +382,4 @@ def _summary(run: LlmJudgeRun) -> str:
 
 
 def _end(run: LlmJudgeRun, status: str, summary: str) -> None:
-    run.status, run.summary, run.finished_at = status, summary, timezone.now()
-    # never the cancel fields: a cancel that came after the last look stays recorded
-    run.save(update_fields=["status", "summary", "finished_at", "started_at", "worker", "conversations", "judged",
-                            "failed", "requests", "cached", "prompt_tokens", "completion_tokens", "problems"])
+    background.finish(run, status, summary, counts=("started_at", "worker", *COUNTS))

@@ -10,6 +10,8 @@ Campaign`), as Django and the rest of the app expect.
 - `judgments`: entities, memberships, nuggets, turn labels, the history of every change,
   adjudication;
 - `people`: annotators' profiles (a person or an automatic judge);
+- `background_jobs`: what every background job records (`BackgroundJob`, abstract: its status,
+  worker, heartbeat and cancel request), the tables of `jobs` and `harvests` built on it;
 - `jobs`: import jobs and LLM judge runs with the answer cache;
 - `harvests`: harvests from inside the app and where each harvested turn came from;
 - `stored_figures`: the figures kept where a judgment is written;
@@ -24,6 +26,7 @@ from annotator.models.conversations import Conversation, Turn, Assignment
 from annotator.models.ranked_lists import TopicDocument, RankedList, RankedListFigures
 from annotator.models.judgments import TurnLabel, Entity, Membership, Nugget, AnnotationEvent, AdjudicationDecision
 from annotator.models.people import AnnotatorProfile, is_automatic_judge
+from annotator.models.background_jobs import BackgroundJob
 from annotator.models.jobs import ImportJob, ImportJobFile, LlmAnswer, LlmJudgeRun
 from annotator.models.harvests import HarvestRun, HarvestedAnswer
 from annotator.models.stored_figures import StoredFigures
@@ -33,5 +36,5 @@ __all__ = [
     "Conversation", "Turn", "Assignment", "TopicDocument", "RankedList", "RankedListFigures", "TurnLabel",
     "Entity", "Membership", "Nugget", "AnnotationEvent", "AdjudicationDecision", "AnnotatorProfile",
     "is_automatic_judge", "ImportJob", "ImportJobFile", "LlmAnswer", "LlmJudgeRun", "StoredFigures",
-    "HarvestRun", "HarvestedAnswer",
+    "HarvestRun", "HarvestedAnswer", "BackgroundJob",
 ]

@@ -14,26 +14,15 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
-from django.utils import timezone
 
+from annotator.models.background_jobs import BackgroundJob, status_known
 from annotator.models.campaigns import Campaign
 from annotator.models.conversations import Conversation
 
 
-class HarvestRun(models.Model):
-    class Status(models.TextChoices):
-        QUEUED = "queued", "waiting for the worker"
-        RUNNING = "running", "running"
-        DONE = "done", "finished"
-        FAILED = "failed", "stopped"
-        CANCELLED = "cancelled", "cancelled"
-
+class HarvestRun(BackgroundJob):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="harvests")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    status = models.CharField(max_length=9, choices=Status, default=Status.QUEUED)
     system = models.CharField(max_length=80, help_text="The system harvested: its runs are <system>-trial<k>")
     server = models.CharField(max_length=64, help_text="The deployment's listed server (GFRC_LLM_SERVERS) asked")
     base_url = models.CharField("server address", max_length=500, blank=True,
@@ -61,20 +50,12 @@ class HarvestRun(models.Model):
     prompt_tokens = models.PositiveBigIntegerField(default=0)
     completion_tokens = models.PositiveBigIntegerField(default=0)
     failures = models.JSONField(default=list, blank=True, help_text="What failed: topic, run and why")
-    summary = models.TextField(blank=True)
-    task_id = models.CharField(max_length=64, blank=True)
-    worker = models.CharField(max_length=300, blank=True)
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
     cancel_requested_at = models.DateTimeField(null=True, blank=True,
                                                help_text="An organiser asked to stop it: no new conversation is begun")
-    cancelled_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
-                                     related_name="+")
 
-    class Meta:
-        ordering = ["-created_at", "-id"]
+    class Meta(BackgroundJob.Meta):
         constraints = [
-            models.CheckConstraint(condition=Q(status__in=["queued", "running", "done", "failed", "cancelled"]),
-                                   name="harvest_run_status_valid"),
+            status_known("harvest_run_status_valid"),
             models.CheckConstraint(condition=Q(trials__gte=1) & Q(concurrency__gte=1), name="harvest_run_counts_positive"),
         ]
 
@@ -82,24 +63,10 @@ class HarvestRun(models.Model):
         return f"harvest {self.pk} of {self.system} in {self.campaign_id}: {self.status}"
 
     @property
-    def finished(self) -> bool:
-        return self.status in (self.Status.DONE, self.Status.FAILED, self.Status.CANCELLED)
-
-    @property
-    def cancellable(self) -> bool:
-        return not self.finished and self.cancel_requested_at is None
-
-    @property
     def percent(self) -> int:
         if self.status == self.Status.DONE:
             return 100
         return min(100, round(100 * (self.harvested + self.kept + self.failed) / max(self.conversations, 1)))
-
-    @property
-    def seconds(self) -> float | None:
-        if self.started_at is None:
-            return None
-        return ((self.finished_at or timezone.now()) - self.started_at).total_seconds()
 
     def describe(self) -> str:
         seed = "none" if self.seed is None else str(self.seed)

@@ -5,17 +5,20 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
-from django.utils import timezone
 
+from annotator.models.background_jobs import BackgroundJob, status_known
 from annotator.models.campaigns import Campaign
 
 
-class ImportJob(models.Model):
+class ImportJob(BackgroundJob):
     """A conversation upload too large to import within a request: the background worker
     (`manage.py db_worker`) imports it with annotator.interchange.imports.conversations, all or nothing, and records
     its progress here for the console's job page."""
 
     class Status(models.TextChoices):
+        """The five of every background job, in an import's words: all or nothing, how it ended
+        says what it left."""
+
         QUEUED = "queued", "waiting for the worker"
         RUNNING = "running", "running"
         DONE = "done", "imported"
@@ -35,9 +38,6 @@ class ImportJob(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
         help_text="Whose judgments the files hold; empty: the uploader",
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
     status = models.CharField(max_length=9, choices=Status, default=Status.QUEUED)
     stage = models.CharField(max_length=8, choices=Stage, default=Stage.WAITING)
     run = models.CharField(max_length=100, blank=True, help_text="The run of every conversation; empty: from the files")
@@ -50,9 +50,9 @@ class ImportJob(models.Model):
     parsed = models.PositiveIntegerField(default=0)
     checked = models.PositiveIntegerField(default=0)
     written = models.PositiveIntegerField(default=0)
-    summary = models.TextField(blank=True)
     errors = models.JSONField(default=list, blank=True, help_text="file:line: reason, when nothing was imported")
     warnings = models.JSONField(default=list, blank=True)
+    # BackgroundJob's, with the help texts this table had before it shared them (no migration)
     task_id = models.CharField(max_length=64, blank=True, help_text="The django-tasks result running this job")
     worker = models.CharField(
         max_length=300, blank=True, help_text="The process running it: host, pid and start time (annotator.interchange.imports.jobs)"
@@ -60,16 +60,12 @@ class ImportJob(models.Model):
     heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="Last sign of life of that process")
     cancel_requested_at = models.DateTimeField(
         null=True, blank=True, help_text="An organiser asked to cancel it: the worker stops before publishing anything")
-    cancelled_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
-                                     related_name="+")
     published_at = models.DateTimeField(
         null=True, blank=True, help_text="When its conversations became visible: from then on it can no longer be cancelled")
 
-    class Meta:
-        ordering = ["-created_at", "-id"]
+    class Meta(BackgroundJob.Meta):
         constraints = [
-            models.CheckConstraint(condition=Q(status__in=["queued", "running", "done", "failed", "cancelled"]),
-                                   name="import_job_status_valid"),
+            status_known("import_job_status_valid"),
             models.CheckConstraint(
                 condition=Q(parsed__lte=F("conversations")) & Q(checked__lte=F("conversations"))
                 & Q(written__lte=F("conversations")),
@@ -81,12 +77,8 @@ class ImportJob(models.Model):
         return f"import {self.pk} into {self.campaign_id}: {self.status}"
 
     @property
-    def finished(self) -> bool:
-        return self.status in (self.Status.DONE, self.Status.FAILED, self.Status.CANCELLED)
-
-    @property
     def cancellable(self) -> bool:
-        return not self.finished and self.cancel_requested_at is None and self.published_at is None
+        return super().cancellable and self.published_at is None
 
     @property
     def percent(self) -> int:
@@ -135,26 +127,15 @@ class LlmAnswer(models.Model):
         return f"{self.model} answer {self.key[:12]}"
 
 
-class LlmJudgeRun(models.Model):
+class LlmJudgeRun(BackgroundJob):
     """One run of an LLM judge over (part of) a campaign, from `judge_with_llm` or the console's
     background job: what produced the judge's judgments (server, model, prompt version,
     temperature, seed), its progress, time, tokens and what failed. Never the API key: only the
     name of the environment variable holding it."""
 
-    class Status(models.TextChoices):
-        QUEUED = "queued", "waiting for the worker"
-        RUNNING = "running", "running"
-        DONE = "done", "finished"
-        FAILED = "failed", "stopped"
-        CANCELLED = "cancelled", "cancelled"
-
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="llm_runs")
     judge = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    status = models.CharField(max_length=9, choices=Status, default=Status.QUEUED)
     server = models.CharField(max_length=64, blank=True,
                               help_text="The deployment's listed server (GFRC_LLM_SERVERS) it runs on; empty: a command "
                                         "line's --base-url (never run by the worker)")
@@ -186,44 +167,20 @@ class LlmJudgeRun(models.Model):
     prompt_tokens = models.PositiveBigIntegerField(default=0)
     completion_tokens = models.PositiveBigIntegerField(default=0)
     problems = models.JSONField(default=list, blank=True, help_text="What went wrong, per conversation")
-    summary = models.TextField(blank=True)
-    task_id = models.CharField(max_length=64, blank=True)
-    worker = models.CharField(max_length=300, blank=True)
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
     cancel_requested_at = models.DateTimeField(null=True, blank=True,
                                                help_text="An organiser asked to stop it: no new request is sent")
-    cancelled_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
-                                     related_name="+")
 
-    class Meta:
-        ordering = ["-created_at", "-id"]
-        constraints = [
-            models.CheckConstraint(condition=Q(status__in=["queued", "running", "done", "failed", "cancelled"]),
-                                   name="llm_judge_run_status_valid"),
-        ]
+    class Meta(BackgroundJob.Meta):
+        constraints = [status_known("llm_judge_run_status_valid")]
 
     def __str__(self) -> str:
         return f"LLM run {self.pk} ({self.model}) in {self.campaign_id}: {self.status}"
-
-    @property
-    def finished(self) -> bool:
-        return self.status in (self.Status.DONE, self.Status.FAILED, self.Status.CANCELLED)
-
-    @property
-    def cancellable(self) -> bool:
-        return not self.finished and self.cancel_requested_at is None
 
     @property
     def percent(self) -> int:
         if self.status == self.Status.DONE:
             return 100
         return min(100, round(100 * (self.judged + self.failed) / max(self.conversations, 1)))
-
-    @property
-    def seconds(self) -> float | None:
-        if self.started_at is None:
-            return None
-        return ((self.finished_at or timezone.now()) - self.started_at).total_seconds()
 
     def describe(self) -> str:
         """What produced the judgments: the line the judge's description and reports carry."""

@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.urls import reverse
 from django_tasks_db.models import DBTaskResult
 
-from annotator.interchange.imports import processes
+from annotator.background import jobs as background, processes
 from annotator.interchange.formats import parse_paper, write_jsonl
 from annotator.models import Conversation, ImportJob, ImportJobFile
 from tests.console.conftest import assert_only_the_organiser_gets_in
@@ -244,8 +244,6 @@ def killed_worker() -> str:
     import subprocess
     import sys
 
-    from annotator.interchange.imports import jobs as import_jobs
-
     process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
         worker = f"{socket.gethostname()} {process.pid} {processes.process_started(process.pid)}"
@@ -274,11 +272,9 @@ def test_a_job_whose_worker_was_killed_fails_with_why_drops_its_files_and_can_be
 
 
 def test_a_job_whose_worker_still_runs_is_left_running(organiser, campaign):
-    from annotator.interchange.imports import jobs as import_jobs
-
     upload(organiser, campaign, jsonl(4))
     job = ImportJob.objects.get()
-    claim_as(job, import_jobs.this_worker())  # this test process: alive
+    claim_as(job, background.this_worker())  # this test process: alive
     organiser.get(job_url(job))
     job.refresh_from_db()
     assert job.status == "running" and ImportJobFile.objects.filter(job=job).exists()
@@ -289,18 +285,16 @@ def test_a_worker_on_another_host_is_dead_once_its_heartbeat_is_older_than_the_l
 
     from django.utils import timezone
 
-    from annotator.interchange.imports import jobs as import_jobs
-
     upload(organiser, campaign, jsonl(4))
     job = ImportJob.objects.get()
-    fresh = timezone.now() - timedelta(seconds=import_jobs.LEASE_SECONDS - 30)
+    fresh = timezone.now() - timedelta(seconds=background.LEASE_SECONDS - 30)
     claim_as(job, "elsewhere 123 456", heartbeat_at=fresh)
     organiser.get(reverse("console:upload", kwargs={"slug": campaign.slug}))
     assert ImportJob.objects.get().status == "running"
     ImportJob.objects.filter(pk=job.pk).update(heartbeat_at=fresh - timedelta(seconds=60))
     organiser.get(reverse("console:upload", kwargs={"slug": campaign.slug}))
     job.refresh_from_db()
-    assert job.status == "failed" and f"no sign of life for {import_jobs.LEASE_SECONDS} s" in job.errors[0]
+    assert job.status == "failed" and f"no sign of life for {background.LEASE_SECONDS} s" in job.errors[0]
 
 
 def test_a_capture_waiting_for_the_worker_is_kept_without_its_headers_cookies_or_urls(organiser, campaign):

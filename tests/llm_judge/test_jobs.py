@@ -6,7 +6,7 @@ import socket
 
 import pytest
 
-from annotator.interchange.imports.jobs import this_worker
+from annotator.background.jobs import this_worker
 from annotator.llm_judge.jobs import reap_abandoned
 from annotator.models import LlmJudgeRun
 from tests.factories import make_campaign, make_user

@@ -56,7 +56,7 @@ from typing import Protocol
 from django.db import connection, models, transaction
 from django.utils import timezone
 
-from annotator.interchange.imports import processes
+from annotator.background import processes
 from annotator.models import AnnotationEvent, Assignment, Campaign, Conversation, Entity, Membership, Run, Topic
 
 __all__ = ["StagingArea", "sweep_abandoned", "no_collection", "ABANDONED_AFTER", "ImportCancelled", "Cancellation"]
@@ -84,15 +84,9 @@ class Cancellation(Protocol):
         cancelled, else make it uncancellable from now on."""
 
 
-def _this_process() -> str:
-    return processes.this_process()
-
-
 def _alive(area: Campaign, now) -> bool:
-    here = processes.runs_here(area.staged_by)
-    if here is not None:
-        return here
-    return now - area.updated_at < ABANDONED_AFTER
+    # its writes are its signs of life (`_beat` marks one between them)
+    return processes.alive(area.staged_by, area.updated_at, ABANDONED_AFTER, now)
 
 
 
@@ -137,7 +131,7 @@ class StagingArea:
         sweep_abandoned()
         area = Campaign.objects.create(
             slug=f"~import-{uuid.uuid4().hex}", name=f"import into {campaign.slug} (staged)",
-            staging_for=campaign, staged_by=_this_process(),
+            staging_for=campaign, staged_by=processes.this_process(),
         )
         return cls(campaign, area, cancellation)
 

@@ -1,11 +1,14 @@
 """Which process holds a background job or a staging area: ``host pid start`` records, and
-whether such a process still runs on this host (a pid alone could be reused by a later one)."""
+whether such a process still runs (a pid alone could be reused by a later one)."""
 
 from __future__ import annotations
 
 import os
 import socket
+from datetime import datetime, timedelta
 from pathlib import Path
+
+from django.utils import timezone
 
 
 def process_started(pid: int) -> str | None:
@@ -31,3 +34,16 @@ def runs_here(record: str) -> bool | None:
         return None
     pid, _, started = rest.partition(" ")
     return pid.isdigit() and process_started(int(pid)) == started
+
+
+def on_this_host(record: str) -> bool:
+    return record.partition(" ")[0] == socket.gethostname()
+
+
+def alive(record: str, last_seen: datetime | None, lease: timedelta, now: datetime | None = None) -> bool:
+    """Whether the recorded process still runs: on this host by its pid and start time (exact,
+    whatever its signs of life), elsewhere by a sign of life within `lease`."""
+    here = runs_here(record)
+    if here is not None:
+        return here
+    return last_seen is not None and (now or timezone.now()) - last_seen < lease
