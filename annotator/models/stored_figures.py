@@ -40,4 +40,9 @@ class StoredFigures(models.Model):
             models.UniqueConstraint(fields=["conversation"], condition=Q(annotator__isnull=True),
                                     name="stored_figures_empty_unique"),
         ]
-        indexes = [models.Index(fields=["campaign", "conversation"], name="stored_figures_campaign_idx")]
+        indexes = [
+            models.Index(fields=["campaign", "conversation"], name="stored_figures_campaign_idx"),
+            # A campaign's runs summed (scores.stored.totals) read the figures from the index
+            # alone: the rows themselves hold each conversation's inputs, pages of JSON.
+            models.Index(fields=["conversation", "annotator", "r", "gf", "gfrc"], name="stored_figures_sums_idx"),
+        ]

@@ -42,6 +42,7 @@ from annotator.interchange.formats import ParseResult, parse_file
 from annotator.interchange.imports.conversation_plan import PROGRESS_EVERY, ImportPlan, plan_import, run_from_filename
 from annotator.interchange.imports.conversation_writing import write_import
 from annotator.interchange.imports.result import ImportResult, read_as
+from annotator.interchange.imports import statistics
 from annotator.interchange.imports.staging import Cancellation, ImportCancelled
 
 __all__ = ["ImportResult", "import_files", "import_parsed", "run_from_filename", "ImportCancelled", "Progress"]
@@ -121,6 +122,7 @@ def _import(campaign, files: Iterable[tuple[str, ParseResult]], *, run, annotato
         return result
     progress("writing", 0)
     write_import(plan, cancellation)
+    statistics.refresh()
     progress("written", len(plan.conversations))
     return result
 

@@ -37,8 +37,9 @@ class RunTotals:
 
 def _judged_conversations(campaign: Campaign):
     """The campaign's conversations with whose judgments count in each (`judge`)."""
-    first_human = (Assignment.objects.filter(conversation_id=OuterRef("pk"))
-                   .exclude(AnnotatorProfile.automatic("annotator__"))
+    # the automatic judges as one list the database builds once, not a join per conversation
+    automatic = AnnotatorProfile.objects.filter(AnnotatorProfile.automatic("user__")).values("user_id")
+    first_human = (Assignment.objects.filter(conversation_id=OuterRef("pk")).exclude(annotator_id__in=automatic)
                    .order_by("assigned_at", "id").values("annotator_id")[:1])
     return (Conversation.objects.filter(topic__campaign=campaign)
             .annotate(judge=Coalesce("gold_annotator_id", Subquery(first_human), output_field=IntegerField()))
@@ -65,7 +66,7 @@ def _summed(campaign: Campaign) -> tuple[dict[str, tuple[list, list]], list[int]
     inner, params = _judged_conversations(campaign).query.sql_with_params()
     stored, run = quote(StoredFigures._meta.db_table), quote(Run._meta.db_table)
     figure = {c: f"COALESCE(j.{quote(c)}, e.{quote(c)})" for c in COLUMNS}
-    sql = (f"SELECT run.{quote('name')}, "
+    sql = (f"SELECT run.{quote('name')}, COUNT(*) - COUNT(e.{quote('id')}), "
            + ", ".join(f"SUM({figure[c]}), COUNT({figure[c]})" for c in COLUMNS)
            + f" FROM ({inner}) AS c JOIN {run} AS run ON run.{quote('id')} = c.{quote('run_id')}"
            f" LEFT JOIN {stored} AS j ON j.{quote('conversation_id')} = c.{quote('id')}"
@@ -73,18 +74,17 @@ def _summed(campaign: Campaign) -> tuple[dict[str, tuple[list, list]], list[int]
            f" LEFT JOIN {stored} AS e ON e.{quote('conversation_id')} = c.{quote('id')}"
            f" AND e.{quote('annotator_id')} IS NULL"
            f" GROUP BY run.{quote('name')}")
-    missing_sql = (f"SELECT c.{quote('id')} FROM ({inner}) AS c WHERE NOT EXISTS"
-                   f" (SELECT 1 FROM {stored} AS s WHERE s.{quote('conversation_id')} = c.{quote('id')}"
-                   f" AND s.{quote('annotator_id')} IS NULL)")
+    # every conversation has a row with no annotator once stored: those without one are missing
+    unstored = (Conversation.objects.filter(topic__campaign=campaign).order_by()
+                .exclude(pk__in=StoredFigures.objects.filter(annotator__isnull=True).values("conversation_id")))
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        rows = {}
-        for name, *values in cursor.fetchall():
+        rows, unstored_count = {}, 0
+        for name, without_row, *values in cursor.fetchall():
+            unstored_count += without_row
             rows[name] = ([values[2 * m] or 0.0 for m in range(len(COLUMNS))],
                           [values[2 * m + 1] for m in range(len(COLUMNS))])
-        cursor.execute(missing_sql, params)
-        missing = [row[0] for row in cursor.fetchall()]
-    return rows, missing
+    return rows, list(unstored.values_list("pk", flat=True)) if unstored_count else []
 
 
 def judge_rows(campaign: Campaign, judge_of: Mapping[int, int | None]) -> dict[int, tuple[str, list[float]]]:
