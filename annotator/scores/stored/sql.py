@@ -9,7 +9,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from itertools import islice
 
-from django.db import connection, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 from django.db.models import TextField
 from django.db.models.functions import Cast
 
@@ -66,12 +66,11 @@ def insert_rows(campaign_id: int, rows: Sequence[tuple], *, replace: bool = Fals
         tail = f" ON CONFLICT ({key}) DO UPDATE SET " + ", ".join(
             f"{quote(meta.get_field(c).column)} = excluded.{quote(meta.get_field(c).column)}"
             for c in COLUMNS if c not in ("conversation_id", "annotator_id"))
-    gf_sets, inputs, lowest = meta.get_field("gf_sets"), meta.get_field("inputs"), meta.get_field("lowest_distr_sim")
+    as_json = _json_values()
     head = (f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(meta.get_field(c).column) for c in COLUMNS)}) VALUES ")
     group = "(" + ", ".join(["%s"] * len(COLUMNS)) + ")"
     values = [
-        [campaign_id, c, a, r, gf, g, gf_sets.get_db_prep_save(sets, connection), inputs.get_db_prep_save(i, connection),
-         lowest.get_db_prep_save(low, connection)]
+        [campaign_id, c, a, r, gf, g, as_json(sets), as_json(i), as_json(low)]
         for c, a, r, gf, g, sets, i, low in rows
     ]
     with connection.cursor() as cursor:
@@ -86,18 +85,28 @@ def insert_rows(campaign_id: int, rows: Sequence[tuple], *, replace: bool = Fals
     return len(values)
 
 
+def _json_values():
+    """What the JSON columns' `get_db_prep_save` makes of a value (the stored figures' fields have
+    no encoder; None stays SQL NULL), with the backend's adapter looked up once: through the
+    field, its three layers of calls and the connection proxy cost 3 s of a 100,000-conversation
+    re-score's 9 s (docs/benchmarks.md)."""
+    fields = [StoredFigures._meta.get_field(name) for name in JSON_COLUMNS]
+    assert all(field.encoder is None for field in fields)
+    adapt = connections[DEFAULT_DB_ALIAS].ops.adapt_json_value
+    return lambda value: None if value is None else adapt(value, None)
+
+
 def update_figures(rows: Sequence[tuple]) -> int:
     """UPDATE r, gf, gfrc, gf_sets, lowest_distr_sim of rows given as (r, gf, gfrc, gf_sets,
     lowest, id), one executemany."""
     meta = StoredFigures._meta
     quote = connection.ops.quote_name
-    gf_sets, lowest = meta.get_field("gf_sets"), meta.get_field("lowest_distr_sim")
+    as_json = _json_values()
     sql = (f"UPDATE {quote(meta.db_table)} SET r = %s, gf = %s, gfrc = %s, gf_sets = %s, lowest_distr_sim = %s "
            f"WHERE {quote(meta.pk.column)} = %s")
     with transaction.atomic(), connection.cursor() as cursor:
         for start in range(0, len(rows), 5000):
-            cursor.executemany(sql, [(r, gf, g, gf_sets.get_db_prep_save(sets, connection),
-                                      lowest.get_db_prep_save(low, connection), pk)
+            cursor.executemany(sql, [(r, gf, g, as_json(sets), as_json(low), pk)
                                      for r, gf, g, sets, low, pk in rows[start:start + 5000]])
     return len(rows)
 
@@ -132,8 +141,8 @@ def decoded(rows: list[tuple], columns: Sequence[str]) -> list[tuple]:
 def inputs_by_type(campaign: Campaign) -> dict[int, list[tuple]]:
     """topic type id -> [(row id, conversation, annotator, inputs)] of every stored row."""
     by_type: dict[int, list[tuple]] = defaultdict(list)
-    for pk, conversation_id, annotator_id, type_id, inputs in StoredFigures.objects.filter(campaign=campaign).values_list(
-        "pk", "conversation_id", "annotator_id", "conversation__topic__topic_type_id", "inputs"
-    ):
+    rows = list(StoredFigures.objects.filter(campaign=campaign).annotate(inputs_text=Cast("inputs", output_field=TextField()))
+                .values_list("pk", "conversation_id", "annotator_id", "conversation__topic__topic_type_id", "inputs_text"))
+    for (pk, conversation_id, annotator_id, type_id, _text), (inputs,) in zip(rows, decoded([r[4:] for r in rows], ["inputs"])):
         by_type[type_id].append((pk, conversation_id, annotator_id, inputs))
     return by_type
