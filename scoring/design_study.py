@@ -32,7 +32,6 @@ absolute scores (absolute error: a topic's difficulty counts too).
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -246,46 +245,70 @@ def balance(systems: Iterable, topics: Iterable, trials: Iterable, scores: Itera
     trials n_r (ties: the larger): a cell with fewer is left out, one with more keeps its first
     n_r trials by trial number. Then the systems and topics are those that make the most cells
     with every kept system on every kept topic (systems with the fewest topics are left out
-    while that keeps more cells; ties keep more systems)."""
-    cells: dict[tuple[str, str], dict[int, float]] = {}
-    for system, topic, trial, score in zip(systems, topics, trials, scores, strict=True):
-        if score is None or math.isnan(score):
-            continue
-        cell = cells.setdefault((str(system), str(topic)), {})
-        if int(trial) in cell:
-            raise ValueError(f"one score per system, topic and trial: {system} has two for trial {trial} of {topic}")
-        cell[int(trial)] = float(score)
-    if not cells:
+    while that keeps more cells; ties keep more systems). Vectorised: a campaign's long table
+    has a row per system, topic and trial (100,000 at TREC-RAG size)."""
+    system_of, topic_of, trial_of, score_of = (
+        np.asarray(column if isinstance(column, np.ndarray) else list(column), dtype=kind)
+        for column, kind in ((systems, str), (topics, str), (trials, np.int64), (scores, float)))
+    if not (len(system_of) == len(topic_of) == len(trial_of) == len(score_of)):
+        raise ValueError("systems, topics, trials and scores differ in length")
+    scored = ~np.isnan(score_of)
+    system_of, topic_of, trial_of, score_of = system_of[scored], topic_of[scored], trial_of[scored], score_of[scored]
+    if not len(score_of):
         return Balanced(np.empty((0, 0, 0)), (), (), LeftOut(0))
-    counts = Counter(len(cell) for cell in cells.values())
-    n_r = max(counts, key=lambda k: (counts[k], k))
-    short = tuple(sorted((s, t, len(c)) for (s, t), c in cells.items() if len(c) < n_r))
-    trimmed = tuple(sorted((s, t, len(c)) for (s, t), c in cells.items() if len(c) > n_r))
-    has: dict[str, set[str]] = {s: set() for s, _ in cells}
-    for (s, t), cell in cells.items():
-        if len(cell) >= n_r:
-            has[s].add(t)
-    kept_systems, kept_topics = _most_cells(has)
-    every_topic = sorted({t for _, t in cells})
-    left_systems = {s: tuple(sorted(set(kept_topics or every_topic) - has[s])) for s in sorted(has) if s not in kept_systems}
-    left_topics = {t: tuple(s for s in kept_systems if t not in has[s]) for t in every_topic if t not in kept_topics}
-    x = np.array([[[cells[s, t][r] for r in sorted(cells[s, t])[:n_r]] for t in kept_topics] for s in kept_systems],
-                 dtype=float).reshape(len(kept_systems), len(kept_topics), n_r)
-    return Balanced(x, kept_systems, kept_topics, LeftOut(n_r, short, trimmed, left_systems, left_topics))
+    system_names, s = np.unique(system_of, return_inverse=True)
+    topic_names, t = np.unique(topic_of, return_inverse=True)
+    cell = s * len(topic_names) + t
+    order = np.lexsort((np.arange(len(cell)), trial_of, cell))  # by cell, then trial, then row
+    repeated = (cell[order][1:] == cell[order][:-1]) & (trial_of[order][1:] == trial_of[order][:-1])
+    if repeated.any():
+        row = order[1:][repeated].min()  # the first row, in the table's order, that repeats an earlier one
+        raise ValueError(f"one score per system, topic and trial: {system_of[row]} has two for trial "
+                         f"{trial_of[row]} of {topic_of[row]}")
+    sizes = np.bincount(cell, minlength=len(system_names) * len(topic_names)).reshape(len(system_names), -1)
+    held, counts = np.unique(sizes[sizes > 0], return_counts=True)
+    n_r = int(held[np.lexsort((held, counts))[-1]])  # the most common number of trials; ties: the larger
+    short = _cells(sizes, (sizes > 0) & (sizes < n_r), system_names, topic_names)
+    trimmed = _cells(sizes, sizes > n_r, system_names, topic_names)
+    has = sizes >= n_r  # systems x topics: the cells kept
+    kept_s, kept_t = _most_cells(has, system_names)
+    every_topic = sizes.any(axis=0)
+    left_systems = {str(system_names[i]): tuple(topic_names[(kept_t if kept_t.any() else every_topic) & ~has[i]].tolist())
+                    for i in np.flatnonzero(~kept_s & sizes.any(axis=1))}
+    left_topics = {str(topic_names[j]): tuple(system_names[kept_s & ~has[:, j]].tolist())
+                   for j in np.flatnonzero(every_topic & ~kept_t)}
+    first = np.searchsorted(cell[order], cell[order])  # each sorted row's cell starts here
+    rank = np.empty(len(cell), dtype=np.int64)
+    rank[order] = np.arange(len(cell)) - first  # the trial's place in its cell, by trial number
+    s_index = np.full(len(system_names), -1)
+    s_index[kept_s] = np.arange(kept_s.sum())
+    t_index = np.full(len(topic_names), -1)
+    t_index[kept_t] = np.arange(kept_t.sum())
+    x = np.empty((int(kept_s.sum()), int(kept_t.sum()), n_r))
+    used = (s_index[s] >= 0) & (t_index[t] >= 0) & (rank < n_r)
+    x[s_index[s[used]], t_index[t[used]], rank[used]] = score_of[used]
+    return Balanced(x, tuple(system_names[kept_s].tolist()), tuple(topic_names[kept_t].tolist()),
+                    LeftOut(n_r, short, trimmed, left_systems, left_topics))
 
 
-def _most_cells(has: dict[str, set[str]]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The systems (all but the k with the fewest topics) and the topics they share that make
-    the most cells; at least two systems stay while there are two."""
-    order = sorted(has, key=lambda s: (len(has[s]), s))
-    best: tuple[int, tuple[str, ...], tuple[str, ...]] | None = None
-    for k in range(max(1, len(order) - 1)):
-        kept = sorted(order[k:])
-        shared = set.intersection(*(has[s] for s in kept)) if kept else set()
-        size = len(kept) * len(shared)
-        if best is None or size > best[0]:
-            best = (size, tuple(kept), tuple(sorted(shared)))
-    return best[1], best[2]
+def _cells(sizes: np.ndarray, which: np.ndarray, system_names: np.ndarray, topic_names: np.ndarray) -> tuple:
+    """(system, topic, trials) of the cells `which`, sorted by system then topic."""
+    rows, columns = np.nonzero(which)  # row-major: by system, then topic (both in name order)
+    return tuple(zip(system_names[rows].tolist(), topic_names[columns].tolist(), sizes[rows, columns].tolist()))
+
+
+def _most_cells(has: np.ndarray, system_names: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Which systems (all but the k with the fewest topics) and which topics they share make the
+    most cells; at least two systems stay while there are two. `has`: systems x topics."""
+    order = np.lexsort((system_names, has.sum(axis=1)))  # fewest topics first (ties: by name)
+    # the topics shared by order[k:], for every k at once: a running AND from the last system back
+    shared = np.logical_and.accumulate(has[order[::-1]], axis=0)[::-1]
+    candidates = max(1, len(order) - 1)
+    sizes = (len(order) - np.arange(candidates)) * shared[:candidates].sum(axis=1)
+    k = int(np.argmax(sizes))  # the first of the largest: ties keep more systems
+    kept = np.zeros(len(has), dtype=bool)
+    kept[order[k:]] = True
+    return kept, shared[k]
 
 
 # -- the study -----------------------------------------------------------------------------------

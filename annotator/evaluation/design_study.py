@@ -16,9 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from annotator.evaluation.run_comparison import measures_of, run_identities
+from annotator.evaluation.run_comparison import measures_of, run_identities, systems_and_trials
 from annotator.interchange.csvsafe import csv_lines
-from annotator.models import Campaign, Run
+from annotator.models import Campaign
 from annotator.scores.campaign_tables import score_table
 from scoring import design_study
 from scoring.design_study import COEFFICIENTS, D_TOPICS, D_TRIALS, TARGETS, TRIALS_ASKED
@@ -52,14 +52,14 @@ def trial_scores(table: pd.DataFrame, identities: dict[str, tuple[str, int]], me
     the trial's conversations of the topic (NaN where none has the measure)."""
     if table.empty:
         return pd.DataFrame(columns=["system", "topic", "trial", *measures])
-    of = [identities.get(run) or Run.system_and_trial_of(run) for run in table["run"]]
-    frame = table.assign(system=[s for s, _ in of], trial=[t for _, t in of])
+    system, trial = systems_and_trials(table, identities)
+    frame = table.assign(system=system, trial=trial)
     return frame.groupby(["system", "topic", "trial"], sort=True)[measures].mean().reset_index()
 
 
 def design_studies(table: pd.DataFrame, identities: dict[str, tuple[str, int]], measures: list[str]) -> list[MeasureStudy]:
     scores = trial_scores(table, identities, measures)
-    columns = [scores[c].tolist() for c in ("system", "topic", "trial")]
+    columns = [scores[c].to_numpy() for c in ("system", "topic", "trial")]
     studies = []
     for m in measures:
         scored = scores[m].notna()

@@ -280,6 +280,16 @@ def run_identities(campaign: Campaign) -> dict[str, tuple[str, int]]:
     return {run.name: run.system_and_trial() for run in Run.objects.filter(campaign=campaign)}
 
 
+def systems_and_trials(table: pd.DataFrame, identities: dict[str, tuple[str, int]]) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's system and trial (its run's, from `identities`, else from the run's name),
+    looked up once a run, not once a row."""
+    codes, runs = pd.factorize(table["run"])
+    of = [identities.get(run) or Run.system_and_trial_of(run) for run in runs]
+    systems = np.array([system for system, _ in of], dtype=object)
+    trials = np.array([trial for _, trial in of], dtype=np.int64)
+    return systems[codes], trials[codes]
+
+
 @dataclass
 class Instability:
     systems: list[dict] = field(default_factory=list)  # per system: trials, topics, variance shares
@@ -295,10 +305,8 @@ def trial_instability(table: pd.DataFrame, identities: dict[str, tuple[str, int]
     result = Instability()
     if table.empty:
         return result
-    frame = table.assign(
-        system=[identities.get(r, Run.system_and_trial_of(r))[0] for r in table["run"]],
-        trial=[identities.get(r, Run.system_and_trial_of(r))[1] for r in table["run"]],
-    )
+    system, trial = systems_and_trials(table, identities)
+    frame = table.assign(system=system, trial=trial)
     # one score per system, topic and trial (several conversations of a trial are averaged)
     per_trial = frame.groupby(["system", "topic", "trial"]).agg(
         **{m: (m, "mean") for m in TRIAL_MEASURES}, run=("run", "first")
