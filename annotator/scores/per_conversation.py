@@ -18,6 +18,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+from django.contrib.auth import get_user_model
+from django.db.models import IntegerField, OuterRef, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 
 from annotator.models import AnnotatorProfile, Assignment, AttributeSet, Campaign, Conversation, Membership, Nugget, Turn
 from annotator.models.conversations import parent_position, word_offsets
@@ -387,9 +390,25 @@ def score_conversations(
     return [result[c.pk] for c in conversations]
 
 
+def human_assignments_in_order(**which) -> QuerySet:
+    """The assignments (`which`: filters) whose annotator may be a conversation's gold, first
+    assigned first: the one definition of "the first human assignee" (an automatic judge is
+    compared with the gold, never taken for it; its accounts are one list the database builds
+    once, not a join per assignment)."""
+    automatic = get_user_model().objects.filter(AnnotatorProfile.automatic()).values("pk")
+    return Assignment.objects.filter(**which).exclude(annotator_id__in=automatic).order_by("assigned_at", "id")
+
+
+def judge_of_conversation() -> Coalesce:
+    """`gold_annotators` as an expression of a Conversation query: what a GROUP BY of the stored
+    figures joins each conversation's judge's row by (annotator.scores.stored.totals)."""
+    first = human_assignments_in_order(conversation_id=OuterRef("pk")).values("annotator_id")[:1]
+    return Coalesce("gold_annotator_id", Subquery(first), output_field=IntegerField())
+
+
 def gold_annotators(conversations: Sequence[Conversation]) -> dict[int, int | None]:
     """Whose judgments count for each conversation: the adjudicated gold, else the first human
-    assignee (an automatic judge is compared with the gold, never taken for it)."""
+    assignee (`human_assignments_in_order`)."""
     return _first_assignees({c.pk: c.gold_annotator_id for c in conversations})
 
 
@@ -398,9 +417,7 @@ def gold_annotator_rows(campaign: Campaign, conversations: Sequence[tuple[int, i
     rows: the assignments read in one query by campaign, not by lists of ids."""
     result: dict[int, int | None] = dict(conversations)
     for conversation_id, annotator_id in (
-        Assignment.objects.filter(conversation__topic__campaign=campaign, conversation__gold_annotator__isnull=True)
-        .exclude(AnnotatorProfile.automatic("annotator__"))
-        .order_by("assigned_at", "id")
+        human_assignments_in_order(conversation__topic__campaign=campaign, conversation__gold_annotator__isnull=True)
         .values_list("conversation_id", "annotator_id")
     ):
         if conversation_id in result and result[conversation_id] is None:
@@ -413,9 +430,7 @@ def _first_assignees(result: dict[int, int | None]) -> dict[int, int | None]:
     # In batches: SQLite caps the parameters of one query.
     for start in range(0, len(pending), 5000):
         for conversation_id, annotator_id in (
-            Assignment.objects.filter(conversation_id__in=pending[start : start + 5000])
-            .exclude(AnnotatorProfile.automatic("annotator__"))
-            .order_by("assigned_at", "id")
+            human_assignments_in_order(conversation_id__in=pending[start : start + 5000])
             .values_list("conversation_id", "annotator_id")
         ):
             if result[conversation_id] is None:

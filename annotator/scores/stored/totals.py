@@ -4,7 +4,7 @@ stored figures, summed by the database (one GROUP BY), and the figures of just t
 conversations the page can change (`judge_rows`).
 
 Whose row counts for a conversation is decided as `reads` decides it (its gold, else its first
-human assignee, else the row with no annotator), here in the query itself.
+human assignee: `per_conversation.judge_of_conversation`, else the row with no annotator).
 """
 
 from __future__ import annotations
@@ -14,10 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from django.db import connection
-from django.db.models import IntegerField, OuterRef, Subquery
-from django.db.models.functions import Coalesce
 
-from annotator.models import AnnotatorProfile, Assignment, Campaign, Conversation, Run, StoredFigures
+from annotator.models import Campaign, Conversation, Run, StoredFigures
+from annotator.scores.per_conversation import judge_of_conversation
 from annotator.scores.stored.sql import chunks
 from annotator.scores.stored.writes import store_missing
 
@@ -37,12 +36,7 @@ class RunTotals:
 
 def _judged_conversations(campaign: Campaign):
     """The campaign's conversations with whose judgments count in each (`judge`)."""
-    # the automatic judges as one list the database builds once, not a join per conversation
-    automatic = AnnotatorProfile.objects.filter(AnnotatorProfile.automatic("user__")).values("user_id")
-    first_human = (Assignment.objects.filter(conversation_id=OuterRef("pk")).exclude(annotator_id__in=automatic)
-                   .order_by("assigned_at", "id").values("annotator_id")[:1])
-    return (Conversation.objects.filter(topic__campaign=campaign)
-            .annotate(judge=Coalesce("gold_annotator_id", Subquery(first_human), output_field=IntegerField()))
+    return (Conversation.objects.filter(topic__campaign=campaign).annotate(judge=judge_of_conversation())
             .order_by().values("id", "run_id", "judge"))
 
 
