@@ -87,6 +87,7 @@ bench: $(VENV)/.installed
 	$(BIN)/python bench/bench_load.py
 	GFRC_PG_DURABLE=1 $(PG_BENCH) $(BIN)/python bench/bench_load.py
 	$(BIN)/python bench/bench_import.py
+	$(BIN)/python bench/bench_import_scaling.py
 	$(BIN)/python bench/bench_background_import.py
 	$(BIN)/python bench/bench_nugget_import.py
 	$(BIN)/python bench/bench_harvest_read.py

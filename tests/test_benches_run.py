@@ -101,6 +101,17 @@ def test_the_import_benchmark_imports_its_file_and_refuses_the_broken_one_whole(
     assert result["broken_file"]["refused"] and result["broken_file"]["nothing_written"]
 
 
+def test_the_import_scaling_benchmark_times_both_imports_stage_by_stage_at_each_size(tmp_path):
+    completed = _run(tmp_path, "bench/bench_import_scaling.py", "--sizes", "4", "8", "--runs", "2", "--second", "2")
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    result = json.loads((tmp_path / "import_scaling-sqlite.json").read_text())
+    assert [(r["conversations"], r["first"]["conversations"], r["second"]["conversations"])
+            for r in result["sizes"].values()] == [(4, 4, 2), (8, 8, 2)]
+    assert all(r["second"]["queries"] and set(r["second"]["stages_s"]) == {"parsing", "checking", "staging", "publishing",
+                                                                          "pauses", "figures", "rest"}
+               for r in result["sizes"].values())
+
+
 def test_the_background_import_benchmark_uploads_in_the_request_and_then_through_the_worker(tmp_path):
     completed = _run(tmp_path, "bench/bench_background_import.py", "--conversations", "3", "--background-from", "2")
     assert completed.returncode == 0, completed.stdout + completed.stderr

@@ -359,7 +359,10 @@ def test_an_import_asks_which_conversations_name_an_entity_without_the_models_or
     campaign = make_campaign(slug="distinct")
     gold = get_user_model().objects.create_user("gold")
     rng = random.Random(3)
-    lines = [json_module.dumps(conversation_line(i, 2, rng)) for i in range(4)]
+    lines = [conversation_line(i, 2, rng) for i in range(4)]
+    for line in (lines[0], lines[2]):  # one entity of topic M000 named again by the second file
+        line["nuggets"][0].update(entity={"key": "name:shared"}, grade="L0")
+    lines = [json_module.dumps(line) for line in lines]
     assert import_files(campaign, [("a.jsonl", "\n".join(lines[:2]).encode())], annotator=gold).ok
     with CaptureQueriesContext(connection) as queries:
         assert import_files(campaign, [("b.jsonl", "\n".join(lines[2:]).encode())], annotator=gold).ok

@@ -2,7 +2,8 @@
 what to write, decided; nothing is written.
 
 `plan_import` reads what the campaign holds once (grades, topic types and their attribute sets,
-the topics and runs named, the conversations already there), then checks every conversation
+the topics and runs named, the conversations already there: only those the files name, in bulk,
+imports.campaign_reads), then checks every conversation
 (topic and run ids, turns, nugget spans and grades, memberships and their evidence, citations),
 the entities across files (one grade and one membership per attribute set each), and against
 the database (judgments added only to the same text; an entity judged in other conversations
@@ -20,13 +21,12 @@ from pathlib import PurePath
 from django.contrib.auth import get_user_model
 
 from annotator.interchange.formats import ParsedConversation
+from annotator.interchange.imports import campaign_reads
 from annotator.interchange.imports.annotators import default_annotator
 from annotator.interchange.imports.result import ImportResult, counted
 from annotator.models import (
-    AnnotatorProfile,
     AttributeSet,
     Campaign,
-    Conversation,
     Entity,
     Grade,
     Membership,
@@ -35,7 +35,6 @@ from annotator.models import (
     Topic,
     TopicType,
     Turn,
-    TurnLabel,
     is_automatic_judge,
 )
 from annotator.rules.citations import CITATIONS_JUDGE, Citation, choose_cited_spans
@@ -214,13 +213,12 @@ def _place(plan: ImportPlan) -> None:
     result = plan.result
     for chunk in chunks(sorted({p.run for p in plan.conversations})):
         plan.runs.update({r.name: r for r in Run.objects.filter(campaign=plan.campaign, name__in=chunk)})
-    existing = {}
-    run_ids = [r.pk for r in plan.runs.values()]
-    if run_ids and plan.topics:
-        for chunk in chunks([t.pk for t in plan.topics.values()]):
-            for pk, code, run_name, source in Conversation.objects.filter(topic_id__in=chunk, run_id__in=run_ids).values_list(
-                    "pk", "topic__code", "run__name", "source"):
-                existing[(code, run_name)] = (pk, source)
+    # the conversations at the files' (topic, run) pairs, not every run's of every topic named
+    topic_code = {t.pk: code for code, t in plan.topics.items()}
+    run_name = {r.pk: name for name, r in plan.runs.items()}
+    existing = {(topic_code[topic_id], run_name[run_id]): found for (topic_id, run_id), found in campaign_reads.conversations_at(
+        (plan.topics[p.topic].pk, plan.runs[p.run].pk) for p in plan.conversations if p.topic in plan.topics and p.run in plan.runs
+    ).items()}
     seen: dict[tuple[str, str], str] = {}
     for p in plan.conversations:
         key, path, line = (p.topic, p.run), p.conv.source, p.conv.line
@@ -252,16 +250,12 @@ def _check_additions(plan: ImportPlan, plans: list[ConversationPlan]) -> dict[in
         return {}
     annotator, result = plan.annotator_given, plan.result
     stored: dict[int, list[tuple]] = defaultdict(list)
-    judged: set[int] = set()
     for chunk in chunks([p.add_to_id for p in plans]):
         for row in Turn.objects.filter(conversation_id__in=chunk).order_by("conversation_id", "position").values_list(
             "conversation_id", "pk", "role", "number", "text"
         ):
             stored[row[0]].append(row[1:])
-        judged.update(Nugget.objects.filter(turn__conversation_id__in=chunk, annotator=annotator)
-                      .values_list("turn__conversation_id", flat=True))
-        judged.update(TurnLabel.objects.filter(turn__conversation_id__in=chunk, annotator=annotator)
-                      .values_list("turn__conversation_id", flat=True))
+    judged = campaign_reads.judged_conversations(annotator, {pk: [row[0] for row in rows] for pk, rows in stored.items()})
     name = annotator.get_username()
     for p in plans:
         path, there = p.conv.source, f"{p.topic} / {p.run}"
@@ -472,30 +466,23 @@ def _plan_entities(plan: ImportPlan, annotated: list[ConversationPlan]) -> None:
 
 
 def _compare_with_the_database(plan: ImportPlan) -> None:
-    """What the database already says about the files' entities (queries by topic, not by id:
-    no IN list grows with the file): an entity judged in conversations this import leaves in
-    place keeps its grade and memberships, and a file saying otherwise is refused."""
+    """What the database already says about the files' entities (read by topic and key:
+    campaign_reads): an entity judged in conversations this import leaves in place keeps its
+    grade and memberships, and a file saying otherwise is refused."""
     entities, annotator = plan.entities, plan.annotator
     if not entities or annotator is None or annotator.pk is None:
         return
-    topic_ids = sorted({plan.topics[e.topic].pk for e in entities.values() if e.topic in plan.topics})
-    if not topic_ids:
+    keys = {(plan.topics[e.topic].pk, e.key) for e in entities.values() if e.topic in plan.topics}
+    if not keys:
         return
-    for entity in Entity.objects.filter(topic_id__in=topic_ids, annotator=annotator).select_related("grade", "topic"):
-        if (entity.topic.code, entity.key) in entities:
-            plan.existing_entities[(entity.topic.code, entity.key)] = entity
+    for entity in campaign_reads.annotator_entities(annotator, keys):
+        plan.existing_entities[(entity.topic.code, entity.key)] = entity
     wanted = {entity.pk for entity in plan.existing_entities.values()}
-    for m in Membership.objects.filter(entity__topic_id__in=topic_ids, entity__annotator=annotator).select_related("attribute_set"):
-        if m.entity_id in wanted:
-            plan.existing_memberships[m.entity_id][m.attribute_set.name] = m
+    for m in campaign_reads.memberships_of(wanted):
+        plan.existing_memberships[m.entity_id][m.attribute_set.name] = m
     replaced = {p.replace_id for p in plan.conversations if p.replace_id}
-    for entity_id, conversation_id in (
-        Nugget.objects.filter(entity__topic_id__in=topic_ids, entity__annotator=annotator)
-        .order_by()  # not the model's ordering: it would join topic and run into the DISTINCT
-        .values_list("entity_id", "turn__conversation_id")
-        .distinct()
-    ):
-        if entity_id in wanted and conversation_id not in replaced:
+    for entity_id, conversation_id in campaign_reads.conversations_naming(wanted):
+        if conversation_id not in replaced:
             plan.locked.add(entity_id)
     there = "in conversations already imported or annotated"
     for key, e in entities.items():
@@ -551,17 +538,16 @@ def _choose_citations(plan: ImportPlan) -> None:
     for e in plan.entities.values():
         if e.grade is not None:
             judged[e.topic].add(e.key)
-    topic_ids = sorted({plan.topics[p.topic].pk for p in cited if p.topic in plan.topics})
-    for chunk in chunks(topic_ids):
-        for code, key in (Entity.objects.filter(topic_id__in=chunk, grade__isnull=False)
-                          .exclude(AnnotatorProfile.automatic("annotator__")).values_list("topic__code", "key")):
-            judged[code].add(key)
+    # the cited sources only, not every entity of the topics
+    topic_code = {t.pk: code for code, t in plan.topics.items()}
+    for topic_id, key in campaign_reads.graded_keys(
+            (plan.topics[p.topic].pk, c.key) for p in cited if p.topic in plan.topics for c in p.citations):
+        judged[topic_code[topic_id]].add(key)
     already: set[int] = set()
     additions = [p.add_to_id for p in cited if p.add_to_id]
     if judge is not None and additions:
-        for chunk in chunks(additions):
-            already.update(Nugget.objects.filter(annotator=judge, turn__conversation_id__in=chunk)
-                           .values_list("turn__conversation_id", flat=True))
+        already = campaign_reads.judged_conversations(judge, {pk: plan.existing_turns.get(pk, []) for pk in additions},
+                                                      models=(Nugget,))
     for p in cited:
         if p.add_to_id in already:
             plan.result.warn(p.conv.source, p.conv.line, f"{p.topic} / {p.run}: its citations are proposed already")

@@ -23,6 +23,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from annotator.interchange.imports import campaign_reads
 from annotator.interchange.imports.conversation_plan import ImportPlan, chunks, same_vector
 from annotator.interchange.imports.history import ImportHistory
 from annotator.interchange.imports.staging import Cancellation, StagingArea
@@ -63,9 +64,11 @@ def write_import(plan: ImportPlan, cancellation: Cancellation | None = None) -> 
 
         def publishing_and_figures() -> None:
             publishing()
-            # the stored rows of the topics' conversations already there go with the publishing
-            # (none for an import into new topics) and are stored again below
-            present.extend(invalidation.conversations_published(writer.final_topic.values(), writer.staged_conversations))
+            # the stored rows of the conversations already there that the import changed go with
+            # the publishing (none for an import into new topics) and are stored again below
+            present.extend(invalidation.conversations_published(
+                writer.staged_conversations, added_to=[p.add_to_id for p in plan.conversations if p.add_to_id],
+                entities_changed=writer.updated_entities, retired=[p.replace_id for p in plan.conversations if p.replace_id]))
         area.publish(then=publishing_and_figures)
     except BaseException:
         try:
@@ -108,6 +111,7 @@ class _Writer:
         self.staged_turns: set[int] = set()
         self.conversation_of_turn: dict[int, tuple[int, int]] = {}  # turn id -> (conversation id, final topic id)
         self.entity_of: dict[tuple[str, str], Entity] = {}
+        self.updated_entities: set[int] = set()  # entities already there whose judgment this import changes
 
     def stage(self) -> Callable[[], None]:
         """Write the new rows into the staging area; returns what publishing does besides moving
@@ -237,6 +241,7 @@ class _Writer:
             self.entity_of[key] = entity
         self.area.write(Entity, new_entities)
         self.result.entities_created, self.result.entities_updated = len(new_entities), len(updated)
+        self.updated_entities = {entity.pk for entity, _ in updated}
         for entity in new_entities:
             topic_id = self.final_topic[entity.topic.code]
             self.history.record(Event.Kind.ENTITY, Event.Action.CREATE, entity.pk, topic_id, None, annotator.pk,
@@ -337,11 +342,10 @@ class _Writer:
             return
         judge = plan.citations_judge
         top = max(plan.grades.values(), key=lambda g: g.level, default=None)
-        topic_ids = sorted({plan.topics[p.topic].pk for _, p in cited if p.topic in plan.topics})
         code_of = {t.pk: code for code, t in plan.topics.items()}
-        entity_of: dict[tuple[str, str], Entity] = {}
-        for chunk in chunks(topic_ids):
-            entity_of.update({(code_of[e.topic_id], e.key): e for e in Entity.objects.filter(topic_id__in=chunk, annotator=judge)})
+        # the judge's entities of the sources cited, not every one of the topics
+        entity_of: dict[tuple[str, str], Entity] = {(code_of[e.topic_id], e.key): e for e in campaign_reads.annotator_entities(
+            judge, {(plan.topics[p.topic].pk, c.key) for _, p in cited if p.topic in plan.topics for c in p.citations})}
         new_entities = []
         for _, p in cited:
             for c in p.citations:

@@ -35,9 +35,12 @@ reader looks and then publishes:
   import) deletes areas whose process is gone, or, from another host, that showed no sign of
   life for ABANDONED_AFTER.
 
-Between two batches on SQLite the importer pauses about as long as the batch took (with jitter):
-a waiting save's busy handler polls the lock every 1-100 ms, and without a gap it could miss the
-free moments of a writer that starts the next batch at once. PostgreSQL lets writers of
+Between two batches on SQLite the importer lets waiting saves in: a waiting save's busy handler
+polls the lock every 1-100 ms, and without a gap it could miss the free moments of a writer that
+starts the next batch at once. It pauses only while someone waits for the lock (annotator.writers:
+every connection says so), at most as long as the batch took or the busy handler's longest sleep
+(100 ms), whichever is longer; when nobody waits, it goes on at once. A database that cannot tell
+(in memory) pauses about as long as the batch took, with jitter. PostgreSQL lets writers of
 different rows work at the same time: no pauses there.
 """
 
@@ -56,6 +59,7 @@ from typing import Protocol
 from django.db import connection, models, transaction
 from django.utils import timezone
 
+from annotator import writers
 from annotator.background import processes
 from annotator.models import AnnotationEvent, Assignment, Campaign, Conversation, Entity, Membership, Run, Topic
 
@@ -63,7 +67,8 @@ __all__ = ["StagingArea", "sweep_abandoned", "no_collection", "ABANDONED_AFTER",
 
 log = logging.getLogger(__name__)
 
-BATCH_SECONDS = 0.03  # a batch aims at this long in the writer's lock (SQLite), then pauses as long
+BATCH_SECONDS = 0.03  # a batch aims at this long in the writer's lock (SQLite), then lets waiting saves in
+LONGEST_POLL = 0.1  # SQLite's busy handler sleeps at most this long between two tries for the lock
 ABANDONED_AFTER = timedelta(minutes=10)  # an area of another host without a sign of life this long is dead
 HEARTBEAT_SECONDS = 5.0
 DELETE_CHUNK = 200  # conversations (with their turns, nuggets, labels) deleted per transaction
@@ -228,7 +233,10 @@ class StagingArea:
                 # the commit that finds the WAL over 1,000 pages does it (a save's, as likely as ours)
                 cursor.execute("PRAGMA wal_checkpoint(PASSIVE)")
             self.checkpoints = getattr(self, "checkpoints", 0.0) + time.perf_counter() - began
-            time.sleep(max(took, 0.005) * random.uniform(0.7, 1.3))
+            # until the waiting saves got the lock: each polls within LONGEST_POLL of our commit
+            paused = writers.while_someone_waits(connection, max(took, LONGEST_POLL))
+            if paused is None:  # who waits cannot be told: pause about as long as the batch took
+                time.sleep(max(took, 0.005) * random.uniform(0.7, 1.3))
 
     def _beat(self) -> None:
         now = time.monotonic()

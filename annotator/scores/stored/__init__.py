@@ -14,7 +14,7 @@ distinct membership vectors with each nugget's: `distinct_vectors`), so that
 
 - a save writes its conversation's figures in its own transaction (`refresh_conversations`,
   called by `annotator.judgments.edits` for the annotator it touched), and an import writes
-  those of the topics it touched (`refresh_topics`);
+  those of the conversations it wrote or changed (`invalidation.conversations_published`);
 - a campaign page reads them as plain rows into arrays (`judge_figures`, through `campaign_tables.score_table`), never a model
   instance per conversation;
 - a settings change recomputes what it invalidates (`settings_changed`): alpha alone

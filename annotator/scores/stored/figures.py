@@ -25,7 +25,7 @@ from scoring.words import word_count, word_position
 __all__ = ["StoredScore", "rows_from_judgments", "scored_as_the_panel", "score_inputs", "score_input_paths", "distinct_vectors",
            "lowest_distr_sims", "attribute_sets_by_type", "has_sets", "campaign_of", "WHOLE_CAMPAIGN"]
 
-WHOLE_CAMPAIGN = 2000  # more conversations than this: read the campaign's rows and keep the wanted ones
+WHOLE_CAMPAIGN = 2000  # more conversations than this, and half the campaign or more: read the campaign's rows
 
 
 @dataclass(frozen=True)
@@ -67,13 +67,18 @@ def rows_in(query, field: str, ids: Sequence[int] | None, columns: Sequence[str]
 def rows_from_judgments(campaign: Campaign, ids: list[int] | None, annotators: list[int] | None) -> list[tuple]:
     """The rows to store for these conversations (all with None), from the judgments read as
     plain rows: (conversation, annotator, r, gf, gfrc, gf_sets, inputs)."""
-    whole = ids is None or len(ids) > WHOLE_CAMPAIGN
+    whole = ids is None or (len(ids) > WHOLE_CAMPAIGN and 2 * len(ids) >= _campaign_size(campaign))
     wanted = None if ids is None else set(ids)
+    wanted_annotators = None if annotators is None else set(annotators)
     in_campaign = {"conversation__topic__campaign": campaign} if whole else {}
     conversations, branching_ids = {}, set()
-    for pk, type_id, is_tree in rows_in(Conversation.objects.filter(topic__campaign=campaign), "pk",
-                                        None if whole else ids, ("pk", "topic__topic_type_id", "is_tree")):
-        if wanted is None or pk in wanted:
+    # by id: the conversations alone, their campaign checked here (a join from the campaign's
+    # side would probe every topic of the campaign for each id); .order_by(): the model's
+    # ordering would join topics and runs
+    query = Conversation.objects.filter(topic__campaign=campaign) if whole else Conversation.objects.order_by()
+    for pk, campaign_id, type_id, is_tree in rows_in(query, "pk", None if whole else ids,
+                                                     ("pk", "topic__campaign_id", "topic__topic_type_id", "is_tree")):
+        if (wanted is None or pk in wanted) and campaign_id == campaign.pk:
             conversations[pk] = type_id
             if is_tree:
                 branching_ids.add(pk)
@@ -100,15 +105,17 @@ def rows_from_judgments(campaign: Campaign, ids: list[int] | None, annotators: l
         offset += words
     trees = _branching(branching, place, ends)
     nugget_query = Nugget.objects.filter(**({"turn__conversation__topic__campaign": campaign} if whole else {}))
-    if annotators is not None:
+    if annotators is not None and whole:
         nugget_query = nugget_query.filter(annotator_id__in=annotators)
+    # by id, the annotators are kept below, not asked of the database: SQLite (no statistics)
+    # would walk the annotator's nuggets of the whole campaign by its index on annotator
     nugget_rows = rows_in(nugget_query.order_by("turn_id", "start_word"), "turn__conversation_id",
                            None if whole else ids,
                            ("turn_id", "turn__conversation_id", "annotator_id", "end_word", "entity_id", "entity__grade__gain"))
     judged: dict[tuple[int, int | None], list[tuple]] = defaultdict(list)
     entity_ids: set[int] = set()
     for turn_id, conversation_id, annotator_id, end_word, entity_id, gain in nugget_rows:
-        if conversation_id not in conversations:
+        if conversation_id not in conversations or (wanted_annotators is not None and annotator_id not in wanted_annotators):
             continue
         index, before = place[turn_id]
         judged[(conversation_id, annotator_id)].append((index, word_position(before, end_word), float(gain or 0.0), entity_id))
@@ -143,6 +150,10 @@ def rows_from_judgments(campaign: Campaign, ids: list[int] | None, annotators: l
         specs = attribute_specs(sets.get(type_id, []))
         rows.extend(rows_of(group, score_inputs([i for *_, i in group], specs, settings), specs))
     return rows
+
+
+def _campaign_size(campaign: Campaign) -> int:
+    return Conversation.objects.filter(topic__campaign=campaign).order_by().count()
 
 
 def _branching(branching: dict[int, list[TurnRow]], place: dict[int, tuple[int, int]],

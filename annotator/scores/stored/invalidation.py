@@ -5,7 +5,7 @@ Callers say what changed; this module says what is stored again, and how:
 | what changed | who says so | what is stored again |
 |---|---|---|
 | a save's judgments (nuggets; an entity's grade or memberships) | annotator.judgments.edits, in the save's transaction | `conversations_touched`: the nugget's conversation; every conversation naming the entity; turn labels nothing. `judgments_saved`: one conversation of one annotator scored as the panel scores it (its score returned), else those annotators' rows |
-| an import's conversations published | imports.conversation_writing, in the publishing transaction | `conversations_published`: their rows and those of the topics' other conversations forgotten (a reader stores a missing row) |
+| an import's conversations published | imports.conversation_writing, in the publishing transaction | `conversations_published`: the rows of the conversations it retired, added judgments to, or that name an entity whose grade or memberships it changed, forgotten (a reader stores a missing row) |
 | ... and once published | imports.conversation_writing, in short transactions | `conversations_written`: those rows stored |
 | NTCIREVAL judgments | imports.ntcireval | `topics_judged`: every conversation of the topics |
 | a campaign file loaded over a campaign (grades, attribute sets, settings) | imports.campaign_file | `campaign_judged_anew`: every row from the judgments |
@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from annotator.models import AnnotationEvent, Campaign, Conversation, Nugget
+from annotator.models import AnnotationEvent, Campaign, Nugget
 from annotator.scores.stored.figures import StoredScore
 from annotator.scores.stored.sql import chunks
 from annotator.scores.stored import writes
@@ -69,15 +69,26 @@ def judgments_saved(by_annotator: dict[int, set[int]], topic_id: int | None) -> 
     return None
 
 
-def conversations_published(topic_ids: Iterable[int], written: set[int]) -> list[int]:
-    """In an import's publishing transaction: the rows of the topics' conversations already there
-    (the entities a topic shares, or judgments added to them, may have changed their figures)
-    are forgotten, one DELETE a chunk; returns them, for `conversations_written` with those the
-    import wrote. Until each is stored, a page that reads it finds no row and stores it then."""
-    present = [pk for chunk in chunks(sorted(set(topic_ids)))
-               for pk in Conversation.objects.filter(topic_id__in=chunk).values_list("pk", flat=True) if pk not in written]
-    writes.forget_conversations(present)
-    return present
+def conversations_published(written: set[int], *, added_to: Iterable[int] = (), entities_changed: Iterable[int] = (),
+                            retired: Iterable[int] = ()) -> list[int]:
+    """In an import's publishing transaction: the rows of the conversations already there whose
+    figures it changed are forgotten, one DELETE a chunk; returns them, for
+    `conversations_written` with those the import wrote (`written`). A row holds one annotator's
+    judgments of one conversation (turns, nuggets, their entities' gains and memberships: no
+    other conversation's), so these are the conversations it added judgments to (`added_to`),
+    those where its changed entities are named (`entities_changed`, an entity's grade or
+    memberships: every conversation naming it), and those it retired (`retired`: forgotten,
+    not stored again). Never the rest of the topics: what an import costs follows its file,
+    not the campaign. Until each is stored, a page that reads it finds no row and stores it then."""
+    present = set(added_to)
+    for chunk in chunks(sorted(set(entities_changed))):
+        # .order_by(): the model's ordering would join topics and runs into the DISTINCT
+        present.update(Nugget.objects.filter(entity_id__in=chunk).order_by().values_list(
+            "turn__conversation_id", flat=True).distinct())
+    present -= written
+    gone = set(retired) - written
+    writes.forget_conversations(present | gone)
+    return sorted(present - gone)
 
 
 def conversations_written(campaign: Campaign | int, conversation_ids: Iterable[int]) -> int:
