@@ -1,9 +1,11 @@
 """The tree names no directory of a development machine: code, tests, benchmarks, scripts and docs
 find what they read relative to the repository (tests and benchmarks once read a reference file
-from a shared folder of one machine, and passed nowhere else). System paths that are the same on
-every machine stay allowed: /tmp, /proc, /usr/bin/chromium, /etc/gfrc.env of the deployment guide.
-Nor does a file climb out of the repository with `..` (a folder beside the clone is on one
-machine only)."""
+from a folder of one machine, and passed nowhere else). System paths that are the same on every
+machine stay allowed: the temporary and process folders, Debian's chromium, the deployment
+guide's environment file. Nor does a file climb out of the repository with parent-folder steps
+(a folder beside the clone is on one machine only).
+
+This file holds no path itself: its examples and its patterns are written in pieces."""
 
 from __future__ import annotations
 
@@ -15,16 +17,23 @@ ROOT = Path(__file__).resolve().parents[1]
 # A home or work directory (not a URL's path: no word, dot or slash just before it), or a
 # folder of a Windows drive: a capital, a colon, one backslash (two in a Python string) or a
 # slash to the users' folder. This file writes its own examples in pieces, so as not to hold any.
+S = b"/"  # a folder separator, written apart so that no example here is a path
+DOT = b"."
 MACHINE_PATH = re.compile(
-    rb"(?<![\w.~/:-])/(?:work|root|home|Users)/"
-    rb"|(?<![\w\\])[A-Z]:(?:\\\\[A-Za-z]|\\(?![nrtbfvax0-7])[A-Za-z]|[/]Users/)"
+    rb"(?<![\w.~/:-])" + S + rb"(?:work|root|home|Users)" + S
+    + rb"|(?<![\w\\])[A-Z]:(?:\\\\[A-Za-z]|\\(?![nrtbfvax0-7])[A-Za-z]|[/]Users" + S + rb")"
 )
 
 
-# a run of parent-folder steps (two dots and a slash) and the name it reaches: out of the repository when the runs outnumber the
-# folders between the file and the repository's root
-UP = b"." + b"./"  # one step up, written in pieces: this file names no path out of the repository
-CLIMB = re.compile(rb"(?<![\w.])((?:\.\./)+)[\w-]")
+def path(*parts: bytes, absolute: bool = True) -> bytes:
+    """An example path from its names (a leading separator unless `absolute` is False)."""
+    return (S if absolute else b"") + S.join(parts)
+
+
+# a run of parent-folder steps (two dots and a separator) and the name it reaches: out of the
+# repository when the runs outnumber the folders between the file and the repository's root
+UP = DOT + DOT + S  # one step up, written in pieces
+CLIMB = re.compile(rb"(?<![\w.])((?:" + re.escape(UP) + rb")+)[\w-]")
 
 
 def climbs_out(line: bytes, depth: int) -> bool:
@@ -48,18 +57,20 @@ def tracked_files() -> list[Path]:
 
 def test_the_check_flags_a_development_machines_path_and_leaves_urls_and_system_paths_alone():
     flagged = [
-        b'REFERENCE = Path("/' + b'wo' + b'rk/data/reference/gfrc.json")',
+        b'REFERENCE = Path("' + path(b"wo" + b"rk", b"data", b"reference", b"gfrc.json") + b'")',
         b'open("' + UP + b'sibling/gfrc.json")', b"cd " + UP + UP + b"elsewhere",
-        b"cd /" + b"home/someone/gfrc && make",
-        b"open('/" + b"root/data.csv')",
-        b"/" + b"Users/someone/project",
-        b'"C:' + b'\\\\Users\\\\someone"', b"C:" + b"\\gfrc\\data", b"D:/" + b"Users/someone",
+        b"cd " + path(b"ho" + b"me", b"someone", b"gfrc") + b" && make",
+        b"open('" + path(b"ro" + b"ot", b"data.csv") + b"')",
+        path(b"Us" + b"ers", b"someone", b"project"),
+        b'"C:' + b'\\\\Us' + b'ers\\\\someone"', b"C:" + b"\\gfrc\\data", b"D:" + path(b"Us" + b"ers", b"someone"),
     ]
     allowed = [
-        b"https://example.org/work/papers", b"see https://github.com/home/x", b"/tmp/gfrc-bench-results/",
-        b"/proc/self/maps", b"executable_path='/usr/bin/chromium'", b"EnvironmentFile=/etc/gfrc.env",
-        b"/static/js/annotate.js", b"/api/campaigns/", b"~/.cache/gfrc-llm/", b"docs/home/page.md",
-        b'print(f"total N:' + b'\\n")', b"bench/lib/server.py", b"version 1.2" + UP + b"3",
+        b"https:" + S + path(b"example.org", b"work", b"papers"), b"see https:" + S + path(b"github.com", b"home", b"x"),
+        path(b"tmp", b"gfrc-bench-results") + S, path(b"proc", b"self", b"maps"),
+        b"executable_path='" + path(b"usr", b"bin", b"chromium") + b"'", b"EnvironmentFile=" + path(b"etc", b"gfrc.env"),
+        path(b"static", b"js", b"annotate.js"), path(b"api", b"campaigns") + S, b"~" + path(DOT + b"cache", b"gfrc-llm") + S,
+        path(b"docs", b"home", b"page.md", absolute=False),
+        b'print(f"total N:' + b'\\n")', path(b"bench", b"lib", b"server.py", absolute=False), b"version 1.2" + UP + b"3",
     ]
     # from a file one folder down, one climb stays in the repository: docs/x.md links the README above it
     assert machine_paths(b"[README](" + UP + b"README.md)", depth=1) == []
