@@ -6,21 +6,22 @@ A conversation is finished for an annotator when
 - every entity named by a nugget has a membership in every attribute set of the topic type
   unless it is graded nonrelevant (annotator.rules.relevance).
 
-`progress_for(annotator, conversations)` counts all of it in five queries however many
+`progress_for(annotator, conversations)` counts all of it in three queries however many
 conversations, turns and nuggets there are; `campaign_progress(campaign, pairs)` does for every
-annotator of a campaign at once.
+annotator of a campaign at once. The database counts the nuggets and entities (GROUP BY): at
+100,000 conversations, reading them to count in Python cost the progress page 2 s.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from django.db.models import Count, Q, QuerySet
+from django.db import connection
+from django.db.models import Count, F, Q, QuerySet
 
 from annotator.models import AttributeSet, Campaign, Conversation, Membership, Nugget, Turn, TurnLabel
-from annotator.rules.relevance import needs_every_membership
+from annotator.rules.relevance import needs_every_membership_sql
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ class Progress:
 
 
 def progress_for(annotator, conversations: Iterable[Conversation | int]) -> dict[int, Progress]:
-    """Progress of `annotator` on each conversation, by conversation id (five queries)."""
+    """Progress of `annotator` on each conversation, by conversation id (three queries)."""
     ids = [getattr(c, "pk", c) for c in conversations]  # conversations or their ids
     if not ids:
         return {}
@@ -68,37 +69,33 @@ def progress_for(annotator, conversations: Iterable[Conversation | int]) -> dict
         Turn.objects.filter(conversation_id__in=ids),
         TurnLabel.objects.filter(turn__conversation_id__in=ids, annotator_id=annotator_id),
         Nugget.objects.filter(turn__conversation_id__in=ids, annotator_id=annotator_id),
-        lambda entity_ids: Membership.objects.filter(entity_id__in=entity_ids),
+        Membership.objects.filter(entity__annotator_id=annotator_id,
+                                  entity__topic_id__in=Conversation.objects.filter(pk__in=ids).values("topic_id")),
     )
     return {pk: found[(annotator_id, pk)] for pk in ids}
 
 
 def campaign_progress(campaign: Campaign, pairs: Iterable[tuple[int, int]]) -> dict[tuple[int, int], Progress]:
-    """Progress of each (annotator id, conversation id) of the campaign, in five queries by
+    """Progress of each (annotator id, conversation id) of the campaign, in three queries by
     campaign (no lists of ids: the console's progress page reads a whole campaign so)."""
     return _progress(
         list(pairs),
         Turn.objects.filter(conversation__topic__campaign=campaign),
         TurnLabel.objects.filter(turn__conversation__topic__campaign=campaign),
         Nugget.objects.filter(turn__conversation__topic__campaign=campaign),
-        lambda _entity_ids: Membership.objects.filter(entity__topic__campaign=campaign),
+        Membership.objects.filter(entity__topic__campaign=campaign),
     )
 
 
-def _progress(pairs: list[tuple[int, int]], turns: QuerySet, labels: QuerySet, nuggets_query: QuerySet,
-              memberships: Callable[[set[int]], QuerySet]) -> dict[tuple[int, int], Progress]:
+def _progress(pairs: list[tuple[int, int]], turns: QuerySet, labels: QuerySet, nuggets: QuerySet,
+              memberships: QuerySet) -> dict[tuple[int, int], Progress]:
     """Progress of each (annotator id, conversation id) from these turns, labels, nuggets and
-    (of the entities the nuggets name) memberships."""
-    # 1. system turns per conversation, with the topic type each conversation belongs to
-    system_turns: dict[int, int] = {}
-    topic_type_of: dict[int, int] = {}
-    for conversation_id, topic_type_id, system in (
-        turns.order_by().values("conversation_id", "conversation__topic__topic_type_id")
-        .annotate(system=Count("id", filter=Q(role=Turn.Role.SYSTEM)))
-        .values_list("conversation_id", "conversation__topic__topic_type_id", "system")
-    ):
-        system_turns[conversation_id] = system
-        topic_type_of[conversation_id] = topic_type_id
+    memberships (those of the nuggets' entities, at least)."""
+    # 1. system turns per conversation
+    system_turns = dict(
+        turns.order_by().values("conversation_id").annotate(system=Count("id", filter=Q(role=Turn.Role.SYSTEM)))
+        .values_list("conversation_id", "system")
+    )
     # 2. labelled system turns
     labelled = {
         (annotator_id, conversation_id): n for annotator_id, conversation_id, n in (
@@ -107,44 +104,36 @@ def _progress(pairs: list[tuple[int, int]], turns: QuerySet, labels: QuerySet, n
             .values_list("annotator_id", "turn__conversation_id", "n")
         )
     }
-    # 3. nuggets with their entity's grade
-    nuggets: dict[tuple[int, int], list[tuple[int, int | None, float | None]]] = defaultdict(list)
-    entity_ids: set[int] = set()
-    for annotator_id, conversation_id, entity_id, grade_id, gain in nuggets_query.order_by().values_list(
-        "annotator_id", "turn__conversation_id", "entity_id", "entity__grade_id", "entity__grade__gain"
-    ):
-        nuggets[(annotator_id, conversation_id)].append((entity_id, grade_id, gain))
-        entity_ids.add(entity_id)
-    # 4. memberships of those entities
-    given: dict[int, set[int]] = defaultdict(set)
-    if entity_ids:
-        for entity_id, attribute_set_id in memberships(entity_ids).values_list("entity_id", "attribute_set_id"):
-            given[entity_id].add(attribute_set_id)
-    # 5. attribute sets per topic type
-    sets_of: dict[int, set[int]] = defaultdict(set)
-    for pk, topic_type_id in AttributeSet.objects.filter(topic_type_id__in=set(topic_type_of.values())).values_list(
-        "pk", "topic_type_id"
-    ):
-        sets_of[topic_type_id].add(pk)
-
+    # 3. nuggets, graded, entities and complete entities, counted by the database
+    counted = _nugget_counts(nuggets, memberships)
     result = {}
     for key in pairs:
-        pk = key[1]
-        rows = nuggets.get(key, [])
-        required = sets_of.get(topic_type_of.get(pk), set())
-        entities = {}
-        for entity_id, _grade_id, gain in rows:
-            entities[entity_id] = gain
-        complete = sum(
-            1 for entity_id, gain in entities.items()
-            if not needs_every_membership(gain) or required <= given.get(entity_id, set())
-        )
-        result[key] = Progress(
-            system_turns=system_turns.get(pk, 0),
-            turns_labelled=labelled.get(key, 0),
-            nuggets=len(rows),
-            nuggets_graded=sum(1 for _e, grade_id, _g in rows if grade_id is not None),
-            entities=len(entities),
-            entities_complete=complete,
-        )
+        count, graded, entities, complete = counted.get(key, (0, 0, 0, 0))
+        result[key] = Progress(system_turns=system_turns.get(key[1], 0), turns_labelled=labelled.get(key, 0),
+                               nuggets=count, nuggets_graded=graded, entities=entities, entities_complete=complete)
     return result
+
+
+def _nugget_counts(nuggets: QuerySet, memberships: QuerySet) -> dict[tuple[int, int], tuple[int, int, int, int]]:
+    """(annotator id, conversation id) -> (nuggets, nuggets whose entity is graded, entities,
+    complete entities) in one GROUP BY: an entity is complete unless it needs every membership
+    (annotator.rules.relevance) and lacks one in an attribute set of its conversation's topic
+    type. A campaign's 300,000 nuggets are counted where they are, not read."""
+    named = nuggets.order_by().values(
+        a=F("annotator_id"), c=F("turn__conversation_id"), e=F("entity_id"), g=F("entity__grade_id"),
+        gain=F("entity__grade__gain"), tt=F("turn__conversation__topic__topic_type_id"))
+    given = (memberships.order_by().values(e=F("entity_id"), tt=F("attribute_set__topic_type_id"))
+             .annotate(given=Count("pk")))
+    required = AttributeSet.objects.order_by().values(tt=F("topic_type_id")).annotate(required=Count("pk"))
+    sqls, params = zip(*(query.query.sql_with_params() for query in (named, given, required)))
+    complete = (f"NOT {needs_every_membership_sql('n.gain')}"
+                " OR COALESCE(m.given, 0) >= COALESCE(r.required, 0)")
+    sql = ("SELECT n.a, n.c, COUNT(*), COUNT(n.g), COUNT(DISTINCT n.e),"
+           f" COUNT(DISTINCT CASE WHEN {complete} THEN n.e END)"
+           f" FROM ({sqls[0]}) AS n"
+           f" LEFT JOIN ({sqls[1]}) AS m ON m.e = n.e AND m.tt = n.tt"
+           f" LEFT JOIN ({sqls[2]}) AS r ON r.tt = n.tt"
+           " GROUP BY n.a, n.c")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params[0], *params[1], *params[2]])
+        return {(a, c): tuple(counts) for a, c, *counts in cursor.fetchall()}

@@ -12,3 +12,10 @@ from __future__ import annotations
 def needs_every_membership(gain: float | None) -> bool:
     """`gain`: the entity's grade's gain, None while it is ungraded."""
     return gain is None or gain > 0
+
+
+def needs_every_membership_sql(gain: str) -> str:
+    """The same rule as a SQL condition on `gain`, a column or expression holding the entity's
+    grade's gain (NULL while ungraded): what the database counts progress by
+    (annotator.judgments.progress)."""
+    return f"({gain} IS NULL OR {gain} > 0)"

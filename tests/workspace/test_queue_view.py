@@ -76,10 +76,10 @@ def test_progress_is_counted_in_the_same_queries_for_one_conversation_as_for_man
     ]
     for c in conversations:
         mark(c, annotator, 2, 0, 2, "L2", {"RATINGS": [0, 0, 1, 0]})
-    # 1 system turns, 2 labels, 3 nuggets with grades, 4 memberships, 5 attribute sets
-    with django_assert_num_queries(5):
+    # 1 system turns, 2 labels, 3 nuggets, grades and entities counted with their memberships
+    with django_assert_num_queries(3):
         one = progress_for(annotator, conversations[:1])
-    with django_assert_num_queries(5):
+    with django_assert_num_queries(3):
         many = progress_for(annotator, conversations)
     assert one[conversations[0].pk] == many[conversations[0].pk]
     p = many[conversations[3].pk]

@@ -39,7 +39,7 @@ def _first_unfinished(assignments, after: int | None = None) -> Assignment | Non
 @login_required
 @require_GET
 def queue(request: HttpRequest) -> HttpResponse:
-    """Queries: session, user, assignments with conversations, progress_for's five, and the
+    """Queries: session, user, assignments with conversations, progress_for's three, and the
     guidelines in force of each campaign (one each)."""
     assignments = _assignments(request.user)
     progress = progress_for(request.user, [a.conversation for a in assignments])
