@@ -15,7 +15,7 @@ from .harvest.openai_chat import is_message_list
 from .harvest.openai_responses import is_item_list
 from .harvest.streams import looks_like_events
 from .jsonl import parse_jsonl
-from .model import FormatError, LoneSurrogate, ParsedConversation, ParseResult, may_hold_surrogates, surrogate_at
+from .model import FormatError, LoneSurrogate, ParsedConversation, ParseResult, loads_json, may_hold_surrogates, surrogate_at
 from .paper import parse_paper
 
 __all__ = ["parse_text", "json_units", "SUPPORTED", "PAPER", "JSONL"]
@@ -27,6 +27,7 @@ SUPPORTED = ("the paper's text format (##### topic headers), JSONL (this app's: 
 EVENT_STREAM = "event stream"
 PAPER_HEADER = re.compile(r"^#####(?!#)", re.MULTILINE)
 JSON_SPACE = re.compile(r"[ \t\n\r]*")
+FIRST_LINE = re.compile(r"[ \t\n\r]*([^\n]*)")  # the first non-blank line
 
 
 def parse_text(text: str, path: str, on_conversation: Callable[[int], object] | None = None) -> ParseResult:
@@ -39,6 +40,10 @@ def parse_text(text: str, path: str, on_conversation: Callable[[int], object] | 
             return ParseResult(errors=[FormatError(path, 0, f"not a conversation file this app reads: supported are {SUPPORTED}")])
         result = parse_paper(text, path, on_conversation)
         result.format_name = PAPER
+        return result
+    if _opens_with_a_conversation(body):  # this app's JSONL, told by its first line: the file is read once
+        result = parse_jsonl(text, path, on_conversation)
+        result.format_name = JSONL
         return result
     units, errors = json_units(body, path)
     if units and isinstance(units[0].value, dict) and "turns" in units[0].value:  # this app's JSONL: its own report
@@ -68,6 +73,18 @@ def parse_text(text: str, path: str, on_conversation: Callable[[int], object] | 
     if not conversations and not reading.errors:
         reading.error(0, None, f"read as {family.NAME}, but no conversation shows a user message")
     return ParseResult(conversations, reading.errors, reading.warnings, format_name=family.NAME)
+
+
+def _opens_with_a_conversation(body: str) -> bool:
+    """Whether the first non-blank line is, alone, a JSON object with turns: this app's JSONL.
+    Decoding a whole file to learn that held every conversation of it as JSON at once beside
+    what the reader makes of them (0.4 GB of a 100,000-conversation import)."""
+    first = FIRST_LINE.match(body).group(1)
+    try:
+        value = loads_json(first)
+    except (json.JSONDecodeError, RecursionError):
+        return False
+    return isinstance(value, dict) and "turns" in value
 
 
 def _collected(on_conversation: Callable[[int], object] | None) -> tuple[list[ParsedConversation], Callable[[ParsedConversation], None]]:

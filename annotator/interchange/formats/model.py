@@ -132,7 +132,7 @@ class FormatError:
         return f"{where}: {self.field}: {self.message}" if self.field else f"{where}: {self.message}"
 
 
-@dataclass
+@dataclass(slots=True)
 class ParsedMembership:
     """A group-membership vector of the nugget's entity for one attribute set."""
 
@@ -142,7 +142,7 @@ class ParsedMembership:
     field: str | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class ParsedTurn:
     role: Role  # "U" user, "S" system
     number: int  # U1 -> 1, S1 -> 1, U2 -> 2 ...
@@ -163,7 +163,7 @@ class ParsedTurn:
         return f"{self.role}{self.number}"
 
 
-@dataclass
+@dataclass(slots=True)
 class ParsedNugget:
     turn: int  # index into ParsedConversation.turns (0-based)
     start_word: int  # 0-based word index within the turn, inclusive
@@ -185,7 +185,7 @@ class ParsedNugget:
     entity_named_by_text: bool = False
 
 
-@dataclass
+@dataclass(slots=True)
 class ParsedCitation:
     """A system's own citation, as a harvest carries it: the words of a system turn that cite a
     source, and the source. Readers convert the vendor's offsets (UTF-8 bytes, UTF-16 units or
@@ -201,7 +201,7 @@ class ParsedCitation:
     field: str | None = None  # JSON path of the citation in its object, e.g. "mapping.<id>.message.metadata.content_references[0]"
 
 
-@dataclass
+@dataclass(slots=True)
 class ParsedConversation:
     topic: str  # "" for a harvest: the importer's --topic gives it
     run: str | None

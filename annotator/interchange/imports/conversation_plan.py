@@ -53,7 +53,7 @@ Where = tuple[str, int, "str | None"]  # path, line, JSON field
 PROGRESS_EVERY = 200  # conversations read or checked between two progress reports
 
 
-@dataclass
+@dataclass(slots=True)
 class EntityPlan:
     topic: str
     key: str
@@ -64,7 +64,7 @@ class EntityPlan:
     memberships: dict[str, tuple[tuple[float, ...], str, Where]] = field(default_factory=dict)  # set -> (vector, evidence, where)
 
 
-@dataclass
+@dataclass(slots=True)
 class ConversationPlan:
     conv: ParsedConversation
     run: str

@@ -90,6 +90,11 @@ def write_import(plan: ImportPlan, cancellation: Cancellation | None = None) -> 
         plan.result.done = completion.mark_done_if_ready(plan.campaign, plan.annotator.pk, writer.annotated_conversations)
 
 
+# planned conversations whose nuggets and labels are made, staged and recorded at a time: a
+# campaign's instances of them, held at once, cost an import of 100,000 conversations 0.3 GB
+JUDGMENTS_AT_ONCE = 2000
+
+
 class _Writer:
     """The plan's rows staged, and the changes publishing makes to rows already visible."""
 
@@ -104,10 +109,12 @@ class _Writer:
         self.staged_runs: dict = {}
         self.keep_assignees: dict[int, list[int]] = defaultdict(list)  # replaced conversation -> who was assigned
         self.touched_entities: set[int] = set()  # entities the replaced conversations mentioned
-        self.conversations: list[Conversation] = []  # one per planned conversation, in order
+        self.conversation_ids: list[int] = []  # one per planned conversation, in order
         self.staged_conversations: set[int] = set()
         self.annotated_conversations: list[int] = []
-        self.turn_of: dict[tuple[int, int], Turn] = {}  # (conversation index, turn index) -> its turn
+        # (conversation index, turn index) -> its turn's id: ids, not the written Turns, whose
+        # hundreds of thousands of instances a large import would hold to its end
+        self.turn_of: dict[tuple[int, int], int] = {}
         self.staged_turns: set[int] = set()
         self.conversation_of_turn: dict[int, tuple[int, int]] = {}  # turn id -> (conversation id, final topic id)
         self.entity_of: dict[tuple[str, str], Entity] = {}
@@ -189,7 +196,7 @@ class _Writer:
         keeps its text, source and gold); replaced ones retired in their favour."""
         plan, area, annotator = self.plan, self.area, self.annotator
         judge_files = is_automatic_judge(annotator)  # a judge's file never makes it gold
-        self.conversations = conversations = [
+        conversations = [
             Conversation(pk=p.add_to_id, topic=plan.topics[p.topic], run=plan.runs[p.run]) if p.add_to_id else
             Conversation(topic=self.staged_topics[p.topic], run=self.staged_runs[p.run], source=PurePath(p.conv.source).name[:500],
                          gold_annotator=annotator if p.has_annotations and not judge_files else None, is_tree=p.conv.is_tree)
@@ -203,23 +210,25 @@ class _Writer:
                 area.retire(p.replace_id, conversations[ci].pk, topic_id=plan.topics[p.topic].pk, run_id=plan.runs[p.run].pk)
                 judges = [*self.keep_assignees[p.replace_id], *([annotator.pk] if annotator is not None else [])]
                 self.history.replace(p.replace_id, conversations[ci].pk, self.final_topic[p.topic], judges, conversations[ci].source)
+        self.conversation_ids = [c.pk for c in conversations]
         turns: list[Turn] = []
+        staged_at: list[tuple[int, int]] = []  # (conversation index, turn index) of each of `turns`
         for ci, p in enumerate(plan.conversations):
             existing_turns = plan.existing_turns.get(p.add_to_id, [])
             for ti, t in enumerate(p.conv.turns):
-                turn = Turn(conversation_id=conversations[ci].pk, position=ti + 1, role=t.role, number=t.number, text=t.text,
-                            **(_tree_fields(ti, t) if p.conv.is_tree else {}))
                 if p.add_to_id:
-                    turn.pk = existing_turns[ti]
+                    self.turn_of[(ci, ti)] = existing_turns[ti]
                 else:
-                    turns.append(turn)
-                self.turn_of[(ci, ti)] = turn
+                    turns.append(Turn(conversation_id=conversations[ci].pk, position=ti + 1, role=t.role, number=t.number,
+                                      text=t.text, **(_tree_fields(ti, t) if p.conv.is_tree else {})))
+                    staged_at.append((ci, ti))
         area.write(Turn, turns)
+        self.turn_of.update(zip(staged_at, (turn.pk for turn in turns)))
         self.result.added_to = sum(1 for p in plan.conversations if p.add_to_id)
         self.result.conversations, self.result.turns = len(conversations) - self.result.added_to, len(turns)
         self.staged_turns = {turn.pk for turn in turns}
-        self.conversation_of_turn = {turn.pk: (conversations[ci].pk, self.final_topic[plan.conversations[ci].topic])
-                                     for (ci, _), turn in self.turn_of.items()}
+        self.conversation_of_turn = {turn_id: (self.conversation_ids[ci], self.final_topic[plan.conversations[ci].topic])
+                                     for (ci, _), turn_id in self.turn_of.items()}
 
     def stage_entities(self) -> None:
         """New entities staged; those the annotator has already updated at publish (grade,
@@ -295,22 +304,35 @@ class _Writer:
         """The files' nuggets and turn labels: staged on staged conversations, published on
         conversations already there; returns the assignments they make."""
         plan, annotator = self.plan, self.annotator
+        assignments: list[Assignment] = []
+        self.result.nuggets = self.result.labels = 0
+        for start in range(0, len(plan.conversations), JUDGMENTS_AT_ONCE):
+            assignments.extend(self.stage_judgments_of(range(start, min(start + JUDGMENTS_AT_ONCE, len(plan.conversations)))))
+            # their events too, as they go: a large import's hundreds of thousands are not held to its end
+            self.history.write(self.area)
+        return assignments
+
+    def stage_judgments_of(self, indices: range) -> list[Assignment]:
+        """`stage_judgments` for the planned conversations at these indices."""
+        plan, annotator = self.plan, self.annotator
         nuggets, labels, assignments = [], [], []
-        for ci, p in enumerate(plan.conversations):
+        for ci in indices:
+            p = plan.conversations[ci]
             words = _TurnWords(p.conv)
             for n in p.conv.nuggets:
-                nuggets.append(Nugget(turn_id=self.turn_of[(ci, n.turn)].pk, annotator_id=annotator.pk,
+                nuggets.append(Nugget(turn_id=self.turn_of[(ci, n.turn)], annotator_id=annotator.pk,
                                       entity_id=self.entity_of[(p.topic, n.entity_key)].pk,
                                       start_word=n.start_word, end_word=n.end_word,
                                       **Nugget.words_naming(words[n.turn], n.start_word, n.end_word)))
             for ti, t in enumerate(p.conv.turns):
                 if t.role == "S" and t.label:
-                    labels.append(TurnLabel(turn_id=self.turn_of[(ci, ti)].pk, annotator_id=annotator.pk, label=t.label))
+                    labels.append(TurnLabel(turn_id=self.turn_of[(ci, ti)], annotator_id=annotator.pk, label=t.label))
             holders = set(self.keep_assignees.get(p.replace_id, [])) if p.replace_id else set()
             if annotator is not None and (p.has_annotations or plan.annotator_given is not None):
                 holders.add(annotator.pk)
-            assignments.extend(Assignment(conversation_id=self.conversations[ci].pk, annotator_id=a) for a in sorted(holders))
-        self.result.nuggets, self.result.labels = len(nuggets), len(labels)
+            assignments.extend(Assignment(conversation_id=self.conversation_ids[ci], annotator_id=a) for a in sorted(holders))
+        self.result.nuggets += len(nuggets)
+        self.result.labels += len(labels)
         self.stage_rows(Nugget, Event.Kind.NUGGET, nuggets, nugget_state)
         self.stage_rows(TurnLabel, Event.Kind.LABEL, labels, label_state)
         return assignments
@@ -362,12 +384,12 @@ class _Writer:
         for ci, p in cited:
             words = _TurnWords(p.conv)
             nuggets.extend(
-                Nugget(turn_id=self.turn_of[(ci, c.turn)].pk, annotator_id=judge.pk, entity_id=entity_of[(p.topic, c.key)].pk,
+                Nugget(turn_id=self.turn_of[(ci, c.turn)], annotator_id=judge.pk, entity_id=entity_of[(p.topic, c.key)].pk,
                        start_word=c.start, end_word=c.end, **Nugget.words_naming(words[c.turn], c.start, c.end))
                 for c in p.citations)
         self.stage_rows(Nugget, Event.Kind.NUGGET, nuggets, nugget_state)
         self.result.citations = len(nuggets)
-        holds = [Assignment(conversation_id=self.conversations[ci].pk, annotator_id=judge.pk) for ci, _ in cited]
+        holds = [Assignment(conversation_id=self.conversation_ids[ci], annotator_id=judge.pk) for ci, _ in cited]
         self.area.write(Assignment, [a for a in holds if a.conversation_id in self.staged_conversations], ignore_conflicts=True)
         self.deferred.append(lambda: Assignment.objects.bulk_create(
             [a for a in holds if a.conversation_id not in self.staged_conversations], batch_size=1000, ignore_conflicts=True))
