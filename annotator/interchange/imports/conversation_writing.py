@@ -117,7 +117,7 @@ class _Writer:
         self.turn_of: dict[tuple[int, int], int] = {}
         self.staged_turns: set[int] = set()
         self.conversation_of_turn: dict[int, tuple[int, int]] = {}  # turn id -> (conversation id, final topic id)
-        self.entity_of: dict[tuple[str, str], Entity] = {}
+        self.entity_of: dict[tuple[str, str], int] = {}  # (topic code, key) -> the entity's id
         self.updated_entities: set[int] = set()  # entities already there whose judgment this import changes
 
     def stage(self) -> Callable[[], None]:
@@ -249,12 +249,14 @@ class _Writer:
                 updated.append((entity, before))
             self.entity_of[key] = entity
         self.area.write(Entity, new_entities)
+        self.entity_of = {key: entity.pk for key, entity in self.entity_of.items()}  # ids: see turn_of
         self.result.entities_created, self.result.entities_updated = len(new_entities), len(updated)
         self.updated_entities = {entity.pk for entity, _ in updated}
         for entity in new_entities:
             topic_id = self.final_topic[entity.topic.code]
             self.history.record(Event.Kind.ENTITY, Event.Action.CREATE, entity.pk, topic_id, None, annotator.pk,
                                 after={**entity_state(entity), "topic": topic_id})
+        self.history.write(self.area)
 
         def update_entities() -> None:
             if updated:
@@ -272,21 +274,23 @@ class _Writer:
         stale, fresh, fresh_later = [], [], []
         type_of_topic = {p.topic: plan.types[p.type_code] for p in plan.conversations}
         for key, e in plan.entities.items():
-            entity = self.entity_of[key]
-            current = plan.existing_memberships.get(entity.pk, {}) if key in plan.existing_entities else {}
+            entity_id = self.entity_of[key]
+            current = plan.existing_memberships.get(entity_id, {}) if key in plan.existing_entities else {}
             for name, (vector, evidence, _) in e.memberships.items():
                 old = current.get(name)
                 if old is not None and same_vector(old.vector, vector) and old.evidence == evidence[:1000]:
                     continue
                 if old is not None:
                     stale.append((old, self.final_topic[e.topic]))
-                membership = Membership(entity=entity, attribute_set=plan.sets[type_of_topic[e.topic].pk][name],
+                membership = Membership(entity_id=entity_id, attribute_set=plan.sets[type_of_topic[e.topic].pk][name],
                                         vector=[float(v) for v in vector], evidence=evidence[:1000])
                 (fresh_later if key in plan.existing_entities else fresh).append((membership, self.final_topic[e.topic]))
         self.area.write(Membership, [m for m, _ in fresh])
         for membership, topic_id in fresh:
             self.history.record(Event.Kind.MEMBERSHIP, Event.Action.CREATE, membership.pk, topic_id, None, annotator.pk,
                                 after=membership_state(membership))
+        del fresh
+        self.history.write(self.area)
 
         def replace_memberships() -> None:
             for old, topic_id in stale:
@@ -321,7 +325,7 @@ class _Writer:
             words = _TurnWords(p.conv)
             for n in p.conv.nuggets:
                 nuggets.append(Nugget(turn_id=self.turn_of[(ci, n.turn)], annotator_id=annotator.pk,
-                                      entity_id=self.entity_of[(p.topic, n.entity_key)].pk,
+                                      entity_id=self.entity_of[(p.topic, n.entity_key)],
                                       start_word=n.start_word, end_word=n.end_word,
                                       **Nugget.words_naming(words[n.turn], n.start_word, n.end_word)))
             for ti, t in enumerate(p.conv.turns):
