@@ -9,6 +9,7 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
+from django.db.models import Count, Q
 from django.shortcuts import render
 
 from annotator.access import campaign_for_organiser, may_create_campaigns, organised_campaigns
@@ -29,15 +30,16 @@ def index(request: HttpRequest) -> HttpResponse:
 def overview(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = campaign_for_organiser(request.user, slug)
     conversations = Conversation.objects.filter(topic__campaign=campaign)
-    assignments = people_assignments(campaign)  # the one "done" (annotator.judgments.completion)
+    # the one "done" (annotator.judgments.completion), counted with the assignments in one pass
+    assignments = people_assignments(campaign).aggregate(
+        assignments=Count("pk"), done=Count("pk", filter=Q(done_at__isnull=False)))
     counts = {
         "topics": campaign.topics.count(),
         "runs": campaign.runs.filter(kind=Run.Kind.CONVERSATIONS).count(),
         "ranked_list_runs": campaign.runs.filter(kind=Run.Kind.RANKED_LISTS).count(),
         "conversations": conversations.count(),
         "unassigned": conversations.filter(assignments__isnull=True).count(),
-        "assignments": assignments.count(),
-        "done": assignments.filter(done_at__isnull=False).count(),
+        **assignments,
         "nuggets": Nugget.objects.filter(turn__conversation__topic__campaign=campaign).count(),
     }
     return render(
