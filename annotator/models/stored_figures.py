@@ -42,7 +42,9 @@ class StoredFigures(models.Model):
         ]
         indexes = [
             models.Index(fields=["campaign", "conversation"], name="stored_figures_campaign_idx"),
-            # A campaign's runs summed (scores.stored.totals) read the figures from the index
-            # alone: the rows themselves hold each conversation's inputs, pages of JSON.
-            models.Index(fields=["conversation", "annotator", "r", "gf", "gfrc"], name="stored_figures_sums_idx"),
         ]
+        # Not declared here, because it is SQLite's alone (migration 0027): the index
+        # stored_figures_sums_idx (conversation, annotator, r, gf, gfrc), which a campaign's runs
+        # summed (scores.stored.totals) read the figures from on SQLite (the rows themselves hold
+        # pages of JSON inputs). On PostgreSQL no index holds a figure, and the table's pages are
+        # half empty, so that a re-score updates its rows in place.
