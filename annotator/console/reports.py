@@ -1,5 +1,5 @@
 """What the organiser's console reports: score tables with confidence intervals, the R-vs-GF
-scatter plot, the topic x run usefulness grid, progress and agreement.
+scatter plot, the topic x run usefulness grid and agreement (progress: console.progress_report).
 
 Everything is computed live from the campaign's current settings and judgments (scores come
 from annotator.scores.campaign_tables), so a changed setting shows at once.
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import io
 import math
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -18,13 +18,11 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import pandas as pd
-from django.db.models import BooleanField, Count, ExpressionWrapper, Prefetch, Q, QuerySet
+from django.db.models import Count, Prefetch, QuerySet
 
 from scoring import agreement
 from annotator.interchange.csvsafe import frame_csv
 from annotator.judgments.adjudication import system_turn_offsets
-from annotator.judgments.completion import people_assignments
-from annotator.judgments.progress import campaign_progress
 from annotator.models import (
     AnnotatorProfile,
     Assignment,
@@ -402,78 +400,6 @@ class _ShownTurn(NamedTuple):
     follows: int | None
     shown: bool
     role: str
-
-
-# -- progress ------------------------------------------------------------------------------------
-
-
-def _time_on_task(seconds: list[float]) -> dict:
-    """The total and the median time on task of the conversations worked on (seconds)."""
-    return {"active_seconds": float(sum(seconds)), "median_seconds": float(np.median(seconds)) if seconds else None,
-            "worked": len(seconds)}
-
-
-def progress(campaign: Campaign) -> dict:
-    """Per human annotator and per topic (automatic judges are not counted): conversations done
-    (`Assignment.done_at`, the one "done": annotator.judgments.completion), started, nuggets,
-    entities still incomplete (no grade, or a relevant one without every membership), and the
-    time on task (annotator.judgments.activity): the total and the median per conversation
-    worked on."""
-    from django.contrib.auth import get_user_model
-
-    # plain rows: (annotator, conversation, topic code, done, active seconds) of every human
-    # assignment; "done" read as a flag (100,000 datetimes to convert cost 0.3 s)
-    assignments = list(
-        people_assignments(campaign).order_by("pk")
-        .annotate(done=ExpressionWrapper(Q(done_at__isnull=False), output_field=BooleanField()))
-        .values_list("annotator_id", "conversation_id", "conversation__topic__code", "done", "active_seconds")
-    )
-    by_annotator: dict[int, list[tuple]] = defaultdict(list)
-    for row in assignments:
-        by_annotator[row[0]].append(row)
-    users = get_user_model().objects.in_bulk(list(by_annotator))
-    people = []
-    topics: dict[str, dict] = {}
-    seconds_of: dict[str, list[float]] = defaultdict(list)
-    for code, count in Counter(
-        Conversation.objects.filter(topic__campaign=campaign).values_list("topic__code", flat=True)
-    ).items():
-        topics[code] = {"topic": code, "conversations": count, "assigned": 0, "done": 0, "nuggets": 0, "ungraded": 0, "incomplete": 0}
-    states = campaign_progress(campaign, ((a, c) for a, c, _t, _d, _s in assignments))
-    for annotator_id, mine in by_annotator.items():
-        person = {"annotator": users[annotator_id], "assigned": len(mine), "done": 0, "started": 0, "nuggets": 0, "ungraded": 0, "incomplete": 0}
-        worked = []
-        for _annotator, conversation_id, topic_code, done, seconds in mine:
-            state = states.get((annotator_id, conversation_id))
-            done = bool(done)
-            incomplete = state.entities - state.entities_complete if state else 0
-            nuggets = state.nuggets if state else 0
-            ungraded = state.nuggets - state.nuggets_graded if state else 0
-            person["ungraded"] += ungraded
-            person["done"] += done
-            person["started"] += bool(state and state.started)
-            person["nuggets"] += nuggets
-            person["incomplete"] += incomplete
-            topic = topics[topic_code]
-            topic["assigned"] += 1
-            topic["done"] += done
-            topic["nuggets"] += nuggets
-            topic["incomplete"] += incomplete
-            topic["ungraded"] += ungraded
-            if seconds > 0:
-                worked.append(seconds)
-                seconds_of[topic_code].append(seconds)
-        person["percent"] = 100.0 * person["done"] / person["assigned"]
-        person.update(_time_on_task(worked))
-        people.append(person)
-    for code, topic in topics.items():
-        topic["percent"] = 100.0 * topic["done"] / topic["assigned"] if topic["assigned"] else 0.0
-        topic.update(_time_on_task(seconds_of.get(code, [])))
-    return {
-        "annotators": sorted(people, key=lambda p: p["annotator"].get_username()),
-        "topics": sorted(topics.values(), key=lambda t: t["topic"]),
-        "unassigned": Conversation.objects.filter(topic__campaign=campaign, assignments__isnull=True).count(),
-    }
 
 
 # -- agreement -----------------------------------------------------------------------------------

@@ -3,7 +3,7 @@ default, never paired for agreement or adjudication, and not in human progress f
 
 import pytest
 
-from annotator.console import reports
+from annotator.console import progress_report, reports
 from annotator.console.forms import GoldForm
 from annotator.models import AnnotatorProfile, Assignment, is_automatic_judge
 from annotator.scores.per_conversation import gold_annotators
@@ -50,7 +50,7 @@ def test_adjudication_offers_no_automatic_judge_as_colleague_or_gold(demo_with_j
 
 def test_progress_figures_count_people_only(demo_with_judge):
     campaign, ann, _, _ = demo_with_judge
-    figures = reports.progress(campaign)
+    figures = progress_report.progress(campaign)
     assert [p["annotator"] for p in figures["annotators"]] == [ann]
     assert sum(t["assigned"] for t in figures["topics"]) == Assignment.objects.filter(annotator=ann).count()
 

@@ -6,7 +6,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from annotator.console import reports
+from annotator.console import progress_report, reports
 from annotator.access import campaign_for_organiser
 
 
@@ -14,7 +14,7 @@ from annotator.access import campaign_for_organiser
 def progress(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = campaign_for_organiser(request.user, slug)
     return render(
-        request, "console/progress.html", {"campaign": campaign, "progress": reports.progress(campaign), "tab": "progress"}
+        request, "console/progress.html", {"campaign": campaign, "progress": progress_report.progress(campaign), "tab": "progress"}
     )
 
 
