@@ -4,10 +4,10 @@ annotator.judgments.completion's) and the time on task (annotator.judgments.acti
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 
 import numpy as np
-from django.db.models import BooleanField, ExpressionWrapper, Q
+from django.db.models import BooleanField, Count, ExpressionWrapper, Q
 
 from annotator.judgments.completion import people_assignments
 from annotator.judgments.progress import campaign_progress
@@ -42,9 +42,8 @@ def progress(campaign: Campaign) -> dict:
     people = []
     topics: dict[str, dict] = {}
     seconds_of: dict[str, list[float]] = defaultdict(list)
-    for code, count in Counter(
-        Conversation.objects.filter(topic__campaign=campaign).values_list("topic__code", flat=True)
-    ).items():
+    for code, count in (Conversation.objects.filter(topic__campaign=campaign).order_by()
+                        .values("topic__code").annotate(n=Count("pk")).values_list("topic__code", "n")):
         topics[code] = {"topic": code, "conversations": count, "assigned": 0, "done": 0, "nuggets": 0, "ungraded": 0, "incomplete": 0}
     states = campaign_progress(campaign, ((a, c) for a, c, _t, _d, _s in assignments))
     for annotator_id, mine in by_annotator.items():

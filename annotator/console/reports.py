@@ -243,14 +243,14 @@ def _scatter_figure(table: pd.DataFrame, title: str) -> Figure:
     figure = Figure(figsize=(6.4 + legend_columns * (0.9 + 0.075 * min(longest, 40)), 5.0 if len(runs) <= LEGEND_ROWS else 6.4),
                     dpi=100, layout="constrained")
     axes = figure.add_subplot()
-    groups = list(table.groupby("run", sort=True))
-    positions = groups_of(table, "run")
-    r_intervals, gf_intervals = intervals_of(table, positions, "R"), intervals_of(table, positions, "GF")
-    for i, (run, group) in enumerate(groups):
+    groups = groups_of(table, "run")
+    r_intervals, gf_intervals = intervals_of(table, groups, "R"), intervals_of(table, groups, "GF")
+    r_values, gf_values = table["R"].to_numpy(dtype=float), table["GF"].to_numpy(dtype=float)
+    for i, ((run, positions), topics) in enumerate(zip(groups, distinct_in(table, groups, "topic"))):
         colour_index, marker_index = styles[run]
         colour = colours(colour_index % colours.N)
         marker = markers[marker_index % len(markers)]
-        axes.scatter(group["R"], group["GF"], s=22, color=colour, alpha=0.45, marker=marker, linewidths=0)
+        axes.scatter(r_values[positions], gf_values[positions], s=22, color=colour, alpha=0.45, marker=marker, linewidths=0)
         mean_r, low_r, high_r = r_intervals.mean_and_bounds(i)
         mean_gf, low_gf, high_gf = gf_intervals.mean_and_bounds(i)
         if not math.isnan(low_r):
@@ -260,7 +260,7 @@ def _scatter_figure(table: pd.DataFrame, title: str) -> Figure:
             )
         axes.scatter(
             [mean_r], [mean_gf], s=110, color=colour, marker=marker,
-            edgecolors="black", linewidths=0.8, label=f"{run} (n={group['topic'].nunique()})", zorder=3,
+            edgecolors="black", linewidths=0.8, label=f"{run} (n={topics})", zorder=3,
         )
     axes.set_xlabel("R (relevance)")
     axes.set_ylabel("GF (group fairness)")

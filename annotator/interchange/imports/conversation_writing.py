@@ -289,7 +289,6 @@ class _Writer:
         for membership, topic_id in fresh:
             self.history.record(Event.Kind.MEMBERSHIP, Event.Action.CREATE, membership.pk, topic_id, None, annotator.pk,
                                 after=membership_state(membership))
-        del fresh
         self.history.write(self.area)
 
         def replace_memberships() -> None:
@@ -307,7 +306,7 @@ class _Writer:
     def stage_judgments(self) -> list[Assignment]:
         """The files' nuggets and turn labels: staged on staged conversations, published on
         conversations already there; returns the assignments they make."""
-        plan, annotator = self.plan, self.annotator
+        plan = self.plan
         assignments: list[Assignment] = []
         self.result.nuggets = self.result.labels = 0
         for start in range(0, len(plan.conversations), JUDGMENTS_AT_ONCE):
