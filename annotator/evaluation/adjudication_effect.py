@@ -24,6 +24,7 @@ import pandas as pd
 
 from annotator.judgments import adjudication
 from annotator.judgments.edits import AnnotationRefused, check_span_among
+from annotator.judgments.run_totals import run_totals
 from annotator.models import Conversation, Membership, Nugget, Turn
 from annotator.models.rows import TurnRow
 from annotator.scores.campaign_tables import measure_columns
@@ -101,7 +102,7 @@ class RunMeans:
         decision rescores this conversation and, for a grade or membership, other conversations
         of the topic, never another topic's)."""
         campaign = conversation.topic.campaign
-        totals = totals_of.run_totals(campaign)
+        totals = run_totals(campaign)
         topic = list(Conversation.objects.filter(topic_id=conversation.topic_id).only("pk", "gold_annotator_id"))
         run_of = {run: i for i, run in enumerate(totals.runs)}
         rows = {c: (run_of[run], np.asarray(values, dtype=float))

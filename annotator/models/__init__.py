@@ -14,7 +14,7 @@ Campaign`), as Django and the rest of the app expect.
   worker, heartbeat and cancel request), the tables of `jobs` and `harvests` built on it;
 - `jobs`: import jobs and LLM judge runs with the answer cache;
 - `harvests`: harvests from inside the app and where each harvested turn came from;
-- `stored_figures`: the figures kept where a judgment is written;
+- `stored_figures`: the figures kept where a judgment is written, and each run's totals of them;
 - `rows`: one plain row shape per model, for code that reads many rows without instances
   (imported from `annotator.models.rows`, not re-exported: they are not tables).
 
@@ -29,12 +29,12 @@ from annotator.models.people import AnnotatorProfile, is_automatic_judge
 from annotator.models.background_jobs import BackgroundJob
 from annotator.models.jobs import ImportJob, ImportJobFile, LlmAnswer, LlmJudgeRun
 from annotator.models.harvests import HarvestRun, HarvestedAnswer
-from annotator.models.stored_figures import StoredFigures
+from annotator.models.stored_figures import StaleRunTotals, StoredFigures, StoredRunTotals
 
 __all__ = [
     "Campaign", "CampaignMember", "Guidelines", "Grade", "TopicType", "AttributeSet", "Topic", "Run",
     "Conversation", "Turn", "Assignment", "TopicDocument", "RankedList", "RankedListFigures", "TurnLabel",
     "Entity", "Membership", "Nugget", "AnnotationEvent", "AdjudicationDecision", "AnnotatorProfile",
     "is_automatic_judge", "ImportJob", "ImportJobFile", "LlmAnswer", "LlmJudgeRun", "StoredFigures",
-    "HarvestRun", "HarvestedAnswer", "BackgroundJob",
+    "HarvestRun", "HarvestedAnswer", "BackgroundJob", "StoredRunTotals", "StaleRunTotals",
 ]

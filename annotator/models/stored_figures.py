@@ -7,7 +7,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from annotator.models.campaigns import Campaign
+from annotator.models.campaigns import Campaign, Run
 from annotator.models.conversations import Conversation
 
 
@@ -48,3 +48,45 @@ class StoredFigures(models.Model):
         # summed (scores.stored.totals) read the figures from on SQLite (the rows themselves hold
         # pages of JSON inputs). On PostgreSQL no index holds a figure, and the table's pages are
         # half empty, so that a re-score updates its rows in place.
+
+
+class StoredRunTotals(models.Model):
+    """What a run holds, kept: its conversations, those nobody is assigned, its people's
+    assignments and those done, its nuggets, and the sums and counts of its conversations'
+    judges' stored R, GF and GFRC (the judge as `annotator.scores.stored.totals` decides it).
+    What the overview and a page about one conversation need of the rest of the campaign
+    (annotator.judgments.run_totals). Kept while no `StaleRunTotals` names the run; the
+    database's own triggers (migration 0028) name it on every write that could change it,
+    whatever the path."""
+
+    run = models.OneToOneField(Run, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    conversations = models.PositiveIntegerField()
+    unassigned = models.PositiveIntegerField()
+    assignments = models.PositiveIntegerField()
+    done = models.PositiveIntegerField()
+    nuggets = models.PositiveIntegerField()
+    r_sum = models.FloatField()
+    r_count = models.PositiveIntegerField()
+    gf_sum = models.FloatField()
+    gf_count = models.PositiveIntegerField()
+    gfrc_sum = models.FloatField()
+    gfrc_count = models.PositiveIntegerField()
+
+
+class StaleRunTotals(models.Model):
+    """A run whose `StoredRunTotals` a write has made stale (`run_id`), or every run of a campaign
+    (`campaign_id`, no run: what a re-score of the whole campaign writes first, so that its
+    rows' triggers find it and name no run one by one). Written by the database's triggers
+    (migration 0028) on the stored figures, the nuggets, the assignments, the conversations and
+    the annotators' profiles, in the writer's transaction. Rows are only added by writers (no lock to
+    wait on) and deleted by the reader that sums the runs again. No foreign keys: a run's
+    conversations deleted with it name it after it is collected for deletion."""
+
+    run_id = models.BigIntegerField(null=True, db_index=True)
+    campaign_id = models.BigIntegerField(null=True, db_index=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(run_id__isnull=True) ^ Q(campaign_id__isnull=True),
+                                   name="stale_run_totals_names_a_run_or_a_campaign"),
+        ]

@@ -16,7 +16,8 @@ from django.contrib.auth import get_user_model
 from annotator.models import AnnotatorProfile
 from annotator.scores.campaign_tables import score_table
 from annotator.scores.campaign_tables import measure_columns
-from annotator.scores.stored.totals import judge_rows, run_totals
+from annotator.judgments.run_totals import run_totals
+from annotator.scores.stored.totals import judge_rows
 from tests.commands.helpers import run
 
 pytestmark = pytest.mark.django_db

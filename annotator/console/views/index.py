@@ -9,12 +9,11 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
-from django.db.models import Count, Q
 from django.shortcuts import render
 
 from annotator.access import campaign_for_organiser, may_create_campaigns, organised_campaigns
-from annotator.judgments.completion import people_assignments
-from annotator.models import Conversation, Nugget, Run
+from annotator.judgments.run_totals import campaign_counts
+from annotator.models import Run
 
 
 @login_required
@@ -29,18 +28,13 @@ def index(request: HttpRequest) -> HttpResponse:
 @login_required
 def overview(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = campaign_for_organiser(request.user, slug)
-    conversations = Conversation.objects.filter(topic__campaign=campaign)
-    # the one "done" (annotator.judgments.completion), counted with the assignments in one pass
-    assignments = people_assignments(campaign).aggregate(
-        assignments=Count("pk"), done=Count("pk", filter=Q(done_at__isnull=False)))
+    # kept per run with every write (annotator.judgments.run_totals); "done" is the one of
+    # annotator.judgments.completion
     counts = {
         "topics": campaign.topics.count(),
         "runs": campaign.runs.filter(kind=Run.Kind.CONVERSATIONS).count(),
         "ranked_list_runs": campaign.runs.filter(kind=Run.Kind.RANKED_LISTS).count(),
-        "conversations": conversations.count(),
-        "unassigned": conversations.filter(assignments__isnull=True).count(),
-        **assignments,
-        "nuggets": Nugget.objects.filter(turn__conversation__topic__campaign=campaign).count(),
+        **vars(campaign_counts(campaign)),
     }
     return render(
         request,

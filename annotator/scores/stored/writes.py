@@ -16,7 +16,9 @@ from annotator.scores.stored.figures import (
     StoredScore, attribute_sets_by_type, campaign_of, has_sets, lowest_distr_sims, rows_from_judgments, score_inputs,
     scored_as_the_panel,
 )
-from annotator.scores.stored.sql import chunks, delete_rows, inputs_by_type, insert_rows, lock, update_figures
+from annotator.scores.stored.sql import (
+    chunks, delete_rows, inputs_by_type, insert_rows, lock, campaign_named, update_figures,
+)
 
 __all__ = ["refresh_conversations", "store_saved", "forget_conversations", "refresh_topics", "refresh_campaign",
            "rescore_campaign", "recombine_alpha", "store_missing"]
@@ -86,7 +88,7 @@ def refresh_campaign(campaign: Campaign | int) -> int:
     """Every conversation of the campaign, from its judgments (grades or attribute sets changed)."""
     campaign = campaign_of(campaign)
     rows = rows_from_judgments(campaign, None, None)
-    with transaction.atomic():
+    with campaign_named(campaign.pk):
         StoredFigures.objects.filter(campaign_id=campaign.pk).delete()
         return insert_rows(campaign.pk, rows)
 
@@ -110,14 +112,15 @@ def rescore_campaign(campaign: Campaign | int) -> int:
         lowest = lowest_distr_sims(inputs, scores, specs)
         rows.extend((r[i], gf[i], gfrc_values[i], dict(zip(names, gf_m[i])), lowest[i], pk)
                     for i, (pk, *_rest) in enumerate(group))
-    return update_figures(rows)  # the figures only: the inputs stay as they are
+    with campaign_named(campaign.pk):
+        return update_figures(rows)  # the figures only: the inputs stay as they are
 
 
 def recombine_alpha(campaign: Campaign | int) -> int:
     """GFRC = alpha R + (1 - alpha) GF of every stored row, in one UPDATE."""
     campaign = campaign_of(campaign)
     alpha = float(campaign.alpha)
-    with connection.cursor() as cursor:
+    with campaign_named(campaign.pk), connection.cursor() as cursor:
         table = connection.ops.quote_name(StoredFigures._meta.db_table)
         cursor.execute(f"UPDATE {table} SET gfrc = %s * r + %s * gf WHERE campaign_id = %s",
                        [alpha, 1.0 - alpha, campaign.pk])
