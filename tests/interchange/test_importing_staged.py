@@ -248,3 +248,43 @@ def test_judgments_added_to_conversations_already_there_appear_all_at_once(campa
     assert Nugget.objects.filter(annotator=second).count() == 60
     assert access.assigned_conversations(second).count() == 20
     assert access.annotator_entities(second).count() == 60
+
+
+def written(campaign) -> list[tuple]:
+    """What an import wrote into the campaign, by what a reader sees (no ids)."""
+    conversations = {}
+    for pk, topic, run, gold_name in Conversation.objects.filter(topic__campaign=campaign).values_list(
+            "pk", "topic__code", "run__name", "gold_annotator__username"):
+        conversations[pk] = [topic, run, gold_name, [], [], []]
+    for conversation_id, position, role, text in Turn.objects.filter(conversation_id__in=conversations).values_list(
+            "conversation_id", "position", "role", "text"):
+        conversations[conversation_id][3].append((position, role, text))
+    for conversation_id, position, start, end, grade, who in Nugget.objects.filter(
+            turn__conversation_id__in=conversations).values_list(
+            "turn__conversation_id", "turn__position", "start_word", "end_word", "entity__grade__label", "annotator__username"):
+        conversations[conversation_id][4].append((position, start, end, grade, who))
+    for conversation_id, who in Assignment.objects.filter(conversation_id__in=conversations).values_list(
+            "conversation_id", "annotator__username"):
+        conversations[conversation_id][5].append(who)
+    return sorted((topic, run, gold_name, sorted(turns), sorted(nuggets), sorted(who))
+                  for topic, run, gold_name, turns, nuggets, who in conversations.values())
+
+
+def test_an_import_made_three_conversations_at_a_time_writes_what_one_made_all_at_once_writes(gold, monkeypatch):
+    """The writer makes and stages conversations, turns, nuggets and labels JUDGMENTS_AT_ONCE
+    conversations at a time (a large import's memory): with 3, a file of 20 over 10 already
+    there, 5 of them replaced, ends as the same file written at once."""
+    from annotator.interchange.imports import conversation_writing
+
+    ends = []
+    for slug, at_once in (("whole", 10_000), ("three", 3)):
+        campaign = make_campaign(slug=slug, organiser=make_user(f"olga-{slug}"))
+        import_files(campaign, [("first.jsonl", jsonl(10))], annotator=gold)
+        monkeypatch.setattr(conversation_writing, "JUDGMENTS_AT_ONCE", at_once)
+        result = import_files(campaign, [("more.jsonl", jsonl(20, start=5))], annotator=gold, replace=True)
+        monkeypatch.undo()
+        assert result.ok, result.errors
+        assert (result.conversations, result.replaced) == (20, 5)
+        ends.append(written(campaign))
+    assert ends[0] == ends[1]
+    assert len(ends[0]) == 25 and all(len(turns) == 4 and len(nuggets) == 3 for *_, turns, nuggets, _who in ends[0])

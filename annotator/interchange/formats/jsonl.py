@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from fractions import Fraction
 from typing import Any
@@ -144,7 +145,7 @@ def _conversation(obj: Any, p: _Problems) -> ParsedConversation | None:
     counts: list[dict[str, int]] = []  # per turn: the user and system turns on its path, itself included
     ids: dict[str, int] = {}
     for i, t in enumerate(turns_obj):
-        where = f"turns[{i}]"
+        where = sys.intern(f"turns[{i}]")  # one string for every conversation's: a large file holds them all
         if not isinstance(t, dict):
             p.error(where, "a turn is an object {role, text, label}")
             continue
@@ -191,7 +192,7 @@ def _conversation(obj: Any, p: _Problems) -> ParsedConversation | None:
     offsets = conv.offsets()
     words_cache: dict[int, list[str]] = {}
     for j, n in enumerate(nuggets):
-        nugget = _nugget(n, f"nuggets[{j}]", conv, offsets, words_cache, p)
+        nugget = _nugget(n, sys.intern(f"nuggets[{j}]"), conv, offsets, words_cache, p)
         if nugget is not None:
             conv.nuggets.append(nugget)
     return conv

@@ -17,6 +17,7 @@ import logging
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import PurePath
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
@@ -90,9 +91,11 @@ def write_import(plan: ImportPlan, cancellation: Cancellation | None = None) -> 
         plan.result.done = completion.mark_done_if_ready(plan.campaign, plan.annotator.pk, writer.annotated_conversations)
 
 
-# planned conversations whose nuggets and labels are made, staged and recorded at a time: a
-# campaign's instances of them, held at once, cost an import of 100,000 conversations 0.3 GB
+# planned conversations made, staged and recorded at a time (their rows, turns, nuggets and
+# labels): a campaign's instances of them, held at once, cost an import of 100,000 conversations
+# 0.3 GB (its nuggets and labels)
 JUDGMENTS_AT_ONCE = 2000
+ENTITIES_AT_ONCE = 5000  # and entities, with their memberships (0.2 GB of instances at 100,000 conversations)
 
 
 class _Writer:
@@ -112,11 +115,10 @@ class _Writer:
         self.conversation_ids: list[int] = []  # one per planned conversation, in order
         self.staged_conversations: set[int] = set()
         self.annotated_conversations: list[int] = []
-        # (conversation index, turn index) -> its turn's id: ids, not the written Turns, whose
-        # hundreds of thousands of instances a large import would hold to its end
-        self.turn_of: dict[tuple[int, int], int] = {}
-        self.staged_turns: set[int] = set()
-        self.conversation_of_turn: dict[int, tuple[int, int]] = {}  # turn id -> (conversation id, final topic id)
+        # each planned conversation's turn ids, in order: ids, not the written Turns, whose
+        # hundreds of thousands of instances a large import would hold to its end (nor a dict
+        # a turn, 0.1 GB at 100,000 conversations)
+        self.turn_ids: list[list[int]] = []
         self.entity_of: dict[tuple[str, str], int] = {}  # (topic code, key) -> the entity's id
         self.updated_entities: set[int] = set()  # entities already there whose judgment this import changes
 
@@ -193,70 +195,78 @@ class _Writer:
 
     def stage_conversations(self) -> None:
         """The new conversations and their turns (a conversation already there, given judgments,
-        keeps its text, source and gold); replaced ones retired in their favour."""
+        keeps its text, source and gold); replaced ones retired in their favour. Made and staged
+        `JUDGMENTS_AT_ONCE` conversations at a time: only their ids are kept."""
+        plan = self.plan
+        self.result.turns = 0
+        for start in range(0, len(plan.conversations), JUDGMENTS_AT_ONCE):
+            self.stage_conversations_of(range(start, min(start + JUDGMENTS_AT_ONCE, len(plan.conversations))))
+        self.result.added_to = sum(1 for p in plan.conversations if p.add_to_id)
+        self.result.conversations = len(plan.conversations) - self.result.added_to
+
+    def stage_conversations_of(self, indices: range) -> None:
         plan, area, annotator = self.plan, self.area, self.annotator
+        planned = [plan.conversations[ci] for ci in indices]
         judge_files = is_automatic_judge(annotator)  # a judge's file never makes it gold
         conversations = [
             Conversation(pk=p.add_to_id, topic=plan.topics[p.topic], run=plan.runs[p.run]) if p.add_to_id else
             Conversation(topic=self.staged_topics[p.topic], run=self.staged_runs[p.run], source=PurePath(p.conv.source).name[:500],
                          gold_annotator=annotator if p.has_annotations and not judge_files else None, is_tree=p.conv.is_tree)
-            for p in plan.conversations
+            for p in planned
         ]
-        area.write(Conversation, [c for c, p in zip(conversations, plan.conversations) if not p.add_to_id])
-        self.staged_conversations = {c.pk for c, p in zip(conversations, plan.conversations) if not p.add_to_id}
-        self.annotated_conversations = [c.pk for c, p in zip(conversations, plan.conversations) if p.has_annotations]
-        for ci, p in enumerate(plan.conversations):
+        area.write(Conversation, [c for c, p in zip(conversations, planned) if not p.add_to_id])
+        self.staged_conversations.update(c.pk for c, p in zip(conversations, planned) if not p.add_to_id)
+        self.annotated_conversations.extend(c.pk for c, p in zip(conversations, planned) if p.has_annotations)
+        for c, p in zip(conversations, planned):
             if p.replace_id:
-                area.retire(p.replace_id, conversations[ci].pk, topic_id=plan.topics[p.topic].pk, run_id=plan.runs[p.run].pk)
+                area.retire(p.replace_id, c.pk, topic_id=plan.topics[p.topic].pk, run_id=plan.runs[p.run].pk)
                 judges = [*self.keep_assignees[p.replace_id], *([annotator.pk] if annotator is not None else [])]
-                self.history.replace(p.replace_id, conversations[ci].pk, self.final_topic[p.topic], judges, conversations[ci].source)
-        self.conversation_ids = [c.pk for c in conversations]
+                self.history.replace(p.replace_id, c.pk, self.final_topic[p.topic], judges, c.source)
+        self.conversation_ids.extend(c.pk for c in conversations)
         turns: list[Turn] = []
-        staged_at: list[tuple[int, int]] = []  # (conversation index, turn index) of each of `turns`
-        for ci, p in enumerate(plan.conversations):
-            existing_turns = plan.existing_turns.get(p.add_to_id, [])
-            for ti, t in enumerate(p.conv.turns):
-                if p.add_to_id:
-                    self.turn_of[(ci, ti)] = existing_turns[ti]
-                else:
-                    turns.append(Turn(conversation_id=conversations[ci].pk, position=ti + 1, role=t.role, number=t.number,
-                                      text=t.text, **(_tree_fields(ti, t) if p.conv.is_tree else {})))
-                    staged_at.append((ci, ti))
+        for c, p in zip(conversations, planned):
+            if not p.add_to_id:
+                turns.extend(Turn(conversation_id=c.pk, position=ti + 1, role=t.role, number=t.number, text=t.text,
+                                  **(_tree_fields(ti, t) if p.conv.is_tree else {})) for ti, t in enumerate(p.conv.turns))
         area.write(Turn, turns)
-        self.turn_of.update(zip(staged_at, (turn.pk for turn in turns)))
-        self.result.added_to = sum(1 for p in plan.conversations if p.add_to_id)
-        self.result.conversations, self.result.turns = len(conversations) - self.result.added_to, len(turns)
-        self.staged_turns = {turn.pk for turn in turns}
-        self.conversation_of_turn = {turn_id: (self.conversation_ids[ci], self.final_topic[plan.conversations[ci].topic])
-                                     for (ci, _), turn_id in self.turn_of.items()}
+        written = iter(turns)
+        for p in planned:
+            self.turn_ids.append(list(plan.existing_turns[p.add_to_id][:len(p.conv.turns)]) if p.add_to_id
+                                 else [next(written).pk for _ in p.conv.turns])
+        self.result.turns += len(turns)
 
     def stage_entities(self) -> None:
         """New entities staged; those the annotator has already updated at publish (grade,
         comment, name; a changed membership moves the version on too)."""
         plan, annotator = self.plan, self.annotator
         now = timezone.now()
-        new_entities, updated = [], []
-        for key, e in plan.entities.items():
-            entity = plan.existing_entities.get(key)
-            grade = plan.grades[e.grade] if e.grade is not None else None
-            if entity is None:
-                entity = Entity(topic=self.staged_topics[e.topic], annotator=annotator, key=e.key, name=e.name[:1000],
-                                grade=grade, comment=e.comment)
-                new_entities.append(entity)
-            elif (before := _judged_anew(entity, e, grade, plan)) is not None:
-                entity.version = F("version") + 1
-                entity.updated_at = now
-                updated.append((entity, before))
-            self.entity_of[key] = entity
-        self.area.write(Entity, new_entities)
-        self.entity_of = {key: entity.pk for key, entity in self.entity_of.items()}  # ids: see turn_of
-        self.result.entities_created, self.result.entities_updated = len(new_entities), len(updated)
+        updated = []
+        self.result.entities_created = 0
+        for chunk in chunks(plan.entities.items(), ENTITIES_AT_ONCE):  # instances of a chunk at a time: see turn_of
+            new_entities = []
+            for key, e in chunk:
+                entity = plan.existing_entities.get(key)
+                grade = plan.grades[e.grade] if e.grade is not None else None
+                if entity is None:
+                    entity = Entity(topic=self.staged_topics[e.topic], annotator=annotator, key=e.key, name=e.name[:1000],
+                                    grade=grade, comment=e.comment)
+                    new_entities.append((key, entity))
+                    continue
+                if (before := _judged_anew(entity, e, grade, plan)) is not None:
+                    entity.version = F("version") + 1
+                    entity.updated_at = now
+                    updated.append((entity, before))
+                self.entity_of[key] = entity.pk
+            self.area.write(Entity, [entity for _, entity in new_entities])
+            for key, entity in new_entities:
+                self.entity_of[key] = entity.pk
+                topic_id = self.final_topic[entity.topic.code]
+                self.history.record(Event.Kind.ENTITY, Event.Action.CREATE, entity.pk, topic_id, None, annotator.pk,
+                                    after={**entity_state(entity), "topic": topic_id})
+            self.history.write(self.area)
+            self.result.entities_created += len(new_entities)
+        self.result.entities_updated = len(updated)
         self.updated_entities = {entity.pk for entity, _ in updated}
-        for entity in new_entities:
-            topic_id = self.final_topic[entity.topic.code]
-            self.history.record(Event.Kind.ENTITY, Event.Action.CREATE, entity.pk, topic_id, None, annotator.pk,
-                                after={**entity_state(entity), "topic": topic_id})
-        self.history.write(self.area)
 
         def update_entities() -> None:
             if updated:
@@ -271,25 +281,27 @@ class _Writer:
         """The memberships of new entities staged; those of entities already there replaced at
         publish (only where the vector or the evidence changed)."""
         plan, annotator = self.plan, self.annotator
-        stale, fresh, fresh_later = [], [], []
+        stale, fresh_later = [], []
         type_of_topic = {p.topic: plan.types[p.type_code] for p in plan.conversations}
-        for key, e in plan.entities.items():
-            entity_id = self.entity_of[key]
-            current = plan.existing_memberships.get(entity_id, {}) if key in plan.existing_entities else {}
-            for name, (vector, evidence, _) in e.memberships.items():
-                old = current.get(name)
-                if old is not None and same_vector(old.vector, vector) and old.evidence == evidence[:1000]:
-                    continue
-                if old is not None:
-                    stale.append((old, self.final_topic[e.topic]))
-                membership = Membership(entity_id=entity_id, attribute_set=plan.sets[type_of_topic[e.topic].pk][name],
-                                        vector=[float(v) for v in vector], evidence=evidence[:1000])
-                (fresh_later if key in plan.existing_entities else fresh).append((membership, self.final_topic[e.topic]))
-        self.area.write(Membership, [m for m, _ in fresh])
-        for membership, topic_id in fresh:
-            self.history.record(Event.Kind.MEMBERSHIP, Event.Action.CREATE, membership.pk, topic_id, None, annotator.pk,
-                                after=membership_state(membership))
-        self.history.write(self.area)
+        for chunk in chunks(plan.entities.items(), ENTITIES_AT_ONCE):  # instances of a chunk at a time: see turn_of
+            fresh = []
+            for key, e in chunk:
+                entity_id = self.entity_of[key]
+                current = plan.existing_memberships.get(entity_id, {}) if key in plan.existing_entities else {}
+                for name, (vector, evidence, _) in e.memberships.items():
+                    old = current.get(name)
+                    if old is not None and same_vector(old.vector, vector) and old.evidence == evidence[:1000]:
+                        continue
+                    if old is not None:
+                        stale.append((old, self.final_topic[e.topic]))
+                    membership = Membership(entity_id=entity_id, attribute_set=plan.sets[type_of_topic[e.topic].pk][name],
+                                            vector=[float(v) for v in vector], evidence=evidence[:1000])
+                    (fresh_later if key in plan.existing_entities else fresh).append((membership, self.final_topic[e.topic]))
+            self.area.write(Membership, [m for m, _ in fresh])
+            for membership, topic_id in fresh:
+                self.history.record(Event.Kind.MEMBERSHIP, Event.Action.CREATE, membership.pk, topic_id, None, annotator.pk,
+                                    after=membership_state(membership))
+            self.history.write(self.area)
 
         def replace_memberships() -> None:
             for old, topic_id in stale:
@@ -323,13 +335,13 @@ class _Writer:
             p = plan.conversations[ci]
             words = _TurnWords(p.conv)
             for n in p.conv.nuggets:
-                nuggets.append(Nugget(turn_id=self.turn_of[(ci, n.turn)], annotator_id=annotator.pk,
-                                      entity_id=self.entity_of[(p.topic, n.entity_key)],
-                                      start_word=n.start_word, end_word=n.end_word,
-                                      **Nugget.words_naming(words[n.turn], n.start_word, n.end_word)))
+                nuggets.append((ci, Nugget(turn_id=self.turn_ids[ci][n.turn], annotator_id=annotator.pk,
+                                           entity_id=self.entity_of[(p.topic, n.entity_key)],
+                                           start_word=n.start_word, end_word=n.end_word,
+                                           **Nugget.words_naming(words[n.turn], n.start_word, n.end_word))))
             for ti, t in enumerate(p.conv.turns):
                 if t.role == "S" and t.label:
-                    labels.append(TurnLabel(turn_id=self.turn_of[(ci, ti)], annotator_id=annotator.pk, label=t.label))
+                    labels.append((ci, TurnLabel(turn_id=self.turn_ids[ci][ti], annotator_id=annotator.pk, label=t.label)))
             holders = set(self.keep_assignees.get(p.replace_id, [])) if p.replace_id else set()
             if annotator is not None and (p.has_annotations or plan.annotator_given is not None):
                 holders.add(annotator.pk)
@@ -340,21 +352,22 @@ class _Writer:
         self.stage_rows(TurnLabel, Event.Kind.LABEL, labels, label_state)
         return assignments
 
-    def stage_rows(self, model, kind: str, rows: list, state: Callable) -> None:
-        """Judgments (nuggets, turn labels) on staged turns staged, with their history; those
-        on the turns of conversations already there created at publish."""
-        staged = [r for r in rows if r.turn_id in self.staged_turns]
-        visible = [r for r in rows if r.turn_id not in self.staged_turns]
-        self.area.write(model, staged)
-        for row in staged:
-            conversation_id, topic_id = self.conversation_of_turn[row.turn_id]
-            self.history.record(kind, Event.Action.CREATE, row.pk, topic_id, conversation_id, row.annotator_id, after=state(row))
+    def stage_rows(self, model, kind: str, rows: list[tuple[int, Any]], state: Callable) -> None:
+        """Judgments (nuggets, turn labels), each with its planned conversation's index: on staged
+        conversations staged, with their history; on conversations already there created at publish."""
+        conversations = self.plan.conversations
+        staged = [(ci, r) for ci, r in rows if not conversations[ci].add_to_id]
+        visible = [(ci, r) for ci, r in rows if conversations[ci].add_to_id]
+        self.area.write(model, [r for _, r in staged])
+        for ci, row in staged:
+            self.history.record(kind, Event.Action.CREATE, row.pk, self.final_topic[conversations[ci].topic],
+                                self.conversation_ids[ci], row.annotator_id, after=state(row))
 
         def add() -> None:
-            model.objects.bulk_create(visible, batch_size=1000)
-            for row in visible:
-                conversation_id, topic_id = self.conversation_of_turn[row.turn_id]
-                self.later.record(kind, Event.Action.CREATE, row.pk, topic_id, conversation_id, row.annotator_id, after=state(row))
+            model.objects.bulk_create([r for _, r in visible], batch_size=1000)
+            for ci, row in visible:
+                self.later.record(kind, Event.Action.CREATE, row.pk, self.final_topic[conversations[ci].topic],
+                                  self.conversation_ids[ci], row.annotator_id, after=state(row))
         self.deferred.append(add)
 
     def stage_citations(self) -> None:
@@ -387,8 +400,8 @@ class _Writer:
         for ci, p in cited:
             words = _TurnWords(p.conv)
             nuggets.extend(
-                Nugget(turn_id=self.turn_of[(ci, c.turn)], annotator_id=judge.pk, entity_id=entity_of[(p.topic, c.key)].pk,
-                       start_word=c.start, end_word=c.end, **Nugget.words_naming(words[c.turn], c.start, c.end))
+                (ci, Nugget(turn_id=self.turn_ids[ci][c.turn], annotator_id=judge.pk, entity_id=entity_of[(p.topic, c.key)].pk,
+                            start_word=c.start, end_word=c.end, **Nugget.words_naming(words[c.turn], c.start, c.end)))
                 for c in p.citations)
         self.stage_rows(Nugget, Event.Kind.NUGGET, nuggets, nugget_state)
         self.result.citations = len(nuggets)
