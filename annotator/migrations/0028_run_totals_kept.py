@@ -95,14 +95,15 @@ def _sqlite(tables: dict) -> list[str]:
 
 
 NAMED = "annotator.campaign_named"  # PostgreSQL: 'on' while a writer re-writes a campaign it named whole
+OWN = "pg_current_xact_id()::xid"  # PostgreSQL: a stale row this transaction wrote has it as its xmin
 
 
 def _postgresql(tables: dict) -> list[str]:
     """Statement triggers over the transition tables; the stored figures' rows, which hold their
     inputs' JSON, by row triggers instead (a transition table copies every row: 3 s of a
     100,000-conversation new L), which skip every row while a transaction re-writes a campaign
-    it has named whole (`NAMED`). Writers never skip a run already named by another: a reader
-    may be deleting that row, having summed before this writer commits."""
+    it has named whole (`NAMED`), and name a run once a transaction. Writers never skip a run
+    named by another: a reader may be deleting that row, having summed before this writer commits."""
     stale = tables["StaleRunTotals"]
     statements = []
     for model, (columns, key) in WATCHED.items():
@@ -122,7 +123,8 @@ def _postgresql(tables: dict) -> list[str]:
         for event, (transition, changed) in rows.items():
             statements += [
                 f"CREATE FUNCTION {name}_{event}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
-                f" INSERT INTO {stale} (run_id) SELECT DISTINCT named.run_id FROM ({_runs_of(key, changed, tables)}) AS named;"
+                f" INSERT INTO {stale} (run_id) SELECT DISTINCT named.run_id FROM ({_runs_of(key, changed, tables)}) AS named"
+                f" WHERE NOT EXISTS (SELECT 1 FROM {stale} AS s WHERE s.run_id = named.run_id AND s.xmin = {OWN});"
                 f" RETURN NULL; END $$",
                 f"CREATE TRIGGER {name}_{event} AFTER {event.upper()} ON {table} REFERENCING {transition}"
                 f" FOR EACH STATEMENT EXECUTE FUNCTION {name}_{event}()",
@@ -147,7 +149,10 @@ def _postgresql(tables: dict) -> list[str]:
 
 def _pg_stored_figures(name: str, table: str, columns: tuple, tables: dict) -> list[str]:
     stale, conversation = tables["StaleRunTotals"], tables["Conversation"]
-    mark = {row: f"INSERT INTO {stale} (run_id) SELECT c.run_id FROM {conversation} AS c WHERE c.id = {row}.conversation_id;"
+    # a run this transaction has named already is not named again (its row commits with this
+    # write, or not at all): an import's 100,000 rows name each run once, not once a row
+    mark = {row: f"INSERT INTO {stale} (run_id) SELECT c.run_id FROM {conversation} AS c WHERE c.id = {row}.conversation_id"
+                 f" AND NOT EXISTS (SELECT 1 FROM {stale} AS s WHERE s.run_id = c.run_id AND s.xmin = {OWN});"
             for row in ("OLD", "NEW")}
     unnamed = f"current_setting('{NAMED}', true) IS DISTINCT FROM 'on'"
     changed = f"({', '.join(f'OLD.{c}' for c in columns)}) IS DISTINCT FROM ({', '.join(f'NEW.{c}' for c in columns)})"

@@ -21,7 +21,7 @@ from annotator.models import (
 )
 from annotator.people import remove_person
 from annotator.scores.campaign_tables import measure_columns, score_table
-from annotator.scores.stored import invalidation
+from annotator.scores.stored import invalidation, writes
 from annotator.judgments.completion import done_problems, mark_done, people_assignments, reopen
 from annotator.judgments.run_totals import Counts, campaign_counts, run_totals
 from annotator.scores.stored.totals import summed
@@ -233,3 +233,19 @@ def test_a_reader_inside_a_transaction_that_rolls_back_keeps_nothing(demo):
         run_totals(demo)
         transaction.set_rollback(True)
     assert stale_runs()  # the figure's write is rolled back too, but the run stays named
+
+
+@pytest.mark.django_db(transaction=True)
+def test_one_transaction_names_each_run_it_writes_once():
+    """Every stored row of the campaign deleted and written again in one transaction, outside a
+    re-score's naming of the campaign: each run is named once, not once a row (PostgreSQL's
+    triggers skip the runs their own transaction has named)."""
+    run("load_demo")
+    campaign = Campaign.objects.get()
+    run_totals(campaign)
+    conversations = list(Conversation.objects.filter(topic__campaign=campaign).values_list("pk", flat=True))
+    with transaction.atomic():
+        assert writes.refresh_conversations(campaign, conversations) > len(conversations)
+    named = list(StaleRunTotals.objects.values_list("run_id", flat=True))
+    assert sorted(named) == sorted(set(Conversation.objects.filter(topic__campaign=campaign).values_list("run_id", flat=True)))
+    assert_totals_are_the_score_tables(campaign)
