@@ -1,5 +1,6 @@
 """What each run holds, kept (`StoredRunTotals`, one row a run): its conversations, those nobody
-is assigned, its people's assignments and those done, its nuggets, and its judges' R, GF and
+is assigned, its people's assignments and those done, its people's and its automatic judges'
+nuggets, and its judges' R, GF and
 GFRC summed (annotator.scores.stored.totals). The overview adds the runs' counts up, and the
 adjudication page reads the runs' sums (`run_totals`), without reading a campaign's rows.
 
@@ -29,7 +30,7 @@ from django.db import transaction
 from django.db.models import Count, Exists, OuterRef, Q
 
 from annotator.judgments.completion import people_assignments
-from annotator.models import Campaign, Conversation, Nugget, Run, StaleRunTotals, StoredRunTotals
+from annotator.models import AnnotatorProfile, Campaign, Conversation, Nugget, Run, StaleRunTotals, StoredRunTotals
 from annotator.scores.stored.sql import chunks
 from annotator.scores.stored.totals import COLUMNS, summed
 from annotator.scores.stored.writes import store_missing
@@ -47,7 +48,8 @@ class Counts:
     unassigned: int = 0  # conversations nobody is assigned
     assignments: int = 0  # people's (`completion.people_assignments`): automatic judges' are not
     done: int = 0  # of those, said done
-    nuggets: int = 0
+    nuggets: int = 0  # people's: what the progress page counts
+    judges_nuggets: int = 0  # automatic judges' (the judges page compares them with the gold)
 
 
 COUNTS = tuple(f.name for f in fields(Counts))
@@ -139,9 +141,10 @@ def _counted(campaign: Campaign, run_ids: list[int], conversations: dict[int, in
                                       .annotate(n=Count("pk"), done=Count("pk", filter=Q(done_at__isnull=False)))
                                       .values_list("conversation__run_id", "n", "done")):
         counts[run_id].assignments, counts[run_id].done = assignments, done
-    for run_id, nuggets in (Nugget.objects.filter(turn__conversation__topic__campaign=campaign,
-                                                  turn__conversation__run_id__in=run_ids)
-                            .order_by().values("turn__conversation__run_id").annotate(n=Count("pk"))
-                            .values_list("turn__conversation__run_id", "n")):
-        counts[run_id].nuggets = nuggets
+    for run_id, nuggets, judges in (Nugget.objects.filter(turn__conversation__topic__campaign=campaign,
+                                                          turn__conversation__run_id__in=run_ids)
+                                    .order_by().values("turn__conversation__run_id")
+                                    .annotate(n=Count("pk"), judges=Count("pk", filter=AnnotatorProfile.automatic("annotator__")))
+                                    .values_list("turn__conversation__run_id", "n", "judges")):
+        counts[run_id].nuggets, counts[run_id].judges_nuggets = nuggets - judges, judges
     return counts

@@ -9,7 +9,7 @@ reader that finds them stale (annotator.judgments.run_totals).
 What makes them stale is any write to what they count: a stored figure (R, GF, GFRC; its
 annotator), a nugget (its turn, its annotator), an assignment (who is the first human assignee;
 done), a conversation (its run, its topic, its gold), an annotator's profile (whether it is an
-automatic judge: never the gold, its assignments not counted as people's). Many paths
+automatic judge: never the gold, its assignments and nuggets not counted as people's). Many paths
 write those (saves, imports, adjudication, assigning, people leaving, cascades, the admin), so
 the database says it, not each path: a trigger on each table adds the runs a statement touched to
 `StaleRunTotals`. Writers only add rows there (no lock for another writer to wait on); a stale
@@ -51,9 +51,13 @@ def _runs_of(key: str, rows: str, tables: dict) -> str:
     if key == "turn_id":
         return (f"SELECT c.run_id FROM {tables['Turn']} AS t JOIN {tables['Conversation']} AS c ON c.id = t.conversation_id"
                 f" WHERE t.id IN (SELECT r.turn_id FROM {rows} AS r)")
-    # a profile: the runs of the conversations its user is assigned (whether they may be gold)
+    # a profile: the runs of the conversations its user is assigned (whether they may be gold,
+    # whose assignments count) or has nuggets in (whose nuggets count)
     return (f"SELECT c.run_id FROM {tables['Assignment']} AS a JOIN {tables['Conversation']} AS c"
-            f" ON c.id = a.conversation_id WHERE a.annotator_id IN (SELECT r.user_id FROM {rows} AS r)")
+            f" ON c.id = a.conversation_id WHERE a.annotator_id IN (SELECT r.user_id FROM {rows} AS r)"
+            f" UNION SELECT c.run_id FROM {tables['Nugget']} AS n JOIN {tables['Turn']} AS t ON t.id = n.turn_id"
+            f" JOIN {tables['Conversation']} AS c ON c.id = t.conversation_id"
+            f" WHERE n.annotator_id IN (SELECT r.user_id FROM {rows} AS r)")
 
 
 def _sqlite(tables: dict) -> list[str]:
@@ -68,8 +72,11 @@ def _sqlite(tables: dict) -> list[str]:
                 "run_id": f"SELECT {row}.run_id AS run_id",
                 "turn_id": (f"SELECT c.run_id FROM {tables['Turn']} AS t JOIN {conversation} AS c"
                             f" ON c.id = t.conversation_id WHERE t.id = {row}.turn_id"),
-                "user_id": (f"SELECT DISTINCT c.run_id FROM {assignment} AS a JOIN {conversation} AS c"
-                            f" ON c.id = a.conversation_id WHERE a.annotator_id = {row}.user_id"),
+                "user_id": (f"SELECT c.run_id FROM {assignment} AS a JOIN {conversation} AS c"
+                            f" ON c.id = a.conversation_id WHERE a.annotator_id = {row}.user_id"
+                            f" UNION SELECT c.run_id FROM {tables['Nugget']} AS n JOIN {tables['Turn']} AS t"
+                            f" ON t.id = n.turn_id JOIN {conversation} AS c ON c.id = t.conversation_id"
+                            f" WHERE n.annotator_id = {row}.user_id"),
             }[key]
             return (f"INSERT INTO {stale} (run_id) SELECT named.run_id FROM ({runs}) AS named"
                     f" WHERE NOT EXISTS (SELECT 1 FROM {stale} AS s WHERE s.run_id = named.run_id);")
@@ -214,7 +221,8 @@ class Migration(migrations.Migration):
                 ('unassigned', models.PositiveIntegerField()),
                 ('assignments', models.PositiveIntegerField()),
                 ('done', models.PositiveIntegerField()),
-                ('nuggets', models.PositiveIntegerField()),
+                ('nuggets', models.PositiveIntegerField(help_text="people's")),
+                ('judges_nuggets', models.PositiveIntegerField(help_text="automatic judges'")),
                 ('r_sum', models.FloatField()),
                 ('r_count', models.PositiveIntegerField()),
                 ('gf_sum', models.FloatField()),

@@ -52,7 +52,7 @@ class StoredFigures(models.Model):
 
 class StoredRunTotals(models.Model):
     """What a run holds, kept: its conversations, those nobody is assigned, its people's
-    assignments and those done, its nuggets, and the sums and counts of its conversations'
+    assignments and those done, its people's and automatic judges' nuggets, and the sums and counts of its conversations'
     judges' stored R, GF and GFRC (the judge as `annotator.scores.stored.totals` decides it).
     What the overview and a page about one conversation need of the rest of the campaign
     (annotator.judgments.run_totals). Kept while no `StaleRunTotals` names the run; the
@@ -64,7 +64,8 @@ class StoredRunTotals(models.Model):
     unassigned = models.PositiveIntegerField()
     assignments = models.PositiveIntegerField()
     done = models.PositiveIntegerField()
-    nuggets = models.PositiveIntegerField()
+    nuggets = models.PositiveIntegerField(help_text="people's")
+    judges_nuggets = models.PositiveIntegerField(help_text="automatic judges'")
     r_sum = models.FloatField()
     r_count = models.PositiveIntegerField()
     gf_sum = models.FloatField()

@@ -29,6 +29,18 @@ def test_the_assignments_counted_are_peoples_not_automatic_judges(organiser, cam
     assert counts["assignments"] == everyone - Assignment.objects.filter(annotator=demo[2][1]).count() < everyone
 
 
+def test_the_overviews_nuggets_are_peoples_as_the_progress_page_counts_them_and_the_judges_apart(organiser, campaign, demo):
+    from annotator.models import AnnotatorProfile, Nugget
+
+    AnnotatorProfile.mark(demo[2][1])  # an annotator with nuggets becomes an automatic judge
+    counts = organiser.get(url(campaign)).context["counts"]
+    progress = organiser.get(reverse("console:progress", kwargs={"slug": campaign.slug})).context
+    people = sum(row["nuggets"] for row in progress["progress"]["annotators"])
+    judges = Nugget.objects.filter(turn__conversation__topic__campaign=campaign, annotator=demo[2][1]).count()
+    assert judges > 0 and counts["judges_nuggets"] == judges
+    assert counts["nuggets"] == people == Nugget.objects.filter(turn__conversation__topic__campaign=campaign).count() - judges
+
+
 def test_the_overview_counts_conversation_runs_and_ranked_list_runs_apart(organiser, campaign):
     from tests.console.helpers import add_ranked_list_runs
 

@@ -36,9 +36,11 @@ def counted_afresh(campaign: Campaign) -> Counts:
     """The overview's counts as it counted them before they were kept: over the whole campaign."""
     conversations = Conversation.objects.filter(topic__campaign=campaign)
     assignments = people_assignments(campaign)
+    nuggets = Nugget.objects.filter(turn__conversation__topic__campaign=campaign)
+    judges = nuggets.filter(annotator__annotator_profile__is_automatic=True)
     return Counts(conversations=conversations.count(), unassigned=conversations.filter(assignments__isnull=True).count(),
                   assignments=assignments.count(), done=assignments.filter(done_at__isnull=False).count(),
-                  nuggets=Nugget.objects.filter(turn__conversation__topic__campaign=campaign).count())
+                  nuggets=nuggets.exclude(pk__in=judges.values("pk")).count(), judges_nuggets=judges.count())
 
 
 def assert_totals_are_the_score_tables(campaign: Campaign) -> None:
@@ -157,6 +159,17 @@ def an_annotator_marked_an_automatic_judge(campaign):
     return set(Run.objects.filter(conversations__assignments__annotator=carl).values_list("name", flat=True))
 
 
+def an_automatic_judge_marked_a_person_again(campaign):
+    """Its nuggets count as people's now, in conversations it is not assigned too."""
+    judge = get_user_model().objects.get(pk=Nugget.objects.filter(
+        turn__conversation__topic__campaign=campaign, annotator__annotator_profile__is_automatic=True).values_list(
+        "annotator_id", flat=True).first())
+    Assignment.objects.filter(annotator=judge).delete()
+    run_totals(campaign)
+    AnnotatorProfile.mark(judge, automatic=False)
+    return set(Run.objects.filter(conversations__turns__nuggets__annotator_id=judge.pk).values_list("name", flat=True))
+
+
 def an_annotator_leaving(campaign):
     """Removed from the campaign: the assignments not started go (here, one made for it)."""
     dora = get_user_model().objects.create_user("dora")
@@ -198,7 +211,7 @@ def a_new_alpha(campaign):
 @pytest.mark.parametrize("write", [
     a_save_through_the_edit_service, a_nugget_deleted_through_the_edit_service, an_assignment_said_done, an_assignment_reopened,
     a_figure_written_by_hand, a_stored_row_deleted, an_assignment_made_first,
-    an_assignment_withdrawn, a_gold_chosen, an_annotator_marked_an_automatic_judge, an_annotator_leaving,
+    an_assignment_withdrawn, a_gold_chosen, an_annotator_marked_an_automatic_judge, an_automatic_judge_marked_a_person_again, an_annotator_leaving,
     a_topic_removed, a_run_renamed, a_new_patience, a_new_alpha,
 ])
 def test_after_every_kind_of_write_the_kept_totals_are_the_score_tables(demo, write):
