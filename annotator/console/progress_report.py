@@ -11,6 +11,7 @@ from django.db.models import BooleanField, Count, ExpressionWrapper, Q
 
 from annotator.judgments.completion import people_assignments
 from annotator.judgments.progress import campaign_progress
+from annotator.judgments.run_totals import campaign_counts
 from annotator.models import Campaign, Conversation
 
 
@@ -78,5 +79,5 @@ def progress(campaign: Campaign) -> dict:
     return {
         "annotators": sorted(people, key=lambda p: p["annotator"].get_username()),
         "topics": sorted(topics.values(), key=lambda t: t["topic"]),
-        "unassigned": Conversation.objects.filter(topic__campaign=campaign, assignments__isnull=True).count(),
+        "unassigned": campaign_counts(campaign).unassigned,  # the overview's, kept per run
     }

@@ -39,6 +39,7 @@ def test_the_overviews_nuggets_are_peoples_as_the_progress_page_counts_them_and_
     judges = Nugget.objects.filter(turn__conversation__topic__campaign=campaign, annotator=demo[2][1]).count()
     assert judges > 0 and counts["judges_nuggets"] == judges
     assert counts["nuggets"] == people == Nugget.objects.filter(turn__conversation__topic__campaign=campaign).count() - judges
+    assert progress["progress"]["unassigned"] == counts["unassigned"]
 
 
 def test_the_overview_counts_conversation_runs_and_ranked_list_runs_apart(organiser, campaign):

@@ -242,7 +242,7 @@ class _Writer:
         now = timezone.now()
         updated = []
         self.result.entities_created = 0
-        for chunk in chunks(plan.entities.items(), ENTITIES_AT_ONCE):  # instances of a chunk at a time: see turn_of
+        for chunk in chunks(plan.entities.items(), ENTITIES_AT_ONCE):  # instances of a chunk at a time: see turn_ids
             new_entities = []
             for key, e in chunk:
                 entity = plan.existing_entities.get(key)
@@ -283,7 +283,7 @@ class _Writer:
         plan, annotator = self.plan, self.annotator
         stale, fresh_later = [], []
         type_of_topic = {p.topic: plan.types[p.type_code] for p in plan.conversations}
-        for chunk in chunks(plan.entities.items(), ENTITIES_AT_ONCE):  # instances of a chunk at a time: see turn_of
+        for chunk in chunks(plan.entities.items(), ENTITIES_AT_ONCE):  # instances of a chunk at a time: see turn_ids
             fresh = []
             for key, e in chunk:
                 entity_id = self.entity_of[key]
